@@ -1,0 +1,134 @@
+/**
+ * Shared shapes of the analysis engine. Pure data: no I/O, no HTTP.
+ * The RAW side (src/analysis/raw/) produces DecodedRaw and the reference rendering;
+ * the comparison side (registration, the analyses, grading) consumes them.
+ */
+
+export const rawFormats = ['CR2', 'CR3', 'ARW', 'NEF', 'DNG', 'RAF', 'ORF', 'RW2', 'PEF', 'SRW'] as const;
+export type RawFormat = (typeof rawFormats)[number];
+
+/** Interleaved 8-bit sRGB pixels, row-major, top-left origin, already in display orientation. */
+export interface RgbImage {
+  width: number;
+  height: number;
+  data: Uint8Array; // length = width * height * 3
+}
+
+/** Single-channel float plane (e.g. luminance in 0..1, or a noise residual). */
+export interface Plane {
+  width: number;
+  height: number;
+  data: Float32Array;
+}
+
+/** Camera and exposure facts read from a file's metadata (RAW or JPEG). Absent = unknown. */
+export interface CameraMetadata {
+  make?: string;
+  model?: string;
+  serial?: string;
+  lens?: string;
+  iso?: number;
+  exposureTime?: number; // seconds
+  fNumber?: number;
+  focalLength?: number; // mm
+  /** Capture time as written by the camera, local wall-clock, ISO-like 'YYYY-MM-DDTHH:mm:ss'. */
+  captureTime?: string;
+  software?: string;
+  width?: number;
+  height?: number;
+  orientation?: number; // EXIF 1..8
+  gps?: { latitude: number; longitude: number };
+}
+
+/** What the RAW decoder hands to the analyses. */
+export interface DecodedRaw {
+  format: RawFormat;
+  /** Bayer mosaic of the visible sensor area, unscaled sensor values. */
+  cfa: Uint16Array;
+  width: number;
+  height: number;
+  /** 2x2 pattern read row by row, e.g. 'RGGB'. */
+  cfaPattern: string;
+  blackLevel: number;
+  /** Per-CFA-position black levels when they differ (same order as cfaPattern). */
+  channelBlack?: [number, number, number, number];
+  whiteLevel: number;
+  /** As-shot white balance multipliers (R, G, B, G2), as LibRaw reports them. */
+  asShotWb: [number, number, number, number];
+  /** Camera RGB -> sRGB (3x3, row-major) when known. */
+  camToSrgb?: number[];
+  /** EXIF orientation 1..8 to apply to the rendered reference. */
+  orientation: number;
+  metadata: CameraMetadata;
+  /** Facts about the container useful as evidence (DNG linear/reduced, converter software...). */
+  container: Record<string, unknown>;
+}
+
+export const analysisNames = [
+  'raw_integrity',
+  'ssim',
+  'perceptual_hash',
+  'color_histogram',
+  'processing_chain',
+  'exif',
+  'sensor_pattern',
+  'recapture',
+] as const;
+export type AnalysisName = (typeof analysisNames)[number];
+
+/** One Result entry of spec section 2.2, before ids and timestamps are attached. */
+export interface AnalysisResult {
+  analysis: AnalysisName;
+  /** true = passes, false = evidence against, null = could not be decided. */
+  result: boolean | null;
+  /** 0..1, how sure the analysis is of `result`. */
+  confidence_score: number;
+  details: Record<string, unknown>;
+}
+
+export type AssuranceLevel = 'verified' | 'provisional' | 'provenance' | 'unrated' | 'flagged';
+
+export type Verdict =
+  | 'ai_declared'
+  | 'modified_after_signing'
+  | 'provenance_verified'
+  | 'self_declared_ai'
+  | 'unrated';
+
+export const verdictReasons = [
+  'watermark_detected',
+  'c2pa_generative_declared',
+  'tampered',
+  'invalid_signature',
+  'c2pa_trusted_capture',
+  'untrusted_signer_generative',
+  'iptc_digital_source_type',
+  'generator_metadata',
+  'container_signature',
+  'untrusted_signer',
+  'trust_unverified',
+  'no_capture_claim',
+  'no_trusted_timestamp',
+  'unlisted_actions_present',
+  'computational_capture_only',
+  'unrated_indeterminate',
+  'unrated_reviewed_clean',
+  'unrated_no_evidence',
+] as const;
+export type VerdictReason = (typeof verdictReasons)[number];
+
+/** The grade of a verification (spec 1 grading rules; 2.1 fields). */
+export interface Grade {
+  assurance_level: AssuranceLevel;
+  assurance_reason: string;
+  verdict: Verdict | null;
+  verdict_reason: VerdictReason | null;
+  capture_verified: boolean;
+  /** Legacy boolean: true = authentic. */
+  result: boolean;
+  /** Average export similarity, not a probability. */
+  result_confidence: number;
+}
+
+/** Progress callback for long work: phase name and fraction 0..1 of the whole job. */
+export type ProgressFn = (phase: string, fraction: number) => void;
