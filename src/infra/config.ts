@@ -1,0 +1,98 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Every setting comes from the environment, validated once at start-up. An invalid variable
+ * stops the process with a message naming it, so a typo never silently falls back to a default.
+ */
+const optionalString = z
+  .string()
+  .trim()
+  .transform((value) => (value === '' ? undefined : value))
+  .optional();
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const configSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default('0.0.0.0'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  PUBLIC_BASE_URL: optionalString.pipe(z.url().optional()),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SERVICE_NAME: z.string().min(1).default('PhotoVerify'),
+  /** Region recorded on every event; the service is EU-only, so anything else is refused. */
+  PROCESSING_REGION: z
+    .string()
+    .regex(/^eu-[a-z]+-\d+$/, 'must be an EU region such as eu-central-1 (processing runs in the European Union)')
+    .default('eu-central-1'),
+  DATABASE_URL: optionalString.pipe(z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional()),
+  EVENTSTORE_URL: optionalString.pipe(
+    z.string().regex(/^(esdb|esdb\+discover|kurrentdb|kdb):\/\//, 'must be an esdb:// connection string').optional(),
+  ),
+  TEMPORAL_ADDRESS: optionalString,
+  TEMPORAL_NAMESPACE: z.string().default('default'),
+  SMTP_URL: optionalString.pipe(z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional()),
+  MAIL_FROM: z.string().default('PhotoVerify <no-reply@photoverify.local>'),
+  JWT_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
+  JWT_TTL_SECONDS: positiveInt(3600),
+  /** log2 of scrypt's N. 17 (128 MiB) follows OWASP; tests lower it to stay fast. */
+  PASSWORD_HASH_COST: z.coerce.number().int().min(10).max(20).default(17),
+  JSON_BODY_LIMIT_BYTES: positiveInt(64 * 1024),
+  MAX_UPLOAD_BYTES: positiveInt(100 * 1024 * 1024),
+  /** Longest a command's response waits for the read models to reach its events. */
+  READ_MODEL_WAIT_MS: positiveInt(5000),
+  SHUTDOWN_GRACE_MS: positiveInt(10_000),
+  LOGIN_RATE_LIMIT_PER_15_MIN: positiveInt(20),
+});
+
+export type Config = Omit<z.infer<typeof configSchema>, 'DATA_DIR' | 'PUBLIC_BASE_URL'> & {
+  DATA_DIR: string;
+  PUBLIC_BASE_URL: string;
+};
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message} (got ${JSON.stringify(env[String(issue.path[0])] ?? null)})`),
+    );
+  }
+  const value = parsed.data;
+  return {
+    ...value,
+    DATA_DIR: path.resolve(value.DATA_DIR),
+    PUBLIC_BASE_URL: (value.PUBLIC_BASE_URL ?? `http://localhost:${value.PORT}`).replace(/\/+$/, ''),
+  };
+}
+
+/** The variables and what they mean, for the README table and `photoverify config`. */
+export const configDocumentation: Record<keyof z.infer<typeof configSchema>, string> = {
+  PORT: 'HTTP port the service listens on.',
+  HOST: 'Interface to bind.',
+  DATA_DIR: 'Directory for all embedded state: PGlite database, blobs, mail outbox, generated secrets and development keys.',
+  PUBLIC_BASE_URL: 'Externally visible base URL, used in links (share URLs, signed URLs). Defaults to http://localhost:PORT.',
+  LOG_LEVEL: 'pino log level.',
+  SERVICE_NAME: 'Name shown on badges and in e-mails.',
+  PROCESSING_REGION: 'EU region recorded on every event as evidence of where processing ran.',
+  DATABASE_URL: 'PostgreSQL connection string for events and read models. Unset: embedded PGlite in DATA_DIR/pglite.',
+  EVENTSTORE_URL: 'EventStoreDB connection string (esdb://...). Unset: events live in PostgreSQL/PGlite.',
+  TEMPORAL_ADDRESS: 'Temporal frontend host:port. Unset: workflows run in-process.',
+  TEMPORAL_NAMESPACE: 'Temporal namespace.',
+  SMTP_URL: 'SMTP server URL for notifications. Unset: mail is written to DATA_DIR/outbox.',
+  MAIL_FROM: 'Sender address of notifications.',
+  JWT_SECRET: 'HS256 secret for access tokens (>= 32 chars). Unset: generated once into DATA_DIR/secrets.',
+  JWT_TTL_SECONDS: 'Lifetime of access tokens from /v1/accounts/login.',
+  PASSWORD_HASH_COST: 'log2 of the scrypt cost N for password hashes.',
+  JSON_BODY_LIMIT_BYTES: 'Largest accepted JSON request body (413 above).',
+  MAX_UPLOAD_BYTES: 'Largest accepted uploaded file (413 above).',
+  READ_MODEL_WAIT_MS: 'Longest a command response waits for read models to include its events.',
+  SHUTDOWN_GRACE_MS: 'Time allowed for in-flight requests to finish on SIGTERM/SIGINT.',
+  LOGIN_RATE_LIMIT_PER_15_MIN: 'Failed-login attempts allowed per e-mail and client address per 15 minutes.',
+};

@@ -1,0 +1,75 @@
+/**
+ * The event store port. Two adapters implement it (PostgreSQL/PGlite and EventStoreDB) and
+ * one contract suite (test/contract/eventstore.contract.ts) runs against each.
+ */
+
+export interface EventActor {
+  type: 'user' | 'api_key' | 'anonymous' | 'system';
+  id: string;
+}
+
+export interface EventMetadata {
+  account_id: string | null;
+  actor: EventActor;
+  /** The event or command that caused this one. */
+  causation_id: string;
+  /** Shared by everything one request or workflow set in motion. */
+  correlation_id: string;
+  /** Where the work that produced this event ran (EU-only evidence). */
+  processing_region: string;
+  occurred_at: string;
+}
+
+export interface NewEvent {
+  id: string;
+  type: string;
+  /** Schema version of `data`, so old events can be upcast when a schema evolves. */
+  version: number;
+  data: Record<string, unknown>;
+  metadata: EventMetadata;
+}
+
+export interface StoredEvent extends NewEvent {
+  stream: string;
+  /** 0-based position of the event in its stream. */
+  revision: number;
+  /** Position in the global order. Strictly increasing; contiguous when the adapter says so. */
+  position: bigint;
+  recorded_at: string;
+}
+
+/** 'no_stream': the stream must not exist; a number: the stream's last revision must be this. */
+export type ExpectedRevision = number | 'no_stream' | 'any';
+
+export interface AppendResult {
+  /** Revision of the last appended event. */
+  revision: number;
+  /** Global position of the last appended event. */
+  position: bigint;
+}
+
+export interface Subscription {
+  stop(): Promise<void>;
+}
+
+export interface EventStore {
+  readonly kind: 'postgres' | 'eventstoredb';
+  /** True when global positions have no holes, so a reader can detect a missing event. */
+  readonly contiguousPositions: boolean;
+  append(stream: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
+  /** Every event of one stream in revision order; [] for a stream that does not exist. */
+  readStream(stream: string): Promise<StoredEvent[]>;
+  /** Events with position > after, in global order, at most `limit`. */
+  readAll(options: { after: bigint; limit: number }): Promise<StoredEvent[]>;
+  /**
+   * Catch-up subscription: delivers every event after `after`, one at a time in global order,
+   * then keeps delivering new ones. The handler's promise is awaited before the next event.
+   */
+  subscribe(options: { after: bigint }, handler: (event: StoredEvent) => Promise<void>, onError: (error: unknown) => void): Subscription;
+  /** Position of the newest event (0n when empty). */
+  headPosition(): Promise<bigint>;
+  close(): Promise<void>;
+}
+
+/** Position before the first event. */
+export const START = 0n;

@@ -1,0 +1,187 @@
+import crypto from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WrongExpectedRevisionError } from '../../src/errors.js';
+import type { Database } from '../../src/infra/db.js';
+import { EventStoreDbEventStore } from '../../src/infra/eventstore/eventstoredb.js';
+import type { EventStore, NewEvent, StoredEvent } from '../../src/infra/eventstore/port.js';
+import { migrateEventStore, PostgresEventStore } from '../../src/infra/eventstore/postgres.js';
+import { databaseTargets } from '../support/databases.js';
+
+/** One contract, every adapter that can run here. */
+interface Adapter {
+  name: string;
+  skip?: string;
+  open(): Promise<{ store: EventStore; close(): Promise<void> }>;
+}
+
+const adapters: Adapter[] = [
+  ...databaseTargets.map((target) => ({
+    name: `postgres adapter on ${target.name}`,
+    async open() {
+      const db: Database = await target.open();
+      await migrateEventStore(db.knex);
+      const store = new PostgresEventStore(db.knex);
+      return { store, close: async () => (await store.close(), await db.close()) };
+    },
+  })),
+  {
+    name: 'eventstoredb adapter',
+    skip: process.env.EVENTSTORE_URL ? undefined : 'EVENTSTORE_URL is not set (no EventStoreDB server can be installed on this machine)',
+    async open() {
+      const store = new EventStoreDbEventStore(process.env.EVENTSTORE_URL!);
+      return { store, close: () => store.close() };
+    },
+  },
+];
+
+function event(type: string, data: Record<string, unknown> = {}): NewEvent {
+  const id = crypto.randomUUID();
+  return {
+    id,
+    type,
+    version: 1,
+    data,
+    metadata: {
+      account_id: null,
+      actor: { type: 'system', id: 'contract-test' },
+      causation_id: id,
+      correlation_id: id,
+      processing_region: 'eu-central-1',
+      occurred_at: new Date().toISOString(),
+    },
+  };
+}
+
+for (const adapter of adapters) {
+  const suite = adapter.skip ? describe.skip : describe;
+  suite(`EventStore contract: ${adapter.name}${adapter.skip ? ` (skipped: ${adapter.skip})` : ''}`, () => {
+    let store: EventStore;
+    let close: () => Promise<void>;
+    // Streams are unique per run so the suite also works against a shared server.
+    const run = crypto.randomBytes(4).toString('hex');
+    const streamName = (name: string) => `contract_${run}-${name}`;
+    const ours = (events: StoredEvent[]) => events.filter((e) => e.stream.startsWith(`contract_${run}-`));
+
+    beforeAll(async () => {
+      ({ store, close } = await adapter.open());
+    });
+    afterAll(async () => close?.());
+
+    it('appends to a new stream and reads it back in order', async () => {
+      const stream = streamName('a');
+      const first = await store.append(stream, [event('One', { n: 1 }), event('Two', { n: 2 })], { expectedRevision: 'no_stream' });
+      expect(first.revision).toBe(1);
+      const read = await store.readStream(stream);
+      expect(read.map((e) => [e.type, e.revision, e.data.n])).toEqual([
+        ['One', 0, 1],
+        ['Two', 1, 2],
+      ]);
+      expect(read[0]!.metadata.processing_region).toBe('eu-central-1');
+      expect(read[1]!.position).toBeGreaterThan(read[0]!.position);
+    });
+
+    it('reads a missing stream as empty', async () => {
+      expect(await store.readStream(streamName('missing'))).toEqual([]);
+    });
+
+    it('rejects a wrong expected revision with a typed error and writes nothing', async () => {
+      const stream = streamName('b');
+      await store.append(stream, [event('One')], { expectedRevision: 'no_stream' });
+      await expect(store.append(stream, [event('Two')], { expectedRevision: 5 })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      await expect(store.append(stream, [event('Two')], { expectedRevision: 'no_stream' })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      expect((await store.readStream(stream)).map((e) => e.type)).toEqual(['One']);
+      await store.append(stream, [event('Two')], { expectedRevision: 0 });
+      expect((await store.readStream(stream)).map((e) => e.type)).toEqual(['One', 'Two']);
+    });
+
+    it('lets exactly one of several racing writers win the same revision', async () => {
+      const stream = streamName('race');
+      await store.append(stream, [event('Start')], { expectedRevision: 'no_stream' });
+      const outcomes = await Promise.allSettled(Array.from({ length: 8 }, () => store.append(stream, [event('Racer')], { expectedRevision: 0 })));
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+      for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(WrongExpectedRevisionError);
+      expect(await store.readStream(stream)).toHaveLength(2);
+    });
+
+    it('reads all streams in one global order', async () => {
+      const before = await store.headPosition();
+      await store.append(streamName('g1'), [event('X')], { expectedRevision: 'no_stream' });
+      await store.append(streamName('g2'), [event('Y')], { expectedRevision: 'no_stream' });
+      await store.append(streamName('g1'), [event('Z')], { expectedRevision: 0 });
+      const all = ours(await store.readAll({ after: before, limit: 1000 }));
+      expect(all.map((e) => e.type)).toEqual(['X', 'Y', 'Z']);
+      const positions = all.map((e) => e.position);
+      expect([...positions].sort((a, b) => (a < b ? -1 : 1))).toEqual(positions);
+      const afterFirst = ours(await store.readAll({ after: all[0]!.position, limit: 1000 }));
+      expect(afterFirst.map((e) => e.type)).toEqual(['Y', 'Z']);
+    });
+
+    it('catch-up subscription delivers history after a position, then live events', async () => {
+      const stream = streamName('sub');
+      await store.append(stream, [event('H1'), event('H2'), event('H3')], { expectedRevision: 'no_stream' });
+      const history = await store.readStream(stream);
+      const seen: string[] = [];
+      let resolveDone: () => void;
+      const done = new Promise<void>((resolve) => (resolveDone = resolve));
+      const subscription = store.subscribe(
+        { after: history[0]!.position },
+        async (e) => {
+          if (e.stream !== stream) return;
+          seen.push(e.type);
+          if (seen.length === 3) resolveDone();
+        },
+        (error) => {
+          throw error;
+        },
+      );
+      await store.append(stream, [event('Live')], { expectedRevision: 2 });
+      await done;
+      await subscription.stop();
+      expect(seen).toEqual(['H2', 'H3', 'Live']);
+    });
+
+    it('never lets a concurrent reader skip an event while many writers append', async () => {
+      const writers = 16;
+      const appendsPerWriter = 20;
+      const total = writers * appendsPerWriter;
+      const start = await store.headPosition();
+      const seen = new Set<string>();
+      const positions: bigint[] = [];
+      let writing = true;
+
+      // The reader tails the log exactly like a projector: it only ever moves its cursor forward.
+      const reader = (async () => {
+        let cursor = start;
+        while (writing || seen.size < total) {
+          const page = await store.readAll({ after: cursor, limit: 100 });
+          for (const e of page) {
+            cursor = e.position;
+            if (!e.stream.startsWith(`contract_${run}-w`)) continue;
+            seen.add(e.id);
+            positions.push(e.position);
+          }
+          if (page.length === 0) {
+            if (!writing && seen.size < total) break; // drained but incomplete: a skipped event
+            await new Promise((r) => setTimeout(r, 2));
+          }
+        }
+      })();
+
+      await Promise.all(
+        Array.from({ length: writers }, async (_, w) => {
+          for (let i = 0; i < appendsPerWriter; i++) {
+            await store.append(streamName(`w${w}`), [event('W', { w, i })], { expectedRevision: i === 0 ? 'no_stream' : i - 1 });
+          }
+        }),
+      );
+      writing = false;
+      await reader;
+
+      expect(seen.size).toBe(total);
+      if (store.contiguousPositions) {
+        const all = await store.readAll({ after: start, limit: total + 1000 });
+        all.forEach((e, i) => expect(e.position).toBe(start + BigInt(i + 1)));
+      }
+    });
+  });
+}
