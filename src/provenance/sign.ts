@@ -1,0 +1,125 @@
+/**
+ * Signs the image of a verified RAW+JPEG pair with a C2PA credential: an ES256 claim whose
+ * custom assertion records the verification, with the RAW as the parent ingredient.
+ */
+import type { AssuranceLevel } from '../analysis/types.js';
+import { FileError } from '../errors.js';
+import { asBlob, c2paWasm } from './c2pa-runtime.js';
+import { buildCoseSign1 } from './cose.js';
+import type { SignerConfig } from './signer-config.js';
+import { httpTimestamper } from './timestamp.js';
+
+export const VERIFICATION_ASSERTION_LABEL = 'com.photoverify.verification';
+const DIGITAL_CAPTURE = 'http://cv.iptc.org/newscodes/digitalsourcetype/digitalCapture';
+/** COSE framing beyond the certificates and signature (c2pa-rs uses the same budget). */
+const COSE_OVERHEAD = 1024;
+const TIMESTAMP_RESERVE = 10_000;
+
+export type SignableFormat = 'image/jpeg' | 'image/heic';
+
+export interface VerificationRecord {
+  verificationId: string;
+  assuranceLevel: AssuranceLevel;
+  captureVerified: boolean;
+  imageSha256: string;
+  rawSha256: string;
+  pipelineBuild: string;
+  processingRegion: string;
+}
+
+export interface SignVerifiedImageInput {
+  image: Uint8Array;
+  format: SignableFormat;
+  raw: { bytes: Uint8Array; name: string; format: string };
+  assertion: VerificationRecord;
+  title?: string;
+}
+
+export interface ClaimGenerator {
+  name: string;
+  version: string;
+}
+
+function manifestDefinition(input: SignVerifiedImageInput, generator: ClaimGenerator): string {
+  const a = input.assertion;
+  return JSON.stringify({
+    claim_generator_info: [generator],
+    title: input.title ?? `${a.verificationId}.${input.format === 'image/jpeg' ? 'jpg' : 'heic'}`,
+    format: input.format,
+    assertions: [
+      {
+        label: 'c2pa.actions.v2',
+        data: {
+          actions: [
+            {
+              // The image is a rendering of the RAW ingredient; capture is what we verified.
+              action: 'c2pa.opened',
+              digitalSourceType: DIGITAL_CAPTURE,
+              parameters: { ingredientIds: ['raw'] },
+            },
+          ],
+        },
+      },
+      {
+        label: VERIFICATION_ASSERTION_LABEL,
+        data: {
+          verification_id: a.verificationId,
+          assurance_level: a.assuranceLevel,
+          capture_verified: a.captureVerified,
+          image_sha256: a.imageSha256,
+          raw_sha256: a.rawSha256,
+          pipeline_build: a.pipelineBuild,
+          processing_region: a.processingRegion,
+        },
+      },
+    ],
+  });
+}
+
+export async function signVerifiedImage(
+  input: SignVerifiedImageInput,
+  signer: SignerConfig,
+  generator: ClaimGenerator = { name: 'PhotoVerify', version: '0.1.0' },
+): Promise<Uint8Array> {
+  const { WasmBuilder } = c2paWasm();
+  const builder = WasmBuilder.fromJson(manifestDefinition(input, generator), JSON.stringify({ verify: { remote_manifest_fetch: false, ocsp_fetch: false } }));
+  try {
+    const ingredient = JSON.stringify({
+      title: input.raw.name,
+      format: input.raw.format,
+      relationship: 'parentOf',
+      label: 'raw',
+      metadata: { 'com.photoverify.sha256': input.assertion.rawSha256 },
+    });
+    try {
+      await builder.addIngredientFromBlob(ingredient, input.raw.format, asBlob(input.raw.bytes, input.raw.format));
+    } catch {
+      // c2pa-rs cannot parse most camera RAW containers: record the ingredient by name,
+      // format and hash (the verification assertion carries the RAW's SHA-256 as well).
+      builder.addIngredient(ingredient);
+    }
+    const certificatesSize = signer.chain.reduce((sum, der) => sum + der.length, 0);
+    const timestamper = signer.tsaUrl ? httpTimestamper(signer.tsaUrl) : undefined;
+    const reserveSize = 64 + certificatesSize + COSE_OVERHEAD + (timestamper ? TIMESTAMP_RESERVE : 0);
+    const signed = await builder.sign(
+      {
+        alg: 'es256',
+        reserveSize,
+        sign: async (claim: Uint8Array) =>
+          (await buildCoseSign1(claim, signer, reserveSize, timestamper)) as Uint8Array<ArrayBuffer>,
+      },
+      [],
+      input.format,
+      asBlob(input.image, input.format),
+    );
+    return signed;
+  } catch (error) {
+    if (error instanceof Error && 'code' in error) throw error;
+    throw new FileError('UNPROCESSABLE_FILE', `The image could not be signed: ${String(error)}`, {
+      suggestion: 'Check that the image is a complete JPEG or HEIC file.',
+      cause: error,
+    });
+  } finally {
+    builder.free();
+  }
+}
