@@ -62,6 +62,12 @@ export interface DecodedRaw {
   metadata: CameraMetadata;
   /** Facts about the container useful as evidence (DNG linear/reduced, converter software...). */
   container: Record<string, unknown>;
+  /**
+   * Present only when the file stores already-demosaiced linear data (DNG LinearRaw): interleaved
+   * camera RGB, width * height * 3, same levels as `cfa`. `cfa` is then a mosaic resampled from it
+   * (container.cfaSource says so) and is not sensor evidence.
+   */
+  linearRgb?: Uint16Array;
 }
 
 export const analysisNames = [
