@@ -38,7 +38,7 @@ export function httpTimestamper(url: string, timeoutMs = 10_000): Timestamper {
     const response = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/timestamp-query' },
-      body: timestampRequest(message),
+      body: Buffer.from(timestampRequest(message)),
       signal: AbortSignal.timeout(timeoutMs),
     });
     if (!response.ok) {
