@@ -1,0 +1,50 @@
+import crypto from 'node:crypto';
+import express, { type Express } from 'express';
+import { pinoHttp } from 'pino-http';
+import type { ApiDeps } from './deps.js';
+import { errorMiddleware, notFoundHandler } from './error-middleware.js';
+import { buildDocument, createRegistry } from './openapi.js';
+import { accountRoutes } from './routes/accounts.js';
+import { apiKeyRoutes } from './routes/apikeys.js';
+import { auditRoutes } from './routes/audit.js';
+import { healthRoutes } from './routes/health.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
+
+export function createApp(deps: ApiDeps): { app: Express; openapi: ReturnType<typeof buildDocument> } {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.set('query parser', 'simple');
+
+  app.use(
+    pinoHttp({
+      logger: deps.log,
+      // A caller's request id is kept (so it can be traced across systems) only if it is well-formed.
+      genReqId: (req, res) => {
+        const given = req.headers['x-request-id'];
+        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'],
+      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+    }),
+  );
+  app.use(express.json({ limit: deps.config.JSON_BODY_LIMIT_BYTES, strict: true, type: ['application/json', 'application/*+json'] }));
+
+  const registry = createRegistry();
+  app.use(healthRoutes(deps, registry));
+  app.use(accountRoutes(deps, registry));
+  app.use(apiKeyRoutes(deps, registry));
+  app.use(auditRoutes(deps, registry));
+
+  const openapi = buildDocument(registry, deps.config.PUBLIC_BASE_URL);
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openapi);
+  });
+
+  app.use(notFoundHandler);
+  app.use(errorMiddleware);
+  return { app, openapi };
+}

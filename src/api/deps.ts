@@ -1,0 +1,22 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { ProjectionRunner } from '../../projections/runner.js';
+import type { Config } from '../infra/config.js';
+import type { DatabaseKind } from '../infra/db.js';
+import type { EventStore } from '../infra/eventstore/port.js';
+import type { RateLimiter } from './rate-limit.js';
+
+/** Everything the HTTP edge needs, built once by the composition root (src/service.ts). */
+export interface ApiDeps {
+  config: Config;
+  knex: Knex;
+  databaseKind: DatabaseKind;
+  store: EventStore;
+  projections: ProjectionRunner;
+  log: Logger;
+  now: () => Date;
+  jwtSecret: Uint8Array;
+  loginLimiter: RateLimiter;
+  /** Hash checked when a login names an unknown user, so timing does not reveal which e-mails exist. */
+  decoyPasswordHash: Promise<string>;
+}

@@ -1,0 +1,61 @@
+import type { z } from 'zod';
+
+/** One item of the spec's 422 list form: `{"detail": [{"loc", "msg", "type"}]}`. */
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+export class RequestValidationError extends Error {
+  constructor(readonly issues: ValidationIssue[]) {
+    super(issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '));
+    this.name = 'RequestValidationError';
+  }
+}
+
+export type RequestPart = 'body' | 'query' | 'path';
+
+export function issuesFrom(part: RequestPart, error: z.ZodError, input: unknown): ValidationIssue[] {
+  return error.issues.flatMap((issue): ValidationIssue[] => {
+    const loc = [part, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
+    switch (issue.code) {
+      case 'unrecognized_keys':
+        return issue.keys.map((key) => ({ loc: [...loc, key], msg: 'Unknown field: not part of this request.', type: 'extra_forbidden' }));
+      case 'invalid_type':
+        return [valueAt(input, issue.path) === undefined
+          ? { loc, msg: 'Field required.', type: 'missing' }
+          : { loc, msg: `Expected ${issue.expected}.`, type: `${issue.expected}_type` }];
+      case 'too_small':
+        return [{ loc, msg: issue.message, type: issue.origin === 'string' ? 'string_too_short' : 'too_small' }];
+      case 'too_big':
+        return [{ loc, msg: issue.message, type: issue.origin === 'string' ? 'string_too_long' : 'too_big' }];
+      case 'invalid_value':
+        return [{ loc, msg: `Input should be one of: ${issue.values.map((v) => JSON.stringify(v)).join(', ')}.`, type: 'enum' }];
+      case 'invalid_format':
+        return [{ loc, msg: issue.message, type: `invalid_${issue.format}` }];
+      default:
+        return [{ loc, msg: issue.message, type: issue.code }];
+    }
+  });
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+export function parsePart<T>(part: RequestPart, schema: z.ZodType<T>, input: unknown): T {
+  if (part === 'body' && input === undefined) {
+    throw new RequestValidationError([
+      { loc: ['body'], msg: 'A JSON object body is required (Content-Type: application/json).', type: 'missing' },
+    ]);
+  }
+  const result = schema.safeParse(input);
+  if (!result.success) throw new RequestValidationError(issuesFrom(part, result.error, input));
+  return result.data;
+}

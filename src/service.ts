@@ -1,0 +1,87 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino, type Logger } from 'pino';
+import { allProjectors } from '../projections/index.js';
+import { ProjectionRunner } from '../projections/runner.js';
+import { createApp } from './api/app.js';
+import type { ApiDeps } from './api/deps.js';
+import { RateLimiter } from './api/rate-limit.js';
+import type { Config } from './infra/config.js';
+import { openDatabase, type Database } from './infra/db.js';
+import { EventStoreDbEventStore } from './infra/eventstore/eventstoredb.js';
+import type { EventStore } from './infra/eventstore/port.js';
+import { migrateEventStore, PostgresEventStore } from './infra/eventstore/postgres.js';
+import { decoyHash } from './infra/passwords.js';
+import { configuredOrPersistedSecret } from './infra/secrets.js';
+
+export interface Service {
+  deps: ApiDeps;
+  server: http.Server;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Opens the stores chosen by configuration and migrates them. Shared by the server and the CLI. */
+export async function openStores(config: Config, log: Logger, options: { inMemoryDatabase?: boolean } = {}) {
+  fs.mkdirSync(config.DATA_DIR, { recursive: true });
+  const db: Database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR, inMemory: options.inMemoryDatabase });
+  let store: EventStore;
+  if (config.EVENTSTORE_URL) {
+    store = new EventStoreDbEventStore(config.EVENTSTORE_URL);
+  } else {
+    await migrateEventStore(db.knex);
+    store = new PostgresEventStore(db.knex);
+  }
+  const projections = new ProjectionRunner(db.knex, store, allProjectors, log);
+  await projections.migrate();
+  return { db, store, projections };
+}
+
+/** Composition root: wires the adapters, starts projectors and the HTTP server. */
+export async function startService(config: Config, options: { logger?: Logger; inMemoryDatabase?: boolean } = {}): Promise<Service> {
+  const log = options.logger ?? pino({ level: config.LOG_LEVEL, base: { service: 'photoverify', region: config.PROCESSING_REGION } });
+  const { db, store, projections } = await openStores(config, log, options);
+  projections.start();
+
+  const deps: ApiDeps = {
+    config,
+    knex: db.knex,
+    databaseKind: db.kind,
+    store,
+    projections,
+    log,
+    now: () => new Date(),
+    jwtSecret: configuredOrPersistedSecret(config.JWT_SECRET, config.DATA_DIR, 'jwt-secret'),
+    loginLimiter: new RateLimiter(config.LOGIN_RATE_LIMIT_PER_15_MIN, 15 * 60_000),
+    decoyPasswordHash: decoyHash(config.PASSWORD_HASH_COST),
+  };
+  const { app } = createApp(deps);
+  const server = http.createServer(app);
+  server.requestTimeout = 10 * 60_000;
+  server.headersTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, resolve);
+  });
+  const address = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${address.port}`;
+  log.info({ url, database: db.kind, eventStore: store.kind, dataDir: config.DATA_DIR }, 'photoverify listening');
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      // Stop accepting, let in-flight requests finish, then close idle keep-alive sockets.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const grace = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_GRACE_MS);
+      await closed;
+      clearTimeout(grace);
+      await projections.stop();
+      await store.close();
+      await db.close();
+      log.info('photoverify stopped');
+    })());
+
+  return { deps, server, url, stop };
+}
