@@ -3,7 +3,7 @@
  * custom assertion records the verification, with the RAW as the parent ingredient.
  */
 import type { AssuranceLevel } from '../analysis/types.js';
-import { FileError } from '../errors.js';
+import { AppError, FileError } from '../errors.js';
 import { asBlob, c2paWasm } from './c2pa-runtime.js';
 import { buildCoseSign1 } from './cose.js';
 import type { SignerConfig } from './signer-config.js';
@@ -40,9 +40,9 @@ export interface ClaimGenerator {
   version: string;
 }
 
-function manifestDefinition(input: SignVerifiedImageInput, generator: ClaimGenerator): string {
+function manifestDefinition(input: SignVerifiedImageInput, generator: ClaimGenerator): Record<string, unknown> {
   const a = input.assertion;
-  return JSON.stringify({
+  return {
     claim_generator_info: [generator],
     title: input.title ?? `${a.verificationId}.${input.format === 'image/jpeg' ? 'jpg' : 'heic'}`,
     format: input.format,
@@ -73,35 +73,44 @@ function manifestDefinition(input: SignVerifiedImageInput, generator: ClaimGener
         },
       },
     ],
-  });
+  };
 }
 
-export async function signVerifiedImage(
-  input: SignVerifiedImageInput,
+export interface IngredientInput {
+  bytes: Uint8Array;
+  /** Ingredient JSON (title, format, relationship, label...). */
+  definition: Record<string, unknown>;
+  format: string;
+}
+
+/**
+ * Signs `image` with an arbitrary manifest definition. The building block of
+ * signVerifiedImage; tests use it to produce credentials with other declarations.
+ */
+export async function signManifest(
+  image: Uint8Array,
+  format: string,
+  definition: Record<string, unknown>,
   signer: SignerConfig,
-  generator: ClaimGenerator = { name: 'PhotoVerify', version: '0.1.0' },
+  ingredients: IngredientInput[] = [],
 ): Promise<Uint8Array> {
   const { WasmBuilder } = c2paWasm();
-  const builder = WasmBuilder.fromJson(manifestDefinition(input, generator), JSON.stringify({ verify: { remote_manifest_fetch: false, ocsp_fetch: false } }));
+  const builder = WasmBuilder.fromJson(JSON.stringify(definition), JSON.stringify({ verify: { remote_manifest_fetch: false, ocsp_fetch: false } }));
   try {
-    const ingredient = JSON.stringify({
-      title: input.raw.name,
-      format: input.raw.format,
-      relationship: 'parentOf',
-      label: 'raw',
-      metadata: { 'com.photoverify.sha256': input.assertion.rawSha256 },
-    });
-    try {
-      await builder.addIngredientFromBlob(ingredient, input.raw.format, asBlob(input.raw.bytes, input.raw.format));
-    } catch {
-      // c2pa-rs cannot parse most camera RAW containers: record the ingredient by name,
-      // format and hash (the verification assertion carries the RAW's SHA-256 as well).
-      builder.addIngredient(ingredient);
+    for (const ingredient of ingredients) {
+      const json = JSON.stringify(ingredient.definition);
+      try {
+        await builder.addIngredientFromBlob(json, ingredient.format, asBlob(ingredient.bytes, ingredient.format));
+      } catch {
+        // c2pa-rs cannot parse most camera RAW containers: record the ingredient by its
+        // definition only (the verification assertion carries the RAW's SHA-256 as well).
+        builder.addIngredient(json);
+      }
     }
     const certificatesSize = signer.chain.reduce((sum, der) => sum + der.length, 0);
     const timestamper = signer.tsaUrl ? httpTimestamper(signer.tsaUrl) : undefined;
     const reserveSize = 64 + certificatesSize + COSE_OVERHEAD + (timestamper ? TIMESTAMP_RESERVE : 0);
-    const signed = await builder.sign(
+    return await builder.sign(
       {
         alg: 'es256',
         reserveSize,
@@ -109,12 +118,11 @@ export async function signVerifiedImage(
           (await buildCoseSign1(claim, signer, reserveSize, timestamper)) as Uint8Array<ArrayBuffer>,
       },
       [],
-      input.format,
-      asBlob(input.image, input.format),
+      format,
+      asBlob(image, format),
     );
-    return signed;
   } catch (error) {
-    if (error instanceof Error && 'code' in error) throw error;
+    if (error instanceof AppError) throw error;
     throw new FileError('UNPROCESSABLE_FILE', `The image could not be signed: ${String(error)}`, {
       suggestion: 'Check that the image is a complete JPEG or HEIC file.',
       cause: error,
@@ -122,4 +130,21 @@ export async function signVerifiedImage(
   } finally {
     builder.free();
   }
+}
+
+export async function signVerifiedImage(
+  input: SignVerifiedImageInput,
+  signer: SignerConfig,
+  generator: ClaimGenerator = { name: 'PhotoVerify', version: '0.1.0' },
+): Promise<Uint8Array> {
+  const ingredient = {
+    title: input.raw.name,
+    format: input.raw.format,
+    relationship: 'parentOf',
+    label: 'raw',
+    metadata: { 'com.photoverify.sha256': input.assertion.rawSha256 },
+  };
+  return signManifest(input.image, input.format, manifestDefinition(input, generator), signer, [
+    { bytes: input.raw.bytes, definition: ingredient, format: input.raw.format },
+  ]);
 }
