@@ -9,30 +9,46 @@ import { openDatabase, type Database } from '../../src/infra/db.js';
 export interface DatabaseTarget {
   name: 'pglite' | 'postgres';
   open(): Promise<Database>;
+  /** A scratch database URL for a whole service (undefined for PGlite: the service embeds it). */
+  scratchUrl(): Promise<{ url: string | undefined; drop(): Promise<void> }>;
 }
 
 const postgresUrl = process.env.DATABASE_URL;
 
 export const databaseTargets: DatabaseTarget[] = [
-  { name: 'pglite', open: () => openDatabase({ inMemory: true }) },
-  ...(postgresUrl ? [{ name: 'postgres' as const, open: () => openScratchPostgres(postgresUrl) }] : []),
+  {
+    name: 'pglite',
+    open: () => openDatabase({ inMemory: true }),
+    scratchUrl: async () => ({ url: undefined, drop: async () => {} }),
+  },
+  ...(postgresUrl
+    ? [
+        {
+          name: 'postgres' as const,
+          async open() {
+            const scratch = await scratchPostgres(postgresUrl);
+            const db = await openDatabase({ url: scratch.url });
+            return { ...db, close: async () => (await db.close(), await scratch.drop()) };
+          },
+          scratchUrl: () => scratchPostgres(postgresUrl),
+        },
+      ]
+    : []),
 ];
 
 if (!postgresUrl) {
   console.info('[tests] DATABASE_URL not set: PostgreSQL variants skipped, PGlite only.');
 }
 
-async function openScratchPostgres(url: string): Promise<Database> {
+async function scratchPostgres(url: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `pv_test_${crypto.randomBytes(6).toString('hex')}`;
   const admin = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
   await admin.raw(`create database ${name}`);
-  const scratchUrl = new URL(url);
-  scratchUrl.pathname = `/${name}`;
-  const db = await openDatabase({ url: scratchUrl.toString() });
+  const scratch = new URL(url);
+  scratch.pathname = `/${name}`;
   return {
-    ...db,
-    async close() {
-      await db.close();
+    url: scratch.toString(),
+    async drop() {
       await admin.raw(`drop database if exists ${name} with (force)`);
       await admin.destroy();
     },

@@ -1,0 +1,153 @@
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseTargets } from '../support/databases.js';
+import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+
+for (const target of databaseTargets) {
+  describe(`accounts and login on ${target.name}`, () => {
+    let t: TestService;
+    let call: ReturnType<typeof client>;
+    beforeAll(async () => {
+      t = await startTestService(target, { LOGIN_RATE_LIMIT_PER_15_MIN: '5' });
+      call = client(t.url);
+    });
+    afterAll(async () => t?.stop());
+
+    describe('registration', () => {
+      it('creates an account on a plan with its first user as admin, billed by country', async () => {
+        const res = await call('POST', '/v1/accounts', {
+          json: { name: 'Agence Presse', plan: 'professional', billing_country: 'us', admin: { email: 'Chief@Presse.example', name: 'Chief', password: 'long password 123' } },
+        });
+        expect(res.status).toBe(201);
+        expect(res.body.account).toMatchObject({ name: 'Agence Presse', plan: 'professional', billing_country: 'US', billing_currency: 'USD' });
+        expect(res.body.user).toMatchObject({ email: 'chief@presse.example', role: 'admin', account_id: res.body.account.id });
+        expect(res.body.user.password_hash).toBeUndefined();
+      });
+
+      it('refuses an e-mail that is already registered, case-insensitively, and writes nothing', async () => {
+        await registerAccount(call, { admin: { email: 'taken@example.eu', name: 'A', password: 'long password 123' } });
+        const before = await t.eventCount();
+        const res = await call('POST', '/v1/accounts', { json: { name: 'Copycat', admin: { email: 'TAKEN@example.eu', name: 'B', password: 'long password 123' } } });
+        expect(res.status).toBe(409);
+        expect(res.body.detail.error_code).toBe('EMAIL_TAKEN');
+        expect(await t.eventCount()).toBe(before);
+      });
+
+      it('lets exactly one of many simultaneous registrations of one address win', async () => {
+        const results = await Promise.all(
+          Array.from({ length: 6 }, (_, i) =>
+            call('POST', '/v1/accounts', { json: { name: `Racer ${i}`, admin: { email: 'race@example.eu', name: 'R', password: 'long password 123' } } }),
+          ),
+        );
+        expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+        expect(results.filter((r) => r.status === 409).every((r) => r.body.detail.error_code === 'EMAIL_TAKEN')).toBe(true);
+      });
+
+      it.each([
+        ['missing admin', { name: 'X' }, ['body', 'admin'], 'missing'],
+        ['wrong type', { name: 42, admin: { email: 'a@b.eu', name: 'A', password: 'long password 1' } }, ['body', 'name'], 'string_type'],
+        ['unknown field', { name: 'X', is_superuser: true, admin: { email: 'a@b.eu', name: 'A', password: 'long password 1' } }, ['body', 'is_superuser'], 'extra_forbidden'],
+        ['bad e-mail', { name: 'X', admin: { email: 'not-an-email', name: 'A', password: 'long password 1' } }, ['body', 'admin', 'email'], 'invalid_email'],
+        ['short password', { name: 'X', admin: { email: 'a@b.eu', name: 'A', password: 'short' } }, ['body', 'admin', 'password'], 'string_too_short'],
+        ['unknown plan', { name: 'X', plan: 'platinum', admin: { email: 'a@b.eu', name: 'A', password: 'long password 1' } }, ['body', 'plan'], 'enum'],
+        ['bad country', { name: 'X', billing_country: 'Germany', admin: { email: 'a@b.eu', name: 'A', password: 'long password 1' } }, ['body', 'billing_country'], 'invalid_regex'],
+        ['prototype pollution', JSON.parse('{"name":"X","__proto__":{"admin":1},"admin":{"email":"a@b.eu","name":"A","password":"long password 1"}}'), ['body', '__proto__'], 'extra_forbidden'],
+      ])('rejects %s with the 422 list form and writes nothing', async (_label, json, loc, type) => {
+        const before = await t.eventCount();
+        const res = await call('POST', '/v1/accounts', { json });
+        expect(res.status).toBe(422);
+        expect(res.body.detail).toEqual(expect.arrayContaining([expect.objectContaining({ loc, type, msg: expect.any(String) })]));
+        expect(await t.eventCount()).toBe(before);
+      });
+    });
+
+    describe('login and tokens', () => {
+      it('returns a bearer JWT that authenticates the user', async () => {
+        const { token, user, account } = await registerAccount(call);
+        const me = await call('GET', '/v1/accounts/me', { token });
+        expect(me.status).toBe(200);
+        expect(me.body).toMatchObject({ user: { id: user.id }, account: { id: account.id }, authenticated_via: 'jwt' });
+      });
+
+      it('refuses a wrong password and an unknown address with the same answer', async () => {
+        const { email } = await registerAccount(call);
+        const wrong = await call('POST', '/v1/accounts/login', { json: { email, password: 'not the password' } });
+        const unknown = await call('POST', '/v1/accounts/login', { json: { email: 'nobody@example.eu', password: 'not the password' } });
+        for (const res of [wrong, unknown]) {
+          expect(res.status).toBe(401);
+          expect(res.body.detail.error_code).toBe('INVALID_CREDENTIALS');
+        }
+        expect(wrong.body.detail.message).toBe(unknown.body.detail.message);
+      });
+
+      it('limits repeated failed logins per address with 429 and Retry-After', async () => {
+        const { email, password } = await registerAccount(call);
+        for (let i = 0; i < 5; i++) expect((await call('POST', '/v1/accounts/login', { json: { email, password: 'wrong password' } })).status).toBe(401);
+        const limited = await call('POST', '/v1/accounts/login', { json: { email, password } });
+        expect(limited.status).toBe(429);
+        expect(limited.body.detail.error_code).toBe('RATE_LIMIT_EXCEEDED');
+        expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      });
+
+      it('rejects missing, garbage, tampered, foreign and expired tokens with 401', async () => {
+        const { token, user, account } = await registerAccount(call);
+        const none = await call('GET', '/v1/accounts/me');
+        expect(none.status).toBe(401);
+        expect(none.body.detail.error_code).toBe('AUTHENTICATION_REQUIRED');
+        expect(none.headers.get('www-authenticate')).toBe('Bearer');
+
+        const garbage = await call('GET', '/v1/accounts/me', { token: 'not.a.jwt' });
+        expect(garbage.body.detail.error_code).toBe('INVALID_TOKEN');
+
+        const [header, payload, signature] = token.split('.');
+        const flipped = signature!.startsWith('A') ? `B${signature!.slice(1)}` : `A${signature!.slice(1)}`;
+        expect((await call('GET', '/v1/accounts/me', { token: `${header}.${payload}.${flipped}` })).status).toBe(401);
+
+        const foreignKey = new TextEncoder().encode('an attacker secret that is long enough!!');
+        const forged = await new SignJWT({ acc: account.id, role: 'admin' }).setProtectedHeader({ alg: 'HS256' }).setSubject(user.id).setIssuer('photoverify').setAudience('photoverify-api').setExpirationTime('1h').sign(foreignKey);
+        expect((await call('GET', '/v1/accounts/me', { token: forged })).status).toBe(401);
+
+        const unsigned = `${Buffer.from(JSON.stringify({ alg: 'none' })).toString('base64url')}.${payload}.`;
+        expect((await call('GET', '/v1/accounts/me', { token: unsigned })).status).toBe(401);
+
+        const expired = await new SignJWT({ acc: account.id, role: 'admin' }).setProtectedHeader({ alg: 'HS256' }).setSubject(user.id).setIssuer('photoverify').setAudience('photoverify-api').setIssuedAt(1_600_000_000).setExpirationTime(1_600_000_600).sign(t.service.deps.jwtSecret);
+        const res = await call('GET', '/v1/accounts/me', { token: expired });
+        expect(res.status).toBe(401);
+        expect(res.body.detail.message).toContain('expired');
+
+        const basic = await call('GET', '/v1/accounts/me', { headers: { authorization: 'Basic dXNlcjpwYXNz' } });
+        expect(basic.status).toBe(401);
+      });
+    });
+
+    describe('users and account access', () => {
+      it('lets an admin add a member who can then log in; members cannot add users', async () => {
+        const admin = await registerAccount(call);
+        const added = await call('POST', `/v1/accounts/${admin.account.id}/users`, { token: admin.token, json: { email: 'member@org.example', name: 'Member', password: 'member password 1' } });
+        expect(added.status).toBe(201);
+        expect(added.body).toMatchObject({ role: 'member', account_id: admin.account.id });
+        const login = await call('POST', '/v1/accounts/login', { json: { email: 'member@org.example', password: 'member password 1' } });
+        expect(login.status).toBe(200);
+        const byMember = await call('POST', `/v1/accounts/${admin.account.id}/users`, { token: login.body.access_token, json: { email: 'x@org.example', name: 'X', password: 'member password 1' } });
+        expect(byMember.status).toBe(403);
+        expect(byMember.body.detail.error_code).toBe('ACCESS_DENIED');
+        const users = await call('GET', `/v1/accounts/${admin.account.id}/users`, { token: login.body.access_token });
+        expect(users.body.items.map((u: { email: string }) => u.email).sort()).toEqual([admin.email, 'member@org.example'].sort());
+      });
+
+      it('denies access to another account with 403 ACCESS_DENIED and writes nothing', async () => {
+        const a = await registerAccount(call);
+        const b = await registerAccount(call);
+        const before = await t.eventCount();
+        const read = await call('GET', `/v1/accounts/${b.account.id}`, { token: a.token });
+        expect(read.status).toBe(403);
+        expect(read.body.detail.error_code).toBe('ACCESS_DENIED');
+        const add = await call('POST', `/v1/accounts/${b.account.id}/users`, { token: a.token, json: { email: 'intruder@example.eu', name: 'I', password: 'long password 123' } });
+        expect(add.status).toBe(403);
+        expect((await call('GET', `/v1/accounts/${b.account.id}/users`, { token: a.token })).status).toBe(403);
+        expect((await call('GET', '/v1/accounts/not-a-uuid', { token: a.token })).status).toBe(422);
+        expect(await t.eventCount()).toBe(before);
+      });
+    });
+  });
+}

@@ -1,0 +1,102 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { loadConfig } from '../../src/infra/config.js';
+import { startService, type Service } from '../../src/service.js';
+import type { DatabaseTarget } from './databases.js';
+
+export interface TestService {
+  service: Service;
+  url: string;
+  dataDir: string;
+  /** Number of events in the log: bad requests must leave it unchanged. */
+  eventCount(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** A real service on a real socket (port 0), on the given database, with a scratch data dir. */
+export async function startTestService(target: DatabaseTarget, env: Record<string, string> = {}): Promise<TestService> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pv-test-'));
+  const scratch = await target.scratchUrl();
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    PASSWORD_HASH_COST: '10',
+    LOG_LEVEL: 'silent',
+    ...(scratch.url ? { DATABASE_URL: scratch.url } : {}),
+    ...env,
+  });
+  const service = await startService(config, { logger: pino({ level: 'silent' }), inMemoryDatabase: !scratch.url });
+  return {
+    service,
+    url: service.url,
+    dataDir,
+    async eventCount() {
+      const rows = await service.deps.knex('events').count<{ count: string }[]>('* as count');
+      return Number(rows[0]?.count ?? 0);
+    },
+    async stop() {
+      await service.stop();
+      await scratch.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface CallOptions {
+  token?: string;
+  apiKey?: string;
+  json?: unknown;
+  body?: string;
+  headers?: Record<string, string>;
+}
+
+export interface CallResult {
+  status: number;
+  body: any;
+  headers: Headers;
+}
+
+/** HTTP over the socket, the way a client does it. */
+export function client(baseUrl: string) {
+  return async function call(method: string, route: string, options: CallOptions = {}): Promise<CallResult> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    if (options.apiKey) headers['x-api-key'] = options.apiKey;
+    let body: string | undefined = options.body;
+    if (options.json !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = JSON.stringify(options.json);
+    } else if (body !== undefined) {
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(`${baseUrl}${route}`, { method, headers, body, redirect: 'manual' });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, body: parsed, headers: response.headers };
+  };
+}
+
+let counter = 0;
+/** Registers an account and logs its admin in. */
+export async function registerAccount(call: ReturnType<typeof client>, overrides: Record<string, unknown> = {}) {
+  counter += 1;
+  const admin = (overrides.admin as { email: string; password: string } | undefined) ?? {
+    email: `admin${counter}-${Date.now()}@example.eu`,
+    name: `Admin ${counter}`,
+    password: 'a long enough password',
+  };
+  const { email, password } = admin;
+  const registered = await call('POST', '/v1/accounts', { json: { name: `Account ${counter}`, ...overrides, admin } });
+  if (registered.status !== 201) throw new Error(`registration failed: ${registered.status} ${JSON.stringify(registered.body)}`);
+  const login = await call('POST', '/v1/accounts/login', { json: { email, password } });
+  if (login.status !== 200) throw new Error(`login failed: ${login.status} ${JSON.stringify(login.body)}`);
+  return { account: registered.body.account, user: registered.body.user, token: login.body.access_token as string, email, password };
+}
