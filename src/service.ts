@@ -72,10 +72,13 @@ export async function startService(config: Config, options: { logger?: Logger; i
   const stop = () =>
     (stopping ??= (async () => {
       // Stop accepting, let in-flight requests finish, then close idle keep-alive sockets.
+      // Sockets that finish a response during the grace period go idle, not closed: sweep them.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
       const grace = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_GRACE_MS);
+      server.closeIdleConnections();
       await closed;
+      clearInterval(sweep);
       clearTimeout(grace);
       await projections.stop();
       await store.close();

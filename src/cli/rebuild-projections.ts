@@ -1,0 +1,22 @@
+/**
+ * `npm run projections:rebuild`: drops every read model and replays the whole event log into
+ * it. Run it with the service stopped (or accept that its projectors catch up afterwards).
+ */
+import { pino } from 'pino';
+import { loadConfig } from '../infra/config.js';
+import { openStores } from '../service.js';
+
+const log = pino({ level: process.env.LOG_LEVEL ?? 'info' });
+const config = loadConfig();
+const started = Date.now();
+const { db, store, projections } = await openStores(config, log);
+try {
+  const head = await store.headPosition();
+  log.info({ events: String(head), projectors: projections.projectors.map((p) => p.name) }, 'rebuilding read models');
+  await projections.rebuild();
+  for (const status of projections.status()) log.info(status, 'read model rebuilt');
+  log.info({ ms: Date.now() - started }, 'rebuild complete');
+} finally {
+  await store.close();
+  await db.close();
+}
