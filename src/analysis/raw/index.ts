@@ -1,0 +1,18 @@
+/** Public API of the RAW side of the analysis engine. */
+export { detectRawFormat, describeFile } from './format-detect.js';
+export { decodeRaw, type RawDecodeOutcome, type DecodeRawOptions } from './decode.js';
+export {
+  RawDecoderPool,
+  configureRawDecoders,
+  shutdownRawDecoders,
+  type RawDecoderPoolOptions,
+} from './decoder-pool.js';
+export { renderReference, type RenderOptions } from './render.js';
+export { analyzeRawIntegrity } from './integrity.js';
+
+import type { CameraMetadata, DecodedRaw } from '../types.js';
+
+/** The camera facts read from the RAW (LibRaw + exifr), for the EXIF comparison. */
+export function rawCameraMetadata(raw: DecodedRaw): CameraMetadata {
+  return raw.metadata;
+}

@@ -1,0 +1,287 @@
+/**
+ * raw_integrity: does the file hold real sensor data? Each check measures one property that
+ * real Bayer data has and data posed as CFA usually lacks, and returns pass / fail / undecided
+ * with its numbers and thresholds. Continue and collect: every check runs, one verdict is then
+ * derived from all of them (any fail -> false; all core checks pass -> true; otherwise null).
+ * Thresholds and their calibration: docs/analysis-raw.md.
+ */
+import type { AnalysisResult, DecodedRaw } from '../types.js';
+import type { SensorData } from './decode.js';
+import { measureMosaic, type MosaicStats } from './sensor-stats.js';
+
+export const integrityThresholds = {
+  /** Same-plane residual correlation above this = noise is not white (smoothed/interpolated). White noise: -0.4. */
+  maxSamePlaneResidualCorrelation: -0.15,
+  /** Residual correlation of adjacent different-colour pixels above this = colours share sources (demosaiced). */
+  maxCrossPlaneResidualCorrelation: 0.3,
+  /** Even/odd residual energy ratio above this = interpolation periodicity (upscaled planes). */
+  maxInterpolationPeriodicity: 1.5,
+  /** Exact-duplicate neighbours above this multiple of what the noise predicts = duplicated pixels. */
+  maxDuplicateExcess: 8,
+  /** Noise-vs-signal line must explain at least this much of the band variance to be read. */
+  minPhotonTransferR2: 0.8,
+  /** The fitted read-noise variance (intercept, DN^2) may dip below 0 by estimator noise, not by more. */
+  minReadVariance: -1,
+  /** Fewest brightness bands for a photon-transfer fit. */
+  minBands: 4,
+  /**
+   * Electrons at saturation implied by the fitted gain, scaled to ISO 100: published full-well
+   * capacities of camera sensors lie between ~3,000 e- (phone pixels) and ~100,000 e-
+   * (large-pixel full frame); the bounds leave a factor of 2 and 1.5 of room.
+   */
+  saturationElectronsAtIso100: [1_500, 150_000] as [number, number],
+  /** Without ISO: shot-noise variance at the brightest band must at least equal the read noise. */
+  minShotToReadNoise: 1,
+  /** Darkest-band noise variance / optical-black variance (the same read noise, measured twice). */
+  readNoiseRatio: [0.35, 3] as [number, number],
+  /** |optical black mean - black level| above max(this, 2% of range) = implausible black level. */
+  maxBlackMismatch: 3,
+  /** R/G and B/G both within this of 1 = the planes are indistinguishable (greyscale posed as CFA). */
+  minPlaneContrast: 0.02,
+  /** G1/G2 further than this from 1 = the two green planes are not the same filter. */
+  maxGreenImbalance: 0.1,
+  /** Flat patches needed before noise statistics are read. */
+  minFlatPatches: 200,
+} as const;
+
+type Verdict = 'pass' | 'fail' | 'undecided';
+
+interface Check {
+  verdict: Verdict;
+  reason: string;
+  measured: Record<string, unknown>;
+  thresholds: Record<string, unknown>;
+  /** 0..1: how far inside its bounds a passing check is. */
+  margin?: number;
+}
+
+/** Checks that must all pass for a positive verdict. */
+const coreChecks = ['container_origin', 'black_level', 'photon_transfer', 'noise_whiteness', 'cross_colour_independence', 'interpolation_periodicity', 'duplicate_pixels'] as const;
+
+const clamp01 = (v: number): number => Math.min(1, Math.max(0, v));
+const round = (v: number, digits = 4): number => (Number.isFinite(v) ? Number(v.toFixed(digits)) : v);
+
+function containerOrigin(raw: SensorData): Check {
+  const c = raw.container;
+  const thresholds = { rule: 'CFA data read from the sensor image, not resampled from LinearRaw, not lossy-compressed' };
+  const measured = { cfaSource: c.cfaSource, photometric: c.photometric, compression: c.sensorCompressionName, software: c.software, dngVersion: c.dngVersion };
+  if (c.cfaSource === 'resampled_from_linear_raw' || c.photometric === 'LinearRaw') {
+    return {
+      verdict: 'fail',
+      reason: `the file stores demosaiced linear RGB (DNG LinearRaw${c.software ? `, written by ${String(c.software)}` : ''}), not the sensor's CFA mosaic: it is a converted, not an original, sensor record`,
+      measured,
+      thresholds,
+    };
+  }
+  if (c.sensorCompression === 34892) {
+    return { verdict: 'fail', reason: 'the sensor data is lossy-compressed (DNG 1.4 lossy JPEG): original sensor values are not preserved', measured, thresholds };
+  }
+  return { verdict: 'pass', reason: 'the mosaic is read from the sensor image of the container', measured, thresholds, margin: 1 };
+}
+
+function blackLevel(raw: SensorData): Check {
+  const optical = raw.container.opticalBlack as { mean: number[]; std: number[] } | undefined;
+  const range = raw.whiteLevel - raw.blackLevel;
+  const allowed = Math.max(integrityThresholds.maxBlackMismatch, 0.02 * range);
+  const thresholds = { blackBelowFractionOfWhite: 0.5, maxOpticalBlackMismatch: allowed };
+  const measured: Record<string, unknown> = { blackLevel: raw.blackLevel, whiteLevel: raw.whiteLevel };
+  if (!(raw.blackLevel >= 0 && raw.blackLevel < 0.5 * raw.whiteLevel)) {
+    return { verdict: 'fail', reason: `black level ${raw.blackLevel} is implausible for white level ${raw.whiteLevel}`, measured, thresholds };
+  }
+  if (!optical) return { verdict: 'pass', reason: 'black level is within range (no masked pixels to cross-check)', measured, thresholds, margin: 0.5 };
+  const mean = optical.mean.reduce((a, b) => a + b, 0) / optical.mean.length;
+  const mismatch = Math.abs(mean - raw.blackLevel);
+  Object.assign(measured, { opticalBlackMean: round(mean, 2), opticalBlackStd: optical.std.map((s) => round(s, 3)), mismatch: round(mismatch, 2) });
+  if (mismatch > allowed) {
+    return { verdict: 'fail', reason: `the masked (optically black) pixels average ${round(mean, 1)}, far from the declared black level ${raw.blackLevel}`, measured, thresholds };
+  }
+  return { verdict: 'pass', reason: 'the masked pixels confirm the declared black level', measured, thresholds, margin: clamp01(1 - mismatch / allowed) };
+}
+
+function photonTransfer(raw: SensorData, stats: MosaicStats, iso: number | undefined): Check {
+  const t = integrityThresholds;
+  const fit = stats.photonTransfer;
+  const thresholds = { minR2: t.minPhotonTransferR2, minBands: t.minBands, minReadVariance: t.minReadVariance, saturationElectronsAtIso100: t.saturationElectronsAtIso100, minShotToReadNoise: t.minShotToReadNoise };
+  const measured: Record<string, unknown> = {
+    bands: stats.bands.map((b) => ({ signal: round(b.signal, 1), variance: round(b.variance, 2), patches: b.patches })),
+    fit: fit && { gainDnPerElectron: round(fit.gain, 5), readVariance: round(fit.readVariance, 3), r2: round(fit.r2, 4), signalSpan: round(fit.signalSpan, 1) },
+  };
+  if (!fit || stats.bands.length < t.minBands) {
+    return { verdict: 'undecided', reason: 'too few brightness levels with flat areas to read the noise-vs-signal relation', measured, thresholds };
+  }
+  if (fit.r2 < t.minPhotonTransferR2) {
+    return { verdict: 'undecided', reason: `noise does not follow a line against signal (R² ${round(fit.r2, 3)}): texture or a non-linear encoding dominates, so shot noise cannot be read`, measured, thresholds };
+  }
+  if (fit.gain <= 0) {
+    return { verdict: 'fail', reason: 'noise does not grow with signal: no photon shot noise, as in synthetic or denoised data', measured, thresholds };
+  }
+  if (fit.readVariance < t.minReadVariance) {
+    return { verdict: 'fail', reason: 'the fitted read noise is negative: noise grows faster than linearly with signal, as in tone-mapped or re-encoded data', measured, thresholds };
+  }
+  const shotToRead = (fit.gain * fit.signalSpan) / Math.max(fit.readVariance, 1e-6);
+  measured.shotToReadNoise = round(shotToRead, 3);
+  if (iso !== undefined) {
+    const electrons = ((raw.whiteLevel - raw.blackLevel) / fit.gain) * (iso / 100);
+    measured.saturationElectronsAtIso100 = Math.round(electrons);
+    const [low, high] = t.saturationElectronsAtIso100;
+    if (electrons < low || electrons > high) {
+      return {
+        verdict: 'fail',
+        reason: `the noise grows too ${electrons > high ? 'little' : 'much'} with signal for a camera sensor: it implies ${Math.round(electrons)} electrons at saturation (ISO 100), outside ${low}-${high}`,
+        measured,
+        thresholds,
+      };
+    }
+    return { verdict: 'pass', reason: 'noise variance rises linearly with signal at a gain a real sensor has (shot noise) above a read-noise floor', measured, thresholds, margin: clamp01(Math.min(Math.log(electrons / low), Math.log(high / electrons)) / Math.log(4)) };
+  }
+  if (shotToRead < t.minShotToReadNoise) {
+    return { verdict: 'fail', reason: 'noise is nearly independent of signal: no photon shot noise', measured, thresholds };
+  }
+  return { verdict: 'pass', reason: 'noise variance rises linearly with signal above a read-noise floor', measured, thresholds, margin: clamp01(Math.log(shotToRead) / Math.log(20)) };
+}
+
+function readNoiseFloor(raw: SensorData, stats: MosaicStats): Check {
+  const optical = raw.container.opticalBlack as { std: number[] } | undefined;
+  const [low, high] = integrityThresholds.readNoiseRatio;
+  const thresholds = { ratio: [low, high] };
+  const darkest = stats.bands[0];
+  if (!optical || !darkest) return { verdict: 'undecided', reason: 'no masked pixels or no dark flat areas to compare read noise', measured: {}, thresholds };
+  const opticalVariance = optical.std.reduce((a, s) => a + s * s, 0) / optical.std.length;
+  const ratio = darkest.variance / Math.max(opticalVariance, 1e-6);
+  const measured = { darkestBandSignal: round(darkest.signal, 1), darkestBandVariance: round(darkest.variance, 3), opticalBlackVariance: round(opticalVariance, 3), ratio: round(ratio, 3) };
+  if (ratio < low || ratio > high) {
+    return { verdict: 'fail', reason: `noise in the darkest image areas is ${round(ratio, 2)}x the read noise of the masked pixels: the image area was ${ratio < low ? 'smoothed or interpolated' : 'given extra noise'}`, measured, thresholds };
+  }
+  return { verdict: 'pass', reason: 'noise in the darkest image areas matches the read noise of the masked pixels', measured, thresholds, margin: clamp01(Math.min(Math.log(ratio / low), Math.log(high / ratio)) / Math.log(2)) };
+}
+
+function noiseGated(stats: MosaicStats): string | undefined {
+  if (stats.flatPatches < integrityThresholds.minFlatPatches) return `only ${stats.flatPatches} flat patches`;
+  const fit = stats.photonTransfer;
+  if (!fit || fit.r2 < integrityThresholds.minPhotonTransferR2) return 'the flat areas are not noise-dominated (no photon-transfer fit)';
+  return undefined;
+}
+
+function noiseWhiteness(stats: MosaicStats): Check {
+  const limit = integrityThresholds.maxSamePlaneResidualCorrelation;
+  const rho = stats.samePlaneResidualCorrelation;
+  const measured = { samePlaneResidualCorrelation: round(rho), whiteNoiseExpectation: -0.4, flatPatches: stats.flatPatches };
+  const thresholds = { max: limit };
+  const gate = noiseGated(stats);
+  if (gate) return { verdict: 'undecided', reason: `noise whiteness not measurable: ${gate}`, measured, thresholds };
+  if (rho > limit) return { verdict: 'fail', reason: 'neighbouring same-colour pixels share their noise: the planes were smoothed or interpolated', measured, thresholds };
+  return { verdict: 'pass', reason: 'per-pixel noise is independent, as photon and read noise are', measured, thresholds, margin: clamp01((limit - rho) / 0.25) };
+}
+
+function crossColour(stats: MosaicStats): Check {
+  const limit = integrityThresholds.maxCrossPlaneResidualCorrelation;
+  const c = stats.crossPlaneResidualCorrelation;
+  const measured = { crossPlaneResidualCorrelation: round(c) };
+  const thresholds = { max: limit };
+  const gate = noiseGated(stats);
+  if (gate) return { verdict: 'undecided', reason: `cross-colour independence not measurable: ${gate}`, measured, thresholds };
+  if (c > limit) return { verdict: 'fail', reason: 'adjacent pixels of different colours have correlated noise: colours were interpolated from shared samples (demosaiced data)', measured, thresholds };
+  return { verdict: 'pass', reason: 'adjacent different-colour pixels have independent noise', measured, thresholds, margin: clamp01((limit - c) / limit) };
+}
+
+function periodicity(stats: MosaicStats): Check {
+  const limit = integrityThresholds.maxInterpolationPeriodicity;
+  const p = stats.interpolationPeriodicity;
+  const measured = { evenOddResidualEnergyRatio: round(p) };
+  const thresholds = { max: limit };
+  if (stats.flatPatches < integrityThresholds.minFlatPatches) return { verdict: 'undecided', reason: 'too few flat patches', measured, thresholds };
+  if (p > limit) return { verdict: 'fail', reason: 'residual energy alternates between even and odd samples: the planes were upscaled by interpolation', measured, thresholds };
+  return { verdict: 'pass', reason: 'no interpolation periodicity', measured, thresholds, margin: clamp01((limit - p) / (limit - 1)) };
+}
+
+function duplicates(stats: MosaicStats): Check {
+  const limit = integrityThresholds.maxDuplicateExcess;
+  const d = stats.duplicateExcess;
+  const measured = { duplicateExcess: round(d, 3), quantizationStep: round(stats.quantizationStep, 2) };
+  const thresholds = { max: limit };
+  if (stats.flatPatches < integrityThresholds.minFlatPatches) return { verdict: 'undecided', reason: 'too few flat patches', measured, thresholds };
+  if (d > limit) return { verdict: 'fail', reason: `neighbouring pixels are exactly equal ${round(d, 1)}x more often than noise allows: duplicated or heavily quantised data`, measured, thresholds };
+  return { verdict: 'pass', reason: 'no duplicated pixels', measured, thresholds, margin: clamp01((limit - d) / (limit - 1)) };
+}
+
+function planeStructure(raw: SensorData, stats: MosaicStats): Check {
+  const t = integrityThresholds;
+  const rel = stats.planes.relativeToGreen;
+  const pattern = [...raw.cfaPattern];
+  const of = (letter: string): number[] => pattern.flatMap((c, i) => (c === letter ? [rel[i]!] : []));
+  const greens = of('G');
+  const red = of('R')[0];
+  const blue = of('B')[0];
+  const measured = { pattern: raw.cfaPattern, planeMeans: stats.planes.mean.map((v) => round(v, 2)), relativeToGreen: rel.map((v) => round(v, 4)) };
+  const thresholds = { minPlaneContrast: t.minPlaneContrast, maxGreenImbalance: t.maxGreenImbalance };
+  if (greens.length !== 2 || red === undefined || blue === undefined) {
+    return { verdict: 'undecided', reason: `not an RGGB-family Bayer pattern (${raw.cfaPattern})`, measured, thresholds };
+  }
+  const imbalance = Math.abs(greens[0]! / greens[1]! - 1);
+  if (imbalance > t.maxGreenImbalance) return { verdict: 'fail', reason: 'the two green planes differ like different filters', measured, thresholds };
+  if (Math.abs(red - 1) < t.minPlaneContrast && Math.abs(blue - 1) < t.minPlaneContrast) {
+    return { verdict: 'fail', reason: 'red, green and blue planes have the same level: a white-balanced or greyscale image posed as a mosaic', measured, thresholds };
+  }
+  return { verdict: 'pass', reason: 'the four CFA planes have the levels of distinct colour filters, with matching greens', measured, thresholds, margin: 1 };
+}
+
+function combine(checks: Record<string, Check>): { result: boolean | null; confidence: number; summary: string } {
+  const entries = Object.entries(checks);
+  const failed = entries.filter(([, c]) => c.verdict === 'fail');
+  if (failed.length > 0) {
+    const containerFail = checks.container_origin?.verdict === 'fail';
+    return {
+      result: false,
+      confidence: containerFail ? 0.95 : 1 - 0.5 ** (failed.length + 1),
+      summary: `not original sensor data: ${failed.map(([name, c]) => `${name} (${c.reason})`).join('; ')}`,
+    };
+  }
+  const core = coreChecks.map((name) => checks[name]!);
+  const undecided = coreChecks.filter((name) => checks[name]!.verdict !== 'pass');
+  if (undecided.length > 0) {
+    return { result: null, confidence: 0, summary: `could not be decided: ${undecided.map((name) => `${name} (${checks[name]!.reason})`).join('; ')}` };
+  }
+  const margin = core.reduce((s, c) => s + (c.margin ?? 0), 0) / core.length;
+  return { result: true, confidence: round(0.6 + 0.4 * margin, 3), summary: 'real sensor data: every core check passed' };
+}
+
+/** Integrity of any decoded mosaic, including non-product formats used for calibration (KDC). */
+export function assessSensorIntegrity(raw: SensorData): AnalysisResult {
+  const pattern = [...raw.cfaPattern];
+  const greenPlanes = pattern.flatMap((c, i) => (c === 'G' ? [i] : []));
+  const stats = measureMosaic(raw, greenPlanes);
+  const checks: Record<string, Check> = {
+    container_origin: containerOrigin(raw),
+    black_level: blackLevel(raw),
+    cfa_planes: planeStructure(raw, stats),
+    photon_transfer: photonTransfer(raw, stats, raw.metadata.iso),
+    read_noise_floor: readNoiseFloor(raw, stats),
+    noise_whiteness: noiseWhiteness(stats),
+    cross_colour_independence: crossColour(stats),
+    interpolation_periodicity: periodicity(stats),
+    duplicate_pixels: duplicates(stats),
+  };
+  const { result, confidence, summary } = combine(checks);
+  return {
+    analysis: 'raw_integrity',
+    result,
+    confidence_score: confidence,
+    details: {
+      summary,
+      checks,
+      levels: {
+        clippedFraction: round(stats.clippedFraction, 6),
+        belowBlackFraction: round(stats.belowBlackFraction, 6),
+        topPile: stats.topPile,
+        quantizationStep: round(stats.quantizationStep, 2),
+      },
+      flatPatches: stats.flatPatches,
+      coreChecks,
+      thresholds: integrityThresholds,
+    },
+  };
+}
+
+export function analyzeRawIntegrity(raw: DecodedRaw): AnalysisResult {
+  return assessSensorIntegrity(raw);
+}
