@@ -32,7 +32,8 @@ const coarseSide = 256;
 /** Candidates whose overlap is smaller than this fraction of the image are not considered. */
 const minOverlap = 0.25;
 
-export function registerImages(reference: Plane, image: Plane): Registration {
+export function registerImages(reference: Plane, inputImage: Plane): Registration {
+  const image = neutraliseBorderFill(inputImage);
   const a1 = smooth(downscalePlane(reference, coarseSide));
   const b1 = smooth(downscalePlane(image, coarseSide));
   let best = coarseCandidate(a1, b1);
@@ -55,8 +56,73 @@ export function registerImages(reference: Plane, image: Plane): Registration {
     gridScale(prevA.width, prevA.height, reference.width, reference.height),
     compose(best, gridScale(image.width, image.height, prevB.width, prevB.height)),
   );
-  const { ncc, overlap } = nccOverlap(reference, image, toInput, 2);
+  const { ncc, overlap } = nccOverlap(reference, image, toInput, 2, fillMask(inputImage));
   return { transform: toInput, score: ncc, coverage: overlap };
+}
+
+/**
+ * Exports rotated without cropping (or letter-boxed) pad the canvas with a constant colour.
+ * Its hard edge against the photo would dominate the correlations: flood-fill the constant
+ * area from the border and replace it with the mean of the photo.
+ */
+function neutraliseBorderFill(p: Plane): Plane {
+  const fill = fillMask(p);
+  let sum = 0;
+  let n = 0;
+  for (let i = 0; i < fill.length; i++) if (!fill[i]) { sum += p.data[i]!; n++; }
+  if (n === fill.length || n === 0) return p;
+  const out = { width: p.width, height: p.height, data: p.data.slice() };
+  for (let i = 0; i < fill.length; i++) if (fill[i]) out.data[i] = sum / n;
+  return out;
+}
+
+/**
+ * 1 where the pixel belongs to a flat near-white area connected to the image border (the
+ * default canvas colour editors pad rotations with). Dark areas are left alone: clipped
+ * shadows touching the border look the same and hold registration information at their edges;
+ * black padding did not disturb registration in the calibration runs.
+ */
+export function fillMask(p: Plane, tolerance = 0.01): Uint8Array {
+  const { width: w, height: h, data } = p;
+  const mask = new Uint8Array(w * h);
+  const flat = (i: number) => {
+    const x = i % w;
+    const y = (i - x) / w;
+    const v = data[i]!;
+    for (const [dx, dy] of [[1, 0], [-1, 0], [0, 1], [0, -1]] as const) {
+      const xx = x + dx;
+      const yy = y + dy;
+      if (xx >= 0 && yy >= 0 && xx < w && yy < h && Math.abs(data[yy * w + xx]! - v) > tolerance / 4) return false;
+    }
+    return true;
+  };
+  const seeds: number[] = [];
+  for (let x = 0; x < w; x++) seeds.push(x, (h - 1) * w + x);
+  for (let y = 0; y < h; y++) seeds.push(y * w, y * w + w - 1);
+  for (const seed of seeds) {
+    const value = data[seed]!;
+    if (mask[seed] || value < 0.97 || !flat(seed)) continue;
+    const stack = [seed];
+    mask[seed] = 1;
+    while (stack.length) {
+      const i = stack.pop()!;
+      const x = i % w;
+      const y = (i - x) / w;
+      for (const [dx, dy] of [[1, 0], [-1, 0], [0, 1], [0, -1]] as const) {
+        const xx = x + dx;
+        const yy = y + dy;
+        const j = yy * w + xx;
+        if (xx >= 0 && yy >= 0 && xx < w && yy < h && !mask[j] && Math.abs(data[j]! - value) <= tolerance) {
+          mask[j] = 1;
+          stack.push(j);
+        }
+      }
+    }
+  }
+  // A flood that took most of the picture was a flat scene, not padding.
+  let count = 0;
+  for (const v of mask) count += v;
+  return count > 0.6 * mask.length ? new Uint8Array(w * h) : mask;
 }
 
 function smooth(p: Plane): Plane {
@@ -326,7 +392,7 @@ function windowInto(p: Plane, out: Float64Array, n: number, ox: number, oy: numb
 
 
 /** NCC over image pixels that map inside the reference; `stride` subsamples the image grid. */
-export function nccOverlap(a: Plane, b: Plane, m: Affine, stride: number): { ncc: number; overlap: number } {
+export function nccOverlap(a: Plane, b: Plane, m: Affine, stride: number, skip?: Uint8Array): { ncc: number; overlap: number } {
   let n = 0;
   let total = 0;
   let sa = 0;
@@ -336,6 +402,7 @@ export function nccOverlap(a: Plane, b: Plane, m: Affine, stride: number): { ncc
   let sab = 0;
   for (let y = 0; y < b.height; y += stride) {
     for (let x = 0; x < b.width; x += stride) {
+      if (skip?.[y * b.width + x]) continue;
       total++;
       const u = m[0] * x + m[1] * y + m[2];
       const v = m[3] * x + m[4] * y + m[5];
