@@ -5,8 +5,10 @@ import { ProjectionGapError, ProjectionRunner } from '../../projections/runner.j
 import { databaseTargets } from '../support/databases.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 
+/** Every read-model row, once the projectors have reached the head of the log. */
 async function snapshot(t: TestService): Promise<Record<string, unknown[]>> {
-  const knex = t.service.deps.knex;
+  const { knex, projections, store } = t.service.deps;
+  expect(await projections.waitFor(await store.headPosition(), 10_000)).toBe(true);
   const tables: Record<string, unknown[]> = {};
   for (const projector of allProjectors) {
     for (const table of projector.tables) {

@@ -1,0 +1,33 @@
+import crypto from 'node:crypto';
+
+/**
+ * Pre-signed URLs for blobs served by the app: `/blobs/<key>?exp=<unix s>&ct=<type>&sig=<hmac>`.
+ * The signature covers key, expiry and content type, so none can be changed.
+ */
+export class UrlSigner {
+  constructor(
+    private readonly secret: Uint8Array,
+    private readonly baseUrl: string,
+  ) {}
+
+  sign(key: string, options: { now: Date; ttlSeconds: number; contentType: string }): string {
+    const exp = Math.floor(options.now.getTime() / 1000) + options.ttlSeconds;
+    const sig = this.mac(key, exp, options.contentType);
+    const query = new URLSearchParams({ exp: String(exp), ct: options.contentType, sig });
+    return `${this.baseUrl}/blobs/${key}?${query.toString()}`;
+  }
+
+  /** 'ok', or why the URL is refused. */
+  verify(key: string, query: { exp?: string; ct?: string; sig?: string }, now: Date): 'ok' | 'expired' | 'invalid' {
+    const exp = Number(query.exp);
+    if (!query.sig || !query.ct || !Number.isInteger(exp)) return 'invalid';
+    const expected = Buffer.from(this.mac(key, exp, query.ct));
+    const given = Buffer.from(query.sig);
+    if (expected.length !== given.length || !crypto.timingSafeEqual(expected, given)) return 'invalid';
+    return exp * 1000 < now.getTime() ? 'expired' : 'ok';
+  }
+
+  private mac(key: string, exp: number, contentType: string): string {
+    return crypto.createHmac('sha256', this.secret).update(`${key}\n${exp}\n${contentType}`).digest('base64url');
+  }
+}
