@@ -4,8 +4,7 @@
  * rendering. Run alone with `npx tsx bench/decode.ts`; bench/run.ts composes it.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type LibRaw from 'libraw-wasm';
@@ -49,20 +48,24 @@ function whichDcrawEmu(): string | null {
   return found.status === 0 ? found.stdout.trim() : null;
 }
 
-/** Wall time and peak RSS (KiB, via /usr/bin/time when present) of one native run. */
-function nativeRun(binary: string, args: string[], out: string): { ms: number; peakRssKiB?: number } {
+/**
+ * Wall time and peak RSS (KiB, via /usr/bin/time when present) of one native run. The image goes
+ * to stdout (`-Z -`, discarded): dcraw_emu ignores options after the file name and would then
+ * write its output next to the input, i.e. into the shared fixtures.
+ */
+function nativeRun(binary: string, options: string[], file: string): { ms: number; peakRssKiB?: number } {
   const timeBin = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
+  const command = [binary, ...options, '-Z', '-', file];
+  const spawnOptions = { encoding: 'utf8' as const, stdio: ['ignore', 'ignore', 'pipe'] as ['ignore', 'ignore', 'pipe'] };
   const started = performance.now();
-  const result = timeBin
-    ? spawnSync(timeBin, ['-f', '%M', binary, ...args, '-Z', out], { encoding: 'utf8' })
-    : spawnSync(binary, [...args, '-Z', out], { encoding: 'utf8' });
+  const result = timeBin ? spawnSync(timeBin, ['-f', '%M', ...command], spawnOptions) : spawnSync(command[0]!, command.slice(1), spawnOptions);
   const ms = performance.now() - started;
   if (result.status !== 0) throw new Error(`dcraw_emu failed: ${result.stderr}`);
   const rss = timeBin ? Number(result.stderr.trim().split('\n').at(-1)) : NaN;
   return Number.isFinite(rss) ? { ms, peakRssKiB: rss } : { ms };
 }
 
-async function benchFile(name: keyof typeof files, native: string | null, scratch: string): Promise<Record<string, unknown>> {
+async function benchFile(name: keyof typeof files, native: string | null): Promise<Record<string, unknown>> {
   const file = path.join(fixtures, files[name]);
   const bytes = new Uint8Array(readFileSync(file));
   const coldStarted = performance.now();
@@ -87,9 +90,8 @@ async function benchFile(name: keyof typeof files, native: string | null, scratc
     },
   };
   if (!native) return report;
-  const out = path.join(scratch, `${name}.ppm`);
-  const full = Array.from({ length: runs }, () => nativeRun(native, ['-w', '-q', '3', file], out));
-  const half = Array.from({ length: runs }, () => nativeRun(native, ['-w', '-h', file], out));
+  const full = Array.from({ length: runs }, () => nativeRun(native, ['-w', '-q', '3'], file));
+  const half = Array.from({ length: runs }, () => nativeRun(native, ['-w', '-h'], file));
   const nativeFull = median(full.map((r) => r.ms));
   const nativeHalf = median(half.map((r) => r.ms));
   report.native = {
@@ -106,18 +108,16 @@ async function benchFile(name: keyof typeof files, native: string | null, scratc
 
 export async function benchDecode(): Promise<Record<string, unknown>> {
   const native = whichDcrawEmu();
-  const scratch = mkdtempSync(path.join(tmpdir(), 'bench-decode-'));
   try {
     const results: Record<string, unknown> = {
-      native: native ? { binary: native, note: 'dcraw_emu timings include process start-up and PPM writing' } : { skipped: 'dcraw_emu not found (Debian libraw-bin not installed)' },
+      native: native ? { binary: native, note: 'dcraw_emu timings include process start-up and writing the PPM to a discarded stdout' } : { skipped: 'dcraw_emu not found (Debian libraw-bin not installed)' },
       runsPerMeasure: runs,
     };
-    for (const name of Object.keys(files) as (keyof typeof files)[]) results[name] = await benchFile(name, native, scratch);
+    for (const name of Object.keys(files) as (keyof typeof files)[]) results[name] = await benchFile(name, native);
     results.peakRssMiB = Math.round(process.resourceUsage().maxRSS / 1024);
     return results;
   } finally {
     shutdownRawDecoders();
-    rmSync(scratch, { recursive: true, force: true });
   }
 }
 
