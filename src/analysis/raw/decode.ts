@@ -174,6 +174,14 @@ export async function decodeSensorData(
       },
     };
   }
+  const layout = output.frame ? nonBayerLayout(meta.filters ?? 0) : undefined;
+  if (layout) {
+    return {
+      kind: 'unsupported_variant',
+      variant: layout,
+      details: { reason: 'the analyses need a 2x2 Bayer mosaic', filters: meta.filters, make: meta.camera_make, model: meta.camera_model, container: report.facts },
+    };
+  }
   const sensor = output.frame ? fromCfaFrame(output.frame, meta) : fromLinear(output.linear!, meta);
   assertNotBlank(format, sensor.cfa);
   const orientation = orientationFromFlip(meta.flip);
@@ -208,6 +216,17 @@ function decoderError(format: string, error: unknown): FileError {
     details: { format, decoderMessage: message, crashed: error instanceof DecoderCrashError },
     cause: error,
   });
+}
+
+/**
+ * LibRaw encodes non-Bayer sensors as small `filters` values: 9 = Fujifilm X-Trans (6x6),
+ * 1 = Leaf 16x16 pattern, 0 = no mosaic (Foveon, sRAW) in a CFA container.
+ */
+function nonBayerLayout(filters: number): string | undefined {
+  if (filters === 9) return 'Fujifilm X-Trans 6x6 CFA';
+  if (filters === 0) return 'no colour filter mosaic (Foveon or reduced sRAW)';
+  if (filters < 1000) return `non-Bayer CFA layout (LibRaw filters ${filters})`;
+  return undefined;
 }
 
 /** LibRaw's FC(): colour index (into cdesc) of a pixel in visible-area coordinates. */

@@ -58,9 +58,7 @@ export function detectRawFormat(bytes: Uint8Array): RawFormat | null {
   if (tiff.ifds.some((ifd) => ifd.entries.has(Tag.DNGVersion))) return 'DNG';
   const make = tagText(tiff, Tag.Make) ?? '';
   const byMake = makeFormats.find(([pattern]) => pattern.test(make));
-  if (byMake && hasRawMarkers(tiff)) return byMake[1];
-  if (/^pentax/i.test(make) || tiff.ifds.some((ifd) => ifd.entries.has(Tag.PentaxMakerNoteVersion))) return 'PEF';
-  return null;
+  return byMake && hasRawMarkers(tiff) ? byMake[1] : null;
 }
 
 /** A human name for any file kind, used in error messages ("this file is a JPEG image"). */

@@ -48,7 +48,6 @@ export const Tag = {
   SubIFDs: 330,
   ExifIFD: 34665,
   DNGVersion: 50706,
-  PentaxMakerNoteVersion: 50741,
   PanasonicRawDataOffset: 280,
 } as const;
 

@@ -73,6 +73,20 @@ describe('decodeRaw: Canon EOS 6D DNG (LinearRaw, converter output)', () => {
   });
 });
 
+describe('decodeRaw: bounded pool', () => {
+  it('queues concurrent decodes on a one-worker pool and answers all of them', async () => {
+    const pool = new RawDecoderPool({ size: 1 });
+    const bytes = fixture(canon6dDng);
+    const outcomes = await Promise.all([decodeRaw(bytes, { pool }), decodeRaw(bytes, { pool }), decodeRaw(bytes, { pool })]);
+    pool.shutdown();
+    expect(outcomes.map((o) => o.kind)).toEqual(['decoded', 'decoded', 'decoded']);
+  });
+
+  it('rejects a nonsensical pool size with the parameter named', () => {
+    expect(() => new RawDecoderPool({ size: 0 })).toThrow(/size must be an integer >= 1, got 0/);
+  });
+});
+
 describe('decodeRaw: unreadable compression variant', () => {
   it.each(['raw/gopro_hero7_GOPR9231.GPR', 'raw/gopro_fusion_front_GPFR7066.GPR'])('%s is a named VC-5 variant, not a crash', async (file) => {
     const outcome = await decodeRaw(fixture(file));
