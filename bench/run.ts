@@ -1,0 +1,55 @@
+/**
+ * `npm run bench`: end-to-end analysis time of the 30D pair (median of 5 runs after a warm-up),
+ * time per megapixel, peak RSS, a synthetic 24 MP pair (the 30D reference upscaled: no 24 MP
+ * RAW+JPEG pair exists in the fixtures, so the JPEG side is upscaled to 6000x4000), and the RAW
+ * side's decode benchmark against native dcraw_emu when bench/decode.ts is present.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import sharp from 'sharp';
+import { analyzePair } from '../src/analysis/pipeline.js';
+import { shutdownRawDecoders } from '../src/analysis/raw/index.js';
+
+const fixtures = path.resolve(import.meta.dirname, '../../shared/fixtures');
+const raw = new Uint8Array(readFileSync(path.join(fixtures, 'pairs/canon_eos_30d_cr2/IMG_5952.CR2')));
+const jpeg = new Uint8Array(readFileSync(path.join(fixtures, 'pairs/canon_eos_30d_cr2/IMG_5952.camera-preview.jpg')));
+
+let peakRss = process.memoryUsage().rss;
+const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
+
+async function timeRuns(image: Uint8Array, runs: number): Promise<{ median: number; all: number[]; grade: string }> {
+  const all: number[] = [];
+  let grade = '';
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    const a = await analyzePair({ raw, image });
+    all.push(Math.round(performance.now() - t0));
+    grade = a.grade.assurance_level;
+  }
+  const sorted = [...all].sort((x, y) => x - y);
+  return { median: sorted[sorted.length >> 1]!, all, grade };
+}
+
+await analyzePair({ raw, image: jpeg }); // warm-up: worker pool start, JIT
+const pair30d = await timeRuns(jpeg, 5);
+const sensorMp = (3504 * 2336) / 1e6;
+const peak30d = peakRss;
+
+const big = new Uint8Array(await sharp(jpeg).resize(6000, 4000).jpeg({ quality: 92 }).toBuffer());
+peakRss = process.memoryUsage().rss;
+const pair24 = await timeRuns(big, 3);
+const peak24 = peakRss;
+clearInterval(sampler);
+await shutdownRawDecoders();
+
+const report: Record<string, unknown> = {
+  machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
+  pair_30d: { ...pair30d, ms_per_raw_megapixel: Math.round(pair30d.median / sensorMp), target_ms: 2500, peak_rss_mb: Math.round(peak30d / 2 ** 20) },
+  pair_24mp_jpeg_upscaled: { ...pair24, ms_per_image_megapixel: Math.round(pair24.median / 24), peak_rss_mb: Math.round(peak24 / 2 ** 20), target_peak_mb: 1536 },
+};
+const decodeBench = path.resolve(import.meta.dirname, 'decode.ts');
+if (existsSync(decodeBench)) {
+  const { benchDecode } = (await import('./decode.js')) as { benchDecode: () => Promise<Record<string, unknown>> };
+  report.decode = await benchDecode();
+}
+process.stdout.write(JSON.stringify(report, null, 2) + '\n');
