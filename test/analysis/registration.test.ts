@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decompose } from '../../src/analysis/image/affine.js';
 import { downscalePlane, lumaOf } from '../../src/analysis/image/ops.js';
@@ -7,7 +7,7 @@ import type { Plane } from '../../src/analysis/types.js';
 import { camera30d, fixtures } from './fixtures.js';
 
 const F = `${fixtures}/${camera30d.jpeg}`;
-async function plane(s: sharp.Sharp): Promise<Plane> {
+async function plane(s: Sharp): Promise<Plane> {
   const { data, info } = await s.removeAlpha().raw().toBuffer({ resolveWithObject: true });
   return downscalePlane(lumaOf({ width: info.width, height: info.height, data: new Uint8Array(data) }), 1024);
 }
