@@ -3,6 +3,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { allProjectors } from '../projections/index.js';
+import { shutdownRawDecoders } from './analysis/raw/index.js';
+import { InProcessWorkflowEngine } from '../workflows/inprocess-engine.js';
+import { createVerificationActivities } from '../workflows/verification/activities.js';
 import { ProjectionRunner } from '../projections/runner.js';
 import { createApp } from './api/app.js';
 import type { ApiDeps } from './api/deps.js';
@@ -12,7 +15,13 @@ import { openDatabase, type Database } from './infra/db.js';
 import { EventStoreDbEventStore } from './infra/eventstore/eventstoredb.js';
 import type { EventStore } from './infra/eventstore/port.js';
 import { migrateEventStore, PostgresEventStore } from './infra/eventstore/postgres.js';
+import { FileBlobStore } from './infra/blobs/file-store.js';
+import { UrlSigner } from './infra/blobs/signed-urls.js';
 import { decoyHash } from './infra/passwords.js';
+import { ensureDevelopmentSigner } from './provenance/dev-signer.js';
+import { loadSignerConfig } from './provenance/signer-config.js';
+import type { SignerConfig } from './provenance/signer-config.js';
+import { loadTrustAnchors } from './provenance/trust.js';
 import { configuredOrPersistedSecret } from './infra/secrets.js';
 
 export interface Service {
@@ -43,6 +52,23 @@ export async function startService(config: Config, options: { logger?: Logger; i
   const log = options.logger ?? pino({ level: config.LOG_LEVEL, base: { service: 'photoverify', region: config.PROCESSING_REGION } });
   const { db, store, projections } = await openStores(config, log, options);
   projections.start();
+  const blobs = new FileBlobStore(config.DATA_DIR);
+  const { signer, trust } = await credentialSetup(config);
+  const pipelineBuild = `photoverify-${process.env.npm_package_version ?? '0.1.0'}`;
+  const now = () => new Date();
+  const activities = createVerificationActivities({
+    store,
+    blobs,
+    log,
+    now,
+    processingRegion: config.PROCESSING_REGION,
+    serviceName: config.SERVICE_NAME,
+    pipelineBuild,
+    trust,
+    signer,
+    onAppended: () => projections.poke(),
+  });
+  const workflows = new InProcessWorkflowEngine(activities, db.knex, log, now, config.WORKFLOW_CONCURRENCY);
 
   const deps: ApiDeps = {
     config,
@@ -51,10 +77,14 @@ export async function startService(config: Config, options: { logger?: Logger; i
     store,
     projections,
     log,
-    now: () => new Date(),
+    now,
     jwtSecret: configuredOrPersistedSecret(config.JWT_SECRET, config.DATA_DIR, 'jwt-secret'),
     loginLimiter: new RateLimiter(config.LOGIN_RATE_LIMIT_PER_15_MIN, 15 * 60_000),
     decoyPasswordHash: decoyHash(config.PASSWORD_HASH_COST),
+    blobs,
+    urlSigner: new UrlSigner(configuredOrPersistedSecret(undefined, config.DATA_DIR, 'url-signing-key'), config.PUBLIC_BASE_URL),
+    pipelineBuild,
+    workflows,
   };
   const { app } = createApp(deps);
   const server = http.createServer(app);
@@ -66,6 +96,9 @@ export async function startService(config: Config, options: { logger?: Logger; i
   });
   const address = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${address.port}`;
+  // Resuming unfinished verifications waits for the read models that say which those are.
+  await projections.waitFor(await store.headPosition(), config.READ_MODEL_WAIT_MS);
+  await workflows.start();
   log.info({ url, database: db.kind, eventStore: store.kind, dataDir: config.DATA_DIR }, 'photoverify listening');
 
   let stopping: Promise<void> | undefined;
@@ -80,6 +113,8 @@ export async function startService(config: Config, options: { logger?: Logger; i
       await closed;
       clearInterval(sweep);
       clearTimeout(grace);
+      await workflows.stop();
+      await shutdownRawDecoders();
       await projections.stop();
       await store.close();
       await db.close();
@@ -87,4 +122,29 @@ export async function startService(config: Config, options: { logger?: Logger; i
     })());
 
   return { deps, server, url, stop };
+}
+
+const files = (list: string | undefined) => list?.split(',').map((f) => f.trim()).filter(Boolean) ?? [];
+
+/**
+ * Trust anchors and the credential signer. Without a configured signing key a development CA
+ * is created in the data directory; it is added to the signer anchors so the service reads its
+ * own development credentials as Trusted (and nobody else's).
+ */
+async function credentialSetup(config: Config): Promise<{ signer: () => Promise<SignerConfig>; trust: Awaited<ReturnType<typeof loadTrustAnchors>> }> {
+  const signerAnchorFiles = files(config.C2PA_TRUST_ANCHORS);
+  let signer: Promise<SignerConfig>;
+  if (config.C2PA_SIGNING_KEY && config.C2PA_SIGNING_CHAIN) {
+    signer = loadSignerConfig({ privateKeyFile: config.C2PA_SIGNING_KEY, chainFile: config.C2PA_SIGNING_CHAIN, tsaUrl: config.C2PA_TSA_URL });
+  } else {
+    const development = await ensureDevelopmentSigner(config.DATA_DIR);
+    signerAnchorFiles.push(development.caCertificateFile);
+    signer = Promise.resolve({ ...development.signer, tsaUrl: config.C2PA_TSA_URL });
+  }
+  const trust = await loadTrustAnchors({
+    signerAnchorFiles,
+    tsaAnchorFiles: files(config.C2PA_TSA_TRUST_ANCHORS),
+    legacySignerAnchorFiles: files(config.C2PA_LEGACY_TRUST_ANCHORS),
+  });
+  return { signer: () => signer, trust };
 }

@@ -7,7 +7,9 @@ import { buildDocument, createRegistry } from './openapi.js';
 import { accountRoutes } from './routes/accounts.js';
 import { apiKeyRoutes } from './routes/apikeys.js';
 import { auditRoutes } from './routes/audit.js';
+import { blobRoutes } from './routes/blobs.js';
 import { healthRoutes } from './routes/health.js';
+import { verificationRoutes } from './routes/verifications.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
 
@@ -38,6 +40,8 @@ export function createApp(deps: ApiDeps): { app: Express; openapi: ReturnType<ty
   app.use(accountRoutes(deps, registry));
   app.use(apiKeyRoutes(deps, registry));
   app.use(auditRoutes(deps, registry));
+  app.use(verificationRoutes(deps, registry));
+  app.use(blobRoutes(deps, registry));
 
   const openapi = buildDocument(registry, deps.config.PUBLIC_BASE_URL);
   app.get('/openapi.json', (_req, res) => {

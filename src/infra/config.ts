@@ -43,6 +43,13 @@ const configSchema = z.object({
   READ_MODEL_WAIT_MS: positiveInt(5000),
   SHUTDOWN_GRACE_MS: positiveInt(10_000),
   LOGIN_RATE_LIMIT_PER_15_MIN: positiveInt(20),
+  C2PA_TRUST_ANCHORS: optionalString,
+  C2PA_TSA_TRUST_ANCHORS: optionalString,
+  C2PA_LEGACY_TRUST_ANCHORS: optionalString,
+  C2PA_SIGNING_KEY: optionalString,
+  C2PA_SIGNING_CHAIN: optionalString,
+  C2PA_TSA_URL: optionalString.pipe(z.url().optional()),
+  WORKFLOW_CONCURRENCY: positiveInt(2),
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, 'DATA_DIR' | 'PUBLIC_BASE_URL'> & {
@@ -95,4 +102,11 @@ export const configDocumentation: Record<keyof z.infer<typeof configSchema>, str
   READ_MODEL_WAIT_MS: 'Longest a command response waits for read models to include its events.',
   SHUTDOWN_GRACE_MS: 'Time allowed for in-flight requests to finish on SIGTERM/SIGINT.',
   LOGIN_RATE_LIMIT_PER_15_MIN: 'Failed-login attempts allowed per e-mail and client address per 15 minutes.',
+  C2PA_TRUST_ANCHORS: 'Comma-separated PEM files of trusted C2PA signer anchors (e.g. the official C2PA trust list). The development CA is added in embedded mode.',
+  C2PA_TSA_TRUST_ANCHORS: 'Comma-separated PEM files of trusted timestamp-authority anchors (kept separate from signer anchors).',
+  C2PA_LEGACY_TRUST_ANCHORS: 'Comma-separated PEM files of the old interim trust list; credentials under it are reported as legacy.',
+  C2PA_SIGNING_KEY: 'PEM private key (P-256) that signs credentials of verified pairs. Unset: a development CA and signer are created in DATA_DIR/c2pa-dev.',
+  C2PA_SIGNING_CHAIN: 'PEM certificate chain for C2PA_SIGNING_KEY, end-entity first.',
+  C2PA_TSA_URL: 'RFC 3161 timestamp authority used when signing. Unset: no timestamp.',
+  WORKFLOW_CONCURRENCY: 'Verifications analysed at the same time by the in-process workflow engine.',
 };

@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { BlobTooLargeError, type BlobStore, type StagedBlob, type StoredBlob } from './port.js';
 
 const HEAD_BYTES = 64 * 1024;
+const TAIL_BYTES = 64;
 const KEY = /^[a-z0-9][a-z0-9/_.-]{0,200}$/;
 
 /** Blobs as files under `<dataDir>/blobs`; staging files live in `<dataDir>/blobs/.staging`. */
@@ -27,6 +28,7 @@ export class FileBlobStore implements BlobStore {
     const sha256 = crypto.createHash('sha256');
     const sha512 = crypto.createHash('sha512');
     const head: Buffer[] = [];
+    let tail = Buffer.alloc(0);
     let size = 0;
     let headSize = 0;
     const meter = new Transform({
@@ -39,6 +41,7 @@ export class FileBlobStore implements BlobStore {
           head.push(chunk.subarray(0, HEAD_BYTES - headSize));
           headSize += Math.min(chunk.length, HEAD_BYTES - headSize);
         }
+        tail = Buffer.concat([tail, chunk]).subarray(-TAIL_BYTES);
         callback(null, chunk);
       },
     });
@@ -52,6 +55,7 @@ export class FileBlobStore implements BlobStore {
     return {
       ...digest,
       head: Buffer.concat(head),
+      tail,
       commit: async (key) => {
         const target = this.pathOf(key);
         await fs.promises.mkdir(path.dirname(target), { recursive: true });

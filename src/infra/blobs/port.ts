@@ -28,6 +28,8 @@ export interface StagedBlob {
   sha512: string;
   /** The first bytes, for content-based format detection before committing. */
   head: Buffer;
+  /** The last bytes, e.g. to see whether a JPEG ends with its end-of-image marker. */
+  tail: Buffer;
   commit(key: string): Promise<StoredBlob>;
   discard(): Promise<void>;
 }

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 
 /**
- * Pre-signed URLs for blobs served by the app: `/blobs/<key>?exp=<unix s>&ct=<type>&sig=<hmac>`.
+ * Pre-signed URLs for blobs served by the app: `/blobs/<base64url key>?exp=<unix s>&ct=<type>&sig=<hmac>`.
  * The signature covers key, expiry and content type, so none can be changed.
  */
 export class UrlSigner {
@@ -14,7 +14,8 @@ export class UrlSigner {
     const exp = Math.floor(options.now.getTime() / 1000) + options.ttlSeconds;
     const sig = this.mac(key, exp, options.contentType);
     const query = new URLSearchParams({ exp: String(exp), ct: options.contentType, sig });
-    return `${this.baseUrl}/blobs/${key}?${query.toString()}`;
+    // The key travels base64url-encoded: one path segment, whatever it contains.
+    return `${this.baseUrl}/blobs/${Buffer.from(key).toString('base64url')}?${query.toString()}`;
   }
 
   /** 'ok', or why the URL is refused. */

@@ -1,0 +1,269 @@
+import crypto from 'node:crypto';
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { Router } from 'express';
+import { z } from 'zod';
+import { detectRawFormat, describeFile } from '../../analysis/raw/index.js';
+import { verificationDecider, verificationStream } from '../../domain/verifications/decider.js';
+import { verificationStatuses, type StoredFile } from '../../domain/verifications/events.js';
+import { AppError, FileError, NotFoundError, ValidationError } from '../../errors.js';
+import { detectImageFormat, mimeTypes, type ImageFormat } from '../../provenance/format.js';
+import type { Principal } from '../auth.js';
+import { commandContext, execute } from '../commands.js';
+import type { ApiDeps } from '../deps.js';
+import { confirmationSchema } from '../openapi.js';
+import { defineRoute } from '../route.js';
+import { receiveUpload, type UploadedFile } from '../uploads.js';
+import { RequestValidationError } from '../validation.js';
+import { toVerificationView, verificationSchema } from './verification-view.js';
+
+const PAIR_IMAGE_FORMATS: ImageFormat[] = ['jpeg', 'heif'];
+const IMAGE_ONLY_FORMATS: ImageFormat[] = ['jpeg', 'png', 'webp', 'heif', 'avif', 'tiff', 'gif'];
+const SORT_FIELDS = ['created_at', 'updated_at', 'status'] as const;
+const SHORT_CODE_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const URL_TTL_SECONDS = 3600;
+
+const idParam = z.strictObject({ verification_id: z.uuid() });
+
+const listQuery = z.strictObject({
+  offset: z.coerce.number().int().min(0).default(0),
+  size: z.coerce.number().int().min(1).max(100).default(20),
+  sort_by: z.string().default('created_at'),
+  sort_order: z.string().default('desc'),
+  search: z.string().max(200).optional(),
+  status: z.string().optional(),
+  result: z.enum(['true', 'false']).optional(),
+  tags: z.string().optional(),
+  tag_match: z.enum(['all', 'any']).default('all'),
+  request_id: z.uuid().optional(),
+});
+
+const listEnvelope = z
+  .object({ items: z.array(verificationSchema), total: z.number().int(), offset: z.number().int(), size: z.number().int(), total_pages: z.number().int() })
+  .openapi('VerificationList');
+
+const uploadBody = z
+  .object({
+    image: z.string().openapi({ type: 'string', format: 'binary' }).describe('The image. Pair mode: JPEG or HEIF/HEIC. Image-only: JPEG, PNG, WebP, HEIF/HEIC, AVIF, TIFF or GIF.'),
+    raw: z.string().optional().openapi({ type: 'string', format: 'binary' }).describe('The camera RAW (CR2, CR3, ARW, NEF, DNG, RAF, ORF, RW2, PEF, SRW). Omit for image-only.'),
+    attestation_id: z.string().optional(),
+  })
+  .openapi('VerificationUpload');
+
+function shortCode(): string {
+  const bytes = crypto.randomBytes(6);
+  return `L-${[...bytes].map((b) => SHORT_CODE_ALPHABET[b % 32]).join('')}`;
+}
+
+/** Content decides the format, never the name; a clear 400 says what the file actually is. */
+function checkImage(file: UploadedFile, pair: boolean): { format: ImageFormat; contentType: string } {
+  if (file.staged.size === 0) throw new FileError('UNSUPPORTED_FORMAT', 'The image file is empty (0 bytes).', { suggestion: 'Attach the image file itself.' });
+  const format = detectImageFormat(file.staged.head);
+  const allowed = pair ? PAIR_IMAGE_FORMATS : IMAGE_ONLY_FORMATS;
+  if (!format || !allowed.includes(format)) {
+    const actual = format ? format.toUpperCase() : detectRawFormat(file.staged.head) ? `a camera RAW (${detectRawFormat(file.staged.head)})` : describeFile(file.staged.head);
+    throw new FileError('UNSUPPORTED_FORMAT', `The image part is ${actual}, which is not accepted ${pair ? 'with a RAW' : 'for image-only verification'}.`, {
+      suggestion: pair ? 'With a RAW, send the JPEG or HEIF/HEIC rendering in "image" and the RAW in "raw".' : 'Send a JPEG, PNG, WebP, HEIF/HEIC, AVIF, TIFF or GIF.',
+    });
+  }
+  if (format === 'jpeg' && !(file.staged.tail.at(-2) === 0xff && file.staged.tail.at(-1) === 0xd9)) {
+    throw new FileError('CORRUPT_FILE', 'The JPEG is truncated: it does not end with an end-of-image marker.', { suggestion: 'Upload the complete file.' });
+  }
+  return { format, contentType: mimeTypes[format] };
+}
+
+function checkRaw(file: UploadedFile): string {
+  if (file.staged.size === 0) throw new FileError('UNSUPPORTED_FORMAT', 'The RAW file is empty (0 bytes).', { suggestion: 'Attach the camera RAW file itself.' });
+  const format = detectRawFormat(file.staged.head);
+  if (!format) {
+    throw new FileError('UNSUPPORTED_FORMAT', `The raw part is ${describeFile(file.staged.head)}, not a camera RAW.`, {
+      suggestion: 'Send a CR2, CR3, ARW, NEF, DNG, RAF, ORF, RW2, PEF or SRW file in "raw".',
+    });
+  }
+  return format;
+}
+
+export function verificationRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Router {
+  const router = Router();
+
+  const owned = async (principal: Principal, id: string) => {
+    const row = await deps.knex('verifications').where({ id }).first();
+    // Another account's verification is indistinguishable from a missing one.
+    if (!row || row.account_id !== principal.accountId) {
+      throw new NotFoundError('VERIFICATION_NOT_FOUND', 'Verification not found.', { suggestion: 'List your verifications with GET /v1/verifications/.' });
+    }
+    return row;
+  };
+  const renditions = (row: Record<string, any>): Record<string, { blob_key: string; content_type: string }> =>
+    typeof row.renditions === 'string' ? JSON.parse(row.renditions) : (row.renditions ?? {});
+  const signedUrl = (key: string, contentType: string) => deps.urlSigner.sign(key, { now: deps.now(), ttlSeconds: URL_TTL_SECONDS, contentType });
+  const view = async (row: Record<string, any>) => {
+    const results = await deps.knex('verification_results').where({ verification_id: row.id }).orderBy([{ column: 'created_at' }, { column: 'analysis' }]);
+    const thumb = renditions(row).thumbnail;
+    return toVerificationView(row, results, thumb ? signedUrl(thumb.blob_key, thumb.content_type) : '');
+  };
+  const redirect = (url: string) => ({ status: 302, headers: { Location: url, 'Cache-Control': 'no-store' } });
+
+  defineRoute(router, registry, deps, {
+    method: 'post',
+    path: '/v1/verifications/',
+    tag: 'verifications',
+    summary: 'Create a verification (multipart: image, optional raw, optional attestation_id)',
+    description: 'A RAW+image pair (raw_pair) consumes quota; image-only does not. Files are checked by content, hashed (SHA-256, SHA-512) while streaming, and analysed asynchronously: poll GET /v1/verifications/{id}.',
+    auth: 'any',
+    responses: {
+      201: { description: 'Queued', schema: z.object({ id: z.uuid(), security_score: z.number().optional() }).openapi('VerificationCreated') },
+      400: { description: 'File of the wrong format, empty or truncated; invalid attestation' },
+      413: { description: 'File larger than MAX_UPLOAD_BYTES' },
+    },
+    async handler({ principal, req, res }) {
+      const upload = await receiveUpload(req, res, deps.blobs, { fileFields: ['image', 'raw'], textFields: ['attestation_id'], maxBytes: deps.config.MAX_UPLOAD_BYTES });
+      const staged = [...upload.files.values()];
+      try {
+        const imageFile = upload.files.get('image');
+        if (!imageFile) throw new RequestValidationError([{ loc: ['body', 'image'], msg: 'Field required.', type: 'missing' }]);
+        const rawFile = upload.files.get('raw');
+        if (upload.fields.attestation_id !== undefined) {
+          throw new AppError('ATTESTATION_NOT_FOUND', 'Unknown attestation_id.', { suggestion: 'Obtain one from POST /capture/attestation first.' });
+        }
+        const image = checkImage(imageFile, Boolean(rawFile));
+        const rawFormat = rawFile ? checkRaw(rawFile) : null;
+
+        const id = crypto.randomUUID();
+        const context = commandContext(deps, req, principal);
+        const commit = async (file: UploadedFile, name: string, format: string, contentType: string): Promise<StoredFile> => {
+          const extension = format.toLowerCase();
+          const stored = await file.staged.commit(`verifications/${id}/${name}.${extension}`);
+          return { blob_key: stored.key, filename: file.filename.slice(0, 255), format, content_type: contentType, size: stored.size, sha256: stored.sha256, sha512: stored.sha512 };
+        };
+        const storedImage = await commit(imageFile, 'image', image.format, image.contentType);
+        const storedRaw = rawFile && rawFormat ? await commit(rawFile, 'raw', rawFormat, 'application/octet-stream') : null;
+        const mode = storedRaw ? 'raw_pair' : 'image_only';
+        await execute(deps, res, verificationStream(id), verificationDecider, {
+          type: 'Queue',
+          data: {
+            verification_id: id,
+            account_id: principal.accountId,
+            mode,
+            name: storedImage.filename,
+            short_code: shortCode(),
+            pipeline_build: deps.pipelineBuild,
+            image: storedImage,
+            raw: storedRaw,
+            queued_at: context.now.toISOString(),
+            billing: { counted: mode === 'raw_pair', overage: false, price_eur: 0 },
+          },
+        }, context);
+        deps.workflows.submit(id);
+        return { status: 201, body: { id } };
+      } catch (error) {
+        await Promise.all(staged.map((f) => f.staged.discard()));
+        throw error;
+      }
+    },
+  });
+
+  defineRoute(router, registry, deps, {
+    method: 'get',
+    path: '/v1/verifications/',
+    tag: 'verifications',
+    summary: 'List your verifications',
+    auth: 'any',
+    query: listQuery,
+    responses: { 200: { description: 'List envelope', schema: listEnvelope }, 400: { description: 'Invalid status filter or sort parameter (VALIDATION_ERROR)' } },
+    async handler({ query, principal }) {
+      if (!(SORT_FIELDS as readonly string[]).includes(query.sort_by)) {
+        throw new ValidationError(`Invalid sort_by "${query.sort_by}".`, { suggestion: `Use one of: ${SORT_FIELDS.join(', ')}.` });
+      }
+      if (!['asc', 'desc'].includes(query.sort_order)) {
+        throw new ValidationError(`Invalid sort_order "${query.sort_order}".`, { suggestion: 'Use asc or desc.' });
+      }
+      const statuses = query.status?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+      const invalid = statuses.filter((s) => !(verificationStatuses as readonly string[]).includes(s));
+      if (invalid.length) {
+        throw new ValidationError(`Invalid status filter: ${invalid.join(', ')}.`, { suggestion: `Use a comma-separated subset of: ${verificationStatuses.join(', ')}.` });
+      }
+      const tags = query.tags?.split(',').map((t) => t.trim()).filter(Boolean) ?? [];
+      if (tags.length > 10) throw new ValidationError('At most 10 tag names may be given in the tags filter.', { suggestion: 'Narrow the filter to 10 names.' });
+
+      const base = deps.knex('verifications').where({ account_id: principal.accountId });
+      if (statuses.length) base.whereIn('status', statuses);
+      if (query.result) base.where({ result: query.result === 'true' });
+      // Tags and verification requests arrive with their own features: until then no record carries one.
+      if (tags.length || query.request_id) base.whereRaw('false');
+      if (query.search) {
+        const term = query.search.trim();
+        const like = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+        base.where((q) => {
+          q.whereILike('name', like)
+            .orWhereRaw('id::text = ?', [term.toLowerCase()])
+            .orWhereRaw("image->>'sha256' = ?", [term.toLowerCase().replace(/^sha256:/, '')])
+            .orWhereRaw("raw->>'sha256' = ?", [term.toLowerCase().replace(/^sha256:/, '')]);
+        });
+      }
+      const counted = await base.clone().count<{ count: string }[]>('* as count');
+      const total = Number(counted[0]?.count ?? 0);
+      const rows = await base.clone().orderBy([{ column: query.sort_by, order: query.sort_order as 'asc' | 'desc' }, { column: 'id', order: 'asc' }]).offset(query.offset).limit(query.size);
+      const items = await Promise.all(rows.map(view));
+      return { status: 200, body: { items, total, offset: query.offset, size: items.length, total_pages: Math.ceil(total / query.size) } };
+    },
+  });
+
+  defineRoute(router, registry, deps, {
+    method: 'get',
+    path: '/v1/verifications/{verification_id}',
+    tag: 'verifications',
+    summary: 'Read a verification',
+    auth: 'any',
+    params: idParam,
+    responses: { 200: { description: 'Verification', schema: verificationSchema }, 404: { description: 'VERIFICATION_NOT_FOUND (also when not yours)' } },
+    async handler({ params, principal }) {
+      return { status: 200, body: await view(await owned(principal, params.verification_id)) };
+    },
+  });
+
+  defineRoute(router, registry, deps, {
+    method: 'delete',
+    path: '/v1/verifications/{verification_id}',
+    tag: 'verifications',
+    summary: 'Delete a verification permanently, with its files',
+    auth: 'any',
+    params: idParam,
+    responses: { 200: { description: 'Deleted', schema: confirmationSchema }, 404: { description: 'VERIFICATION_NOT_FOUND' } },
+    async handler({ params, principal, req, res }) {
+      await owned(principal, params.verification_id);
+      const outcome = await execute(deps, res, verificationStream(params.verification_id), verificationDecider, { type: 'Delete', account_id: principal.accountId, now: deps.now() }, commandContext(deps, req, principal));
+      for (const event of outcome.events) {
+        if (event.type !== 'VerificationDeleted') continue;
+        await Promise.all(event.data.blob_keys.map((key) => deps.blobs.delete(key)));
+      }
+      return { status: 200, body: { detail: 'Verification deleted.' } };
+    },
+  });
+
+  const renditionRoute = (path: string, summary: string, pick: (row: Record<string, any>) => { blob_key: string; content_type: string } | undefined) =>
+    defineRoute(router, registry, deps, {
+      method: 'get',
+      path,
+      tag: 'verifications',
+      summary,
+      auth: 'any',
+      params: idParam,
+      responses: { 302: { description: 'Redirect to a pre-signed URL valid for 1 hour' }, 404: { description: 'VERIFICATION_NOT_FOUND' } },
+      async handler({ params, principal }) {
+        const target = pick(await owned(principal, params.verification_id));
+        if (!target) throw new NotFoundError('VERIFICATION_NOT_FOUND', 'This rendition does not exist for this verification.', { suggestion: 'Renditions appear when processing has completed.' });
+        return redirect(signedUrl(target.blob_key, target.content_type));
+      },
+    });
+
+  renditionRoute('/v1/verifications/{verification_id}/renditions/thumbnail', 'Redirect to the thumbnail', (row) => renditions(row).thumbnail);
+  renditionRoute('/v1/verifications/{verification_id}/image', 'Redirect to the image: the C2PA-signed one when it exists, else the upload', (row) => {
+    const image = typeof row.image === 'string' ? JSON.parse(row.image) : row.image;
+    return renditions(row).signed_image ?? { blob_key: image.blob_key, content_type: image.content_type };
+  });
+  renditionRoute('/v1/verifications/{verification_id}/renditions/signed/original', 'Redirect to the signed original with the badge strip (verified pairs only)', (row) =>
+    row.status === 'completed' && row.result === true ? renditions(row).badge : undefined,
+  );
+
+  return router;
+}
