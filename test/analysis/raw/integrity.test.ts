@@ -75,6 +75,14 @@ describe('raw_integrity on forgeries derived from the real 30D mosaic', () => {
     });
   }
 
+  it('a CR2 whose compressed sensor stream was damaged (400 bytes overwritten) decodes but fails', async () => {
+    const bytes = fixture(canon30d);
+    bytes.fill(0xff, 2_000_000, 2_000_400);
+    const outcome = await decodeRaw(bytes);
+    if (outcome.kind !== 'decoded') throw new Error('expected LibRaw to decode the damaged file');
+    expect(analyzeRawIntegrity(outcome.raw).result).toBe(false);
+  });
+
   it('a greyscale image posed as CFA (all planes at one level) fails the plane check', () => {
     const cfa = new Uint16Array(real30d.cfa.length);
     const w = real30d.width;
