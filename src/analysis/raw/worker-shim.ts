@@ -70,7 +70,6 @@ class NodeWebWorker {
   }
 
   postMessage(data: unknown, transfer?: readonly unknown[]): void {
-    // worker_threads cannot transfer a detached or shared buffer; the caller's copy is enough.
     this.thread.postMessage(data, (transfer ?? []) as never);
   }
 
