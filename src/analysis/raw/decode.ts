@@ -43,7 +43,9 @@ export async function decodeRaw(bytes: Uint8Array, options: DecodeRawOptions = {
     const message =
       kind === 'not a recognised image file'
         ? 'The file is not a camera RAW: its bytes match no known image or RAW format.'
-        : `This file is ${kind}, not a camera RAW (supported: ${supportedList}).`;
+        : kind.endsWith('camera RAW')
+          ? `This file is ${kind}, a RAW format that is not supported (supported: ${supportedList}).`
+          : `This file is ${kind}, not a camera RAW (supported: ${supportedList}).`;
     throw new FileError('UNSUPPORTED_FORMAT', message, {
       suggestion: 'Upload the RAW file exactly as the camera wrote it; the file name extension is ignored.',
       details: { detected: kind },

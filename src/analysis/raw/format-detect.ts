@@ -83,7 +83,7 @@ export function describeFile(bytes: Uint8Array): string {
   if (isTiffHeader(bytes)) {
     const tiff = readTiff(bytes);
     const make = tiff ? tagText(tiff, Tag.Make) : undefined;
-    if (make && /kodak/i.test(make) && tiff && hasRawMarkers(tiff)) return 'a Kodak camera RAW (KDC/DCR), not a supported format';
+    if (make && /kodak/i.test(make) && tiff && hasRawMarkers(tiff)) return 'a Kodak KDC/DCR camera RAW';
     return 'a TIFF image';
   }
   return 'not a recognised image file';

@@ -124,6 +124,12 @@ describe('decodeRaw: files without usable sensor data get a specific error', () 
     expect(error.message).toMatch(/^This file is a JPEG image, not a camera RAW/);
   });
 
+  it('a Kodak KDC is named as an unsupported RAW format', async () => {
+    const error = await decodeError(fixture('raw/kodak_dc50.kdc'));
+    expect(error.code).toBe('UNSUPPORTED_FORMAT');
+    expect(error.message).toMatch(/^This file is a Kodak KDC\/DCR camera RAW, a RAW format that is not supported/);
+  });
+
   it('an empty buffer is rejected', async () => {
     const error = await decodeError(new Uint8Array(0));
     expect(error.code).toBe('CORRUPT_FILE');

@@ -64,7 +64,7 @@ describe('describeFile', () => {
     ['images/exifr_iphone7.heic', 'a HEIF/HEIC image'],
     ['images/rs_sample1.avif', 'an AVIF image'],
     ['images/rs_test.tiff', 'a TIFF image'],
-    ['raw/kodak_dc50.kdc', 'a Kodak camera RAW (KDC/DCR), not a supported format'],
+    ['raw/kodak_dc50.kdc', 'a Kodak KDC/DCR camera RAW'],
     ['pairs/canon_eos_30d_cr2/IMG_5952.CR2', 'a CR2 camera RAW'],
   ])('%s is %s', (file, description) => {
     expect(describeFile(fixture(file))).toBe(description);
