@@ -38,6 +38,10 @@ describe('detectRawFormat', () => {
     });
   }
 
+  it('needs only the head of the file (4 KB here; the service stages a 64 KB head)', () => {
+    for (const [file, format] of Object.entries(expected)) expect([file, detectRawFormat(fixture(file).subarray(0, 4096))]).toEqual([file, format]);
+  });
+
   it.each([
     'images/exifr_canon-eos1300d.jpg',
     'images/mei_nikon-d70.jpg',
