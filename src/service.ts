@@ -80,6 +80,7 @@ export async function startService(config: Config, options: { logger?: Logger; i
     now,
     jwtSecret: configuredOrPersistedSecret(config.JWT_SECRET, config.DATA_DIR, 'jwt-secret'),
     loginLimiter: new RateLimiter(config.LOGIN_RATE_LIMIT_PER_15_MIN, 15 * 60_000),
+    captureLimiter: new RateLimiter(120, 60 * 60_000), // 60 keyless captures (challenge + attestation) an hour per address
     decoyPasswordHash: decoyHash(config.PASSWORD_HASH_COST),
     blobs,
     urlSigner: new UrlSigner(configuredOrPersistedSecret(undefined, config.DATA_DIR, 'url-signing-key'), config.PUBLIC_BASE_URL),
@@ -96,6 +97,7 @@ export async function startService(config: Config, options: { logger?: Logger; i
   });
   const address = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${address.port}`;
+  if (config.PORT === 0) deps.urlSigner.rebase(url);
   // Resuming unfinished verifications waits for the read models that say which those are.
   await projections.waitFor(await store.headPosition(), config.READ_MODEL_WAIT_MS);
   await workflows.start();

@@ -27,9 +27,13 @@ export async function receiveUpload(
   options: { fileFields: string[]; textFields: string[]; maxBytes: number },
 ): Promise<ParsedUpload> {
   const staged: UploadedFile[] = [];
+  // multer can abort before a failing stage has removed its file: wait for every stage to settle.
+  const inFlight: Promise<unknown>[] = [];
   const storage: multer.StorageEngine = {
     _handleFile(_req, file, callback) {
-      blobs.stage(file.stream, { maxBytes: options.maxBytes }).then(
+      const stage = blobs.stage(file.stream, { maxBytes: options.maxBytes });
+      inFlight.push(stage.catch(() => undefined));
+      stage.then(
         (blob) => {
           staged.push({ field: file.fieldname, filename: file.originalname, staged: blob });
           callback(null, {});
@@ -60,6 +64,7 @@ export async function receiveUpload(
     }
     return { files: new Map(staged.map((f) => [f.field, f])), fields };
   } catch (error) {
+    await Promise.all(inFlight);
     await Promise.all(staged.map((f) => f.staged.discard()));
     throw translate(error, options.maxBytes);
   }

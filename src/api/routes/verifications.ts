@@ -57,10 +57,12 @@ function shortCode(): string {
 /** Content decides the format, never the name; a clear 400 says what the file actually is. */
 function checkImage(file: UploadedFile, pair: boolean): { format: ImageFormat; contentType: string } {
   if (file.staged.size === 0) throw new FileError('UNSUPPORTED_FORMAT', 'The image file is empty (0 bytes).', { suggestion: 'Attach the image file itself.' });
-  const format = detectImageFormat(file.staged.head);
+  // Most RAW formats are TIFF containers: look for a RAW first so a CR2 is not taken for a TIFF.
+  const raw = detectRawFormat(file.staged.head);
+  const format = raw ? undefined : detectImageFormat(file.staged.head);
   const allowed = pair ? PAIR_IMAGE_FORMATS : IMAGE_ONLY_FORMATS;
   if (!format || !allowed.includes(format)) {
-    const actual = format ? format.toUpperCase() : detectRawFormat(file.staged.head) ? `a camera RAW (${detectRawFormat(file.staged.head)})` : describeFile(file.staged.head);
+    const actual = raw ? `a camera RAW (${raw})` : format ? format.toUpperCase() : describeFile(file.staged.head);
     throw new FileError('UNSUPPORTED_FORMAT', `The image part is ${actual}, which is not accepted ${pair ? 'with a RAW' : 'for image-only verification'}.`, {
       suggestion: pair ? 'With a RAW, send the JPEG or HEIF/HEIC rendering in "image" and the RAW in "raw".' : 'Send a JPEG, PNG, WebP, HEIF/HEIC, AVIF, TIFF or GIF.',
     });

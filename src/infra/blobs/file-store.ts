@@ -45,9 +45,12 @@ export class FileBlobStore implements BlobStore {
         callback(null, chunk);
       },
     });
+    const sink = fs.createWriteStream(file, { flags: 'wx', mode: 0o600 });
     try {
-      await pipeline(source, meter, fs.createWriteStream(file, { flags: 'wx', mode: 0o600 }));
+      await pipeline(source, meter, sink);
     } catch (error) {
+      // The sink may still be opening or flushing: remove the file only once it is closed.
+      if (!sink.closed) await new Promise((resolve) => sink.once('close', resolve));
       await fs.promises.rm(file, { force: true });
       throw error;
     }

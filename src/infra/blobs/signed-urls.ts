@@ -7,8 +7,13 @@ import crypto from 'node:crypto';
 export class UrlSigner {
   constructor(
     private readonly secret: Uint8Array,
-    private readonly baseUrl: string,
+    private baseUrl: string,
   ) {}
+
+  /** Links point at the address actually listened on when the port was chosen by the OS. */
+  rebase(baseUrl: string): void {
+    this.baseUrl = baseUrl;
+  }
 
   sign(key: string, options: { now: Date; ttlSeconds: number; contentType: string }): string {
     const exp = Math.floor(options.now.getTime() / 1000) + options.ttlSeconds;
