@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { VERIFICATION_DEADLINE_MS } from '../src/domain/verifications/decider.js';
+import type { WorkflowEngine } from './engine.js';
 import { failureReason, type VerificationActivities } from './verification/activities.js';
 
 const SWEEP_MS = 30_000;
@@ -11,7 +12,8 @@ const SWEEP_MS = 30_000;
  * progress is (re)run, and every step it repeats is a no-op in the decider. Timers are derived
  * from timestamps: the 10-minute deadline is checked against `queued_at`.
  */
-export class InProcessWorkflowEngine {
+export class InProcessWorkflowEngine implements WorkflowEngine {
+  readonly kind = 'inprocess' as const;
   private readonly queue: string[] = [];
   private readonly active = new Map<string, Promise<void>>();
   private sweepTimer?: NodeJS.Timeout;
