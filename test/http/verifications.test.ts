@@ -13,7 +13,7 @@ type Part = { field: string; name: string; bytes: Uint8Array };
 
 async function upload(url: string, token: string, parts: Part[], extra: Record<string, string> = {}) {
   const form = new FormData();
-  for (const part of parts) form.append(part.field, new Blob([part.bytes]), part.name);
+  for (const part of parts) form.append(part.field, new Blob([new Uint8Array(part.bytes)]), part.name);
   for (const [name, value] of Object.entries(extra)) form.append(name, value);
   const response = await fetch(`${url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
   return { status: response.status, body: await response.json() };

@@ -50,7 +50,7 @@ export class FileBlobStore implements BlobStore {
       await pipeline(source, meter, sink);
     } catch (error) {
       // The sink may still be opening or flushing: remove the file only once it is closed.
-      if (!sink.closed) await new Promise((resolve) => sink.once('close', resolve));
+      if (!sink.closed) await new Promise<void>((resolve) => sink.once('close', () => resolve()));
       await fs.promises.rm(file, { force: true });
       throw error;
     }
