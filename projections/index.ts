@@ -1,8 +1,9 @@
 import { accountsProjector } from './accounts.js';
 import { apiKeysProjector } from './api-keys.js';
+import { attestationsProjector } from './attestations.js';
 import type { Projector } from './projector.js';
 import { streamOwnersProjector } from './stream-owners.js';
 import { verificationsProjector } from './verifications.js';
 
 /** Every read model of the service, in the order they are migrated. */
-export const allProjectors: readonly Projector[] = [accountsProjector, apiKeysProjector, streamOwnersProjector, verificationsProjector];
+export const allProjectors: readonly Projector[] = [accountsProjector, apiKeysProjector, streamOwnersProjector, verificationsProjector, attestationsProjector];

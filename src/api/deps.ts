@@ -17,6 +17,8 @@ export interface ApiDeps {
   now: () => Date;
   jwtSecret: Uint8Array;
   loginLimiter: RateLimiter;
+  /** Keyless capture challenge/attestation calls, per client address. */
+  captureLimiter: RateLimiter;
   /** Hash checked when a login names an unknown user, so timing does not reveal which e-mails exist. */
   decoyPasswordHash: Promise<string>;
 }
