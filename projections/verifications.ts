@@ -8,7 +8,7 @@ const json = (value: unknown) => JSON.stringify(value);
 /** verifications and their per-analysis results. Deletion removes the rows (it is permanent). */
 export const verificationsProjector: Projector = {
   name: 'verifications',
-  version: 1,
+  version: 2,
   tables: ['verification_results', 'verifications'],
   async migrate(knex) {
     await knex.raw(`
@@ -24,6 +24,7 @@ export const verificationsProjector: Projector = {
         image jsonb not null,
         raw jsonb,
         billing jsonb not null,
+        capture jsonb,
         result boolean,
         result_confidence double precision not null default 0,
         assurance_level text,
@@ -78,6 +79,7 @@ export const verificationsProjector: Projector = {
             image: json(d.image),
             raw: d.raw ? json(d.raw) : null,
             billing: json(d.billing),
+            capture: d.capture ? json(d.capture) : null,
             created_at: d.queued_at,
             updated_at: d.queued_at,
             last_position: position,

@@ -17,6 +17,7 @@ import type { EventStore } from './infra/eventstore/port.js';
 import { migrateEventStore, PostgresEventStore } from './infra/eventstore/postgres.js';
 import { FileBlobStore } from './infra/blobs/file-store.js';
 import { UrlSigner } from './infra/blobs/signed-urls.js';
+import { KeyedLock } from './infra/keyed-lock.js';
 import { decoyHash } from './infra/passwords.js';
 import { ensureDevelopmentSigner } from './provenance/dev-signer.js';
 import { loadSignerConfig } from './provenance/signer-config.js';
@@ -86,6 +87,7 @@ export async function startService(config: Config, options: { logger?: Logger; i
     urlSigner: new UrlSigner(configuredOrPersistedSecret(undefined, config.DATA_DIR, 'url-signing-key'), config.PUBLIC_BASE_URL),
     pipelineBuild,
     workflows,
+    streamLocks: new KeyedLock(),
   };
   const { app } = createApp(deps);
   const server = http.createServer(app);

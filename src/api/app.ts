@@ -10,6 +10,7 @@ import { auditRoutes } from './routes/audit.js';
 import { blobRoutes } from './routes/blobs.js';
 import { captureRoutes } from './routes/capture.js';
 import { healthRoutes } from './routes/health.js';
+import { usageRoutes } from './routes/usage.js';
 import { verificationRoutes } from './routes/verifications.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
@@ -42,6 +43,7 @@ export function createApp(deps: ApiDeps): { app: Express; openapi: ReturnType<ty
   app.use(apiKeyRoutes(deps, registry));
   app.use(auditRoutes(deps, registry));
   app.use(captureRoutes(deps, registry));
+  app.use(usageRoutes(deps, registry));
   app.use(verificationRoutes(deps, registry));
   app.use(blobRoutes(deps, registry));
 

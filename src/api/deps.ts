@@ -1,9 +1,13 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { ProjectionRunner } from '../../projections/runner.js';
+import type { WorkflowEngine } from '../../workflows/engine.js';
 import type { Config } from '../infra/config.js';
 import type { DatabaseKind } from '../infra/db.js';
 import type { EventStore } from '../infra/eventstore/port.js';
+import type { BlobStore } from '../infra/blobs/port.js';
+import type { UrlSigner } from '../infra/blobs/signed-urls.js';
+import type { KeyedLock } from '../infra/keyed-lock.js';
 import type { RateLimiter } from './rate-limit.js';
 
 /** Everything the HTTP edge needs, built once by the composition root (src/service.ts). */
@@ -21,4 +25,11 @@ export interface ApiDeps {
   captureLimiter: RateLimiter;
   /** Hash checked when a login names an unknown user, so timing does not reveal which e-mails exist. */
   decoyPasswordHash: Promise<string>;
+  blobs: BlobStore;
+  urlSigner: UrlSigner;
+  /** Identifies the analysis code that produced a result (recorded on every verification). */
+  pipelineBuild: string;
+  workflows: WorkflowEngine;
+  /** Serialises this process's writers of contended streams (monthly usage). */
+  streamLocks: KeyedLock;
 }

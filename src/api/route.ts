@@ -30,6 +30,8 @@ export interface RouteSpec<B, Q, P, A extends AuthRequirement> {
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
   params?: z.ZodType<P>;
+  /** Documents a multipart/form-data body; the handler parses it itself (files are streamed). */
+  multipart?: z.ZodType;
   responses: Record<number, ResponseSpec>;
   handler: (
     input: { body: B; query: Q; params: P; principal: A extends 'none' ? Principal | null : Principal; req: Request; res: Response },
@@ -68,7 +70,7 @@ export function defineRoute<B = undefined, Q = undefined, P = undefined, A exten
     if (status === 422) continue;
     responses[status] ??= { description: documentedErrors[status] ?? 'Error', content: { 'application/json': { schema: errorEnvelopeSchema } } };
   }
-  if (spec.body || spec.query || spec.params) {
+  if (spec.body || spec.query || spec.params || spec.multipart) {
     responses[422] = { description: 'Validation error', content: { 'application/json': { schema: validationErrorSchema } } };
   }
   registry.registerPath({
@@ -82,6 +84,7 @@ export function defineRoute<B = undefined, Q = undefined, P = undefined, A exten
       ...(spec.params ? { params: spec.params as z.ZodObject } : {}),
       ...(spec.query ? { query: spec.query as z.ZodObject } : {}),
       ...(spec.body ? { body: { content: { 'application/json': { schema: spec.body } }, required: true } } : {}),
+      ...(spec.multipart ? { body: { content: { 'multipart/form-data': { schema: spec.multipart } }, required: true } } : {}),
     },
     responses,
   });

@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Response } from 'express';
-import { base64url, calculateJwkThumbprint, CompactSign, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { base64url, calculateJwkThumbprint, CompactSign, exportJWK } from 'jose';
+import { newDevice, signAttestation as sign, type Device } from '../support/capture.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../src/api/rate-limit.js';
 import { redeemAttestation, validateAttestationForUpload } from '../../src/domain/attestations/redeem.js';
@@ -17,16 +18,6 @@ const FIXTURE_IMAGE = path.resolve(import.meta.dirname, '../../../shared/fixture
 const sha256 = (data: Buffer | string) => crypto.createHash('sha256').update(data).digest('hex');
 const IMAGE = sha256('image bytes');
 const RAW = sha256('raw bytes');
-
-interface Device {
-  privateKey: CryptoKey;
-  publicJwk: JWK;
-}
-
-async function newDevice(): Promise<Device> {
-  const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
-  return { privateKey, publicJwk: await exportJWK(publicKey) };
-}
 
 function payloadFor(nonce: string, overrides: Record<string, unknown> = {}) {
   return {
@@ -42,13 +33,6 @@ function payloadFor(nonce: string, overrides: Record<string, unknown> = {}) {
     integrity: { app_integrity: 'verified', hardware_backed_key: true, jailbreak_indicators: [] },
     ...overrides,
   };
-}
-
-/** `embedded` is the key put in the header; by default the signing device's own. */
-async function sign(device: Device, payload: unknown, header: Record<string, unknown> = {}, embedded: JWK = device.publicJwk) {
-  return new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
-    .setProtectedHeader({ alg: 'ES256', typ: 'pv-capture+jws', jwk: embedded, ...header })
-    .sign(device.privateKey);
 }
 
 const fakeResponse = () => ({ setHeader() {} }) as unknown as Response;

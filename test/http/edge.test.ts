@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allProjectors } from '../../projections/index.js';
 import { databaseTargets } from '../support/databases.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 
@@ -37,7 +38,8 @@ for (const target of databaseTargets) {
       expect(res.body.processing_region).toBe('eu-central-1');
       expect(res.body.dependencies.database).toEqual({ status: 'ok', adapter: target.name });
       expect(res.body.dependencies.event_store.status).toBe('ok');
-      expect(res.body.projections.map((p: { name: string }) => p.name)).toEqual(['accounts', 'api_keys', 'stream_owners']);
+      expect(res.body.projections.map((p: { name: string }) => p.name)).toEqual(allProjectors.map((p) => p.name));
+      expect(res.body.projections.every((p: { state: string }) => p.state === 'running')).toBe(true);
     });
 
     it('serves an OpenAPI 3.1 document that lists every served route', async () => {

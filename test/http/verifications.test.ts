@@ -117,7 +117,8 @@ for (const target of databaseTargets) {
       ['a JPEG renamed .nef as the RAW', [{ field: 'image', name: 'a.jpg', bytes: fixture(pairJpeg) }, { field: 'raw', name: 'b.nef', bytes: fixture('raw/mei_issue247-1_jpeg_content.nef') }], 400, 'UNSUPPORTED_FORMAT'],
       ['a PNG with a RAW', [{ field: 'image', name: 'a.png', bytes: fixture('images/exifr_png_with_exif_and_gps.png') }, { field: 'raw', name: 'b.cr2', bytes: fixture(pairRaw) }], 400, 'UNSUPPORTED_FORMAT'],
       ['a file over the limit', [{ field: 'image', name: 'big.jpg', bytes: new Uint8Array(9 * 1024 * 1024) }], 413, 'PAYLOAD_TOO_LARGE'],
-      ['an unknown attestation id', [{ field: 'image', name: 'a.jpg', bytes: fixture(pairJpeg) }], 400, 'ATTESTATION_NOT_FOUND', { attestation_id: 'att_unknown' }],
+      ['a malformed attestation id', [{ field: 'image', name: 'a.jpg', bytes: fixture(pairJpeg) }], 400, 'INVALID_ATTESTATION', { attestation_id: 'att_unknown' }],
+      ['an unknown attestation id', [{ field: 'image', name: 'a.jpg', bytes: fixture(pairJpeg) }], 400, 'ATTESTATION_NOT_FOUND', { attestation_id: '5b0c7c5e-0000-4000-8000-000000000000' }],
     ] as [string, Part[], number, string, Record<string, string>?][])('rejects %s, storing nothing', async (_label, parts, status, code, extra) => {
       const events = await t.eventCount();
       const blobs = blobCount(t);

@@ -47,6 +47,15 @@ export const verificationSchema = z
     account_id: z.uuid(),
     created_at: z.string(),
     updated_at: z.string(),
+    security_score: z.number().optional().describe('Present when an attestation was supplied.'),
+    attestation_validated: z.boolean().optional(),
+    device_fingerprint_id: z.string().optional(),
+    camera_fingerprint_id: z.string().nullable().optional(),
+    sequence_number: z.number().int().nullable().optional(),
+    integrity_score: z.number().optional(),
+    jailbreak_indicators: z.array(z.string()).optional(),
+    capture_gps_latitude: z.number().nullable().optional(),
+    capture_gps_longitude: z.number().nullable().optional(),
   })
   .openapi('Verification');
 
@@ -97,5 +106,13 @@ export function toVerificationView(row: Record<string, any>, results: Record<str
     account_id: row.account_id,
     created_at: isoDate(row.created_at)!,
     updated_at: isoDate(row.updated_at)!,
+    ...captureFields(row.capture ? parseJson(row.capture) : null),
   };
+}
+
+/** The capture fields appear only when an attestation was supplied. */
+function captureFields(capture: Record<string, any> | null): Partial<VerificationView> {
+  if (!capture) return {};
+  const { attestation_id: _id, ...facts } = capture;
+  return facts;
 }

@@ -3,12 +3,17 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { Router } from 'express';
 import { z } from 'zod';
 import { detectRawFormat, describeFile } from '../../analysis/raw/index.js';
+import { handleCommand } from '../../domain/decider.js';
+import { usageDecider, usageStream } from '../../domain/usage/decider.js';
+import { monthOf } from '../../domain/usage/plans.js';
 import { verificationDecider, verificationStream } from '../../domain/verifications/decider.js';
 import { verificationStatuses, type StoredFile } from '../../domain/verifications/events.js';
-import { AppError, FileError, NotFoundError, ValidationError } from '../../errors.js';
+import { FileError, NotFoundError, ValidationError } from '../../errors.js';
 import { detectImageFormat, mimeTypes, type ImageFormat } from '../../provenance/format.js';
 import type { Principal } from '../auth.js';
+import { redeemAttestation, validateAttestationForUpload } from '../../domain/attestations/redeem.js';
 import { commandContext, execute } from '../commands.js';
+import type { CommandContext } from '../../domain/decider.js';
 import type { ApiDeps } from '../deps.js';
 import { confirmationSchema } from '../openapi.js';
 import { defineRoute } from '../route.js';
@@ -103,6 +108,29 @@ export function verificationRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Ro
     const thumb = renditions(row).thumbnail;
     return toVerificationView(row, results, thumb ? signedUrl(thumb.blob_key, thumb.content_type) : '');
   };
+  /** Reserves one raw-pair verification in the account's month; 402 QUOTA_EXCEEDED past plan and budget. */
+  const meter = async (accountId: string, verificationId: string, context: CommandContext) => {
+    const account = await deps.knex('accounts').where({ id: accountId }).first();
+    const month = monthOf(context.now);
+    const stream = usageStream(accountId, month);
+    const outcome = await deps.streamLocks.run(stream, () =>
+      handleCommand(deps.store, stream, usageDecider, {
+        type: 'Meter',
+        account_id: accountId,
+        month,
+        verification_id: verificationId,
+        plan: account.plan,
+        budget_cap: account.monthly_budget_cap_eur === null ? null : Number(account.monthly_budget_cap_eur),
+        now: context.now,
+      }, context),
+    );
+    const metered = outcome.events[0];
+    return { counted: true, overage: metered?.type === 'VerificationMetered' && metered.data.overage, price_eur: metered?.type === 'VerificationMetered' ? metered.data.price : 0 };
+  };
+  const releaseMetering = async (accountId: string, verificationId: string, context: CommandContext) => {
+    const stream = usageStream(accountId, monthOf(context.now));
+    await deps.streamLocks.run(stream, () => handleCommand(deps.store, stream, usageDecider, { type: 'Release', verification_id: verificationId, now: deps.now() }, context));
+  };
   const redirect = (url: string) => ({ status: 302, headers: { Location: url, 'Cache-Control': 'no-store' } });
 
   defineRoute(router, registry, deps, {
@@ -112,10 +140,13 @@ export function verificationRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Ro
     summary: 'Create a verification (multipart: image, optional raw, optional attestation_id)',
     description: 'A RAW+image pair (raw_pair) consumes quota; image-only does not. Files are checked by content, hashed (SHA-256, SHA-512) while streaming, and analysed asynchronously: poll GET /v1/verifications/{id}.',
     auth: 'any',
+    multipart: uploadBody,
     responses: {
       201: { description: 'Queued', schema: z.object({ id: z.uuid(), security_score: z.number().optional() }).openapi('VerificationCreated') },
-      400: { description: 'File of the wrong format, empty or truncated; invalid attestation' },
+      400: { description: 'File of the wrong format, empty or truncated; invalid attestation format or unknown attestation_id' },
+      402: { description: 'QUOTA_EXCEEDED: monthly quota and overage budget used' },
       413: { description: 'File larger than MAX_UPLOAD_BYTES' },
+      422: { description: 'HASH_MISMATCH: the files differ from the attestation; or a malformed request' },
     },
     async handler({ principal, req, res }) {
       const upload = await receiveUpload(req, res, deps.blobs, { fileFields: ['image', 'raw'], textFields: ['attestation_id'], maxBytes: deps.config.MAX_UPLOAD_BYTES });
@@ -124,14 +155,20 @@ export function verificationRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Ro
         const imageFile = upload.files.get('image');
         if (!imageFile) throw new RequestValidationError([{ loc: ['body', 'image'], msg: 'Field required.', type: 'missing' }]);
         const rawFile = upload.files.get('raw');
-        if (upload.fields.attestation_id !== undefined) {
-          throw new AppError('ATTESTATION_NOT_FOUND', 'Unknown attestation_id.', { suggestion: 'Obtain one from POST /capture/attestation first.' });
-        }
         const image = checkImage(imageFile, Boolean(rawFile));
         const rawFormat = rawFile ? checkRaw(rawFile) : null;
+        const attestationId = upload.fields.attestation_id;
+        const attested = { accountId: principal.accountId, imageSha256: imageFile.staged.sha256, rawSha256: rawFile?.staged.sha256 ?? null };
+        // Checked before anything is stored or metered; consumed only once the rest has passed.
+        if (attestationId !== undefined) await validateAttestationForUpload(deps, { attestationId, ...attested });
 
         const id = crypto.randomUUID();
         const context = commandContext(deps, req, principal);
+        const billing = rawFile ? await meter(principal.accountId, id, context) : { counted: false, overage: false, price_eur: 0 };
+        const release = () => billing.counted && releaseMetering(principal.accountId, id, context);
+        let capture = null;
+        try {
+        if (attestationId !== undefined) capture = { attestation_id: attestationId, ...(await redeemAttestation(deps, res, { attestationId, verificationId: id, ...attested }, context)) };
         const commit = async (file: UploadedFile, name: string, format: string, contentType: string): Promise<StoredFile> => {
           const extension = format.toLowerCase();
           const stored = await file.staged.commit(`verifications/${id}/${name}.${extension}`);
@@ -152,11 +189,16 @@ export function verificationRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Ro
             image: storedImage,
             raw: storedRaw,
             queued_at: context.now.toISOString(),
-            billing: { counted: mode === 'raw_pair', overage: false, price_eur: 0 },
+            billing,
+            capture,
           },
         }, context);
+        } catch (error) {
+          await release();
+          throw error;
+        }
         deps.workflows.submit(id);
-        return { status: 201, body: { id } };
+        return { status: 201, body: capture ? { id, security_score: capture.security_score } : { id } };
       } catch (error) {
         await Promise.all(staged.map((f) => f.staged.discard()));
         throw error;

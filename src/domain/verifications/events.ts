@@ -32,6 +32,22 @@ export const verificationEvents = {
       image: storedFile,
       raw: storedFile.nullable(),
       queued_at: z.iso.datetime(),
+      /** Facts from a redeemed capture attestation (spec 2.1 capture fields). */
+      capture: z
+        .object({
+          attestation_id: z.uuid(),
+          security_score: z.number(),
+          attestation_validated: z.literal(true),
+          device_fingerprint_id: z.string(),
+          camera_fingerprint_id: z.string().nullable(),
+          sequence_number: z.number().int().nullable(),
+          integrity_score: z.number(),
+          jailbreak_indicators: z.array(z.string()),
+          capture_gps_latitude: z.number().nullable(),
+          capture_gps_longitude: z.number().nullable(),
+        })
+        .nullable()
+        .default(null),
       /** Whether this verification counts against the monthly quota, and at what price. */
       billing: z.object({ counted: z.boolean(), overage: z.boolean(), price_eur: z.number().nonnegative() }),
     }),
