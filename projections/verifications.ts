@@ -8,7 +8,7 @@ const json = (value: unknown) => JSON.stringify(value);
 /** verifications and their per-analysis results. Deletion removes the rows (it is permanent). */
 export const verificationsProjector: Projector = {
   name: 'verifications',
-  version: 2,
+  version: 3,
   tables: ['verification_results', 'verifications'],
   async migrate(knex) {
     await knex.raw(`
@@ -25,6 +25,7 @@ export const verificationsProjector: Projector = {
         raw jsonb,
         billing jsonb not null,
         capture jsonb,
+        anonymous_origin uuid,
         result boolean,
         result_confidence double precision not null default 0,
         assurance_level text,
@@ -43,6 +44,7 @@ export const verificationsProjector: Projector = {
         last_position numeric(20, 0) not null
       )`);
     await knex.raw('create index if not exists verifications_account_created on verifications (account_id, created_at desc)');
+    await knex.raw('create index if not exists verifications_anonymous_origin on verifications (anonymous_origin) where anonymous_origin is not null');
     await knex.raw(`
       create table if not exists verification_results (
         id uuid primary key,
@@ -80,6 +82,7 @@ export const verificationsProjector: Projector = {
             raw: d.raw ? json(d.raw) : null,
             billing: json(d.billing),
             capture: d.capture ? json(d.capture) : null,
+            anonymous_origin: d.anonymous ? d.account_id : null,
             created_at: d.queued_at,
             updated_at: d.queued_at,
             last_position: position,
@@ -141,6 +144,9 @@ export const verificationsProjector: Projector = {
         return;
       case 'VerificationFailed':
         await row().update({ status: 'failed', failure_reason: event.data.failure_reason, updated_at: event.data.failed_at, last_position: position });
+        return;
+      case 'VerificationClaimed':
+        await row().update({ account_id: event.data.new_owner_account_id, updated_at: event.data.claimed_at, last_position: position });
         return;
       case 'VerificationDeleted':
         await trx('verifications').where({ id }).delete();

@@ -5,6 +5,7 @@ import { pino, type Logger } from 'pino';
 import { allProjectors } from '../projections/index.js';
 import { shutdownRawDecoders } from './analysis/raw/index.js';
 import { InProcessWorkflowEngine } from '../workflows/inprocess-engine.js';
+import type { WorkflowEngine } from '../workflows/engine.js';
 import { createVerificationActivities } from '../workflows/verification/activities.js';
 import { ProjectionRunner } from '../projections/runner.js';
 import { createApp } from './api/app.js';
@@ -69,7 +70,16 @@ export async function startService(config: Config, options: { logger?: Logger; i
     signer,
     onAppended: () => projections.poke(),
   });
-  const workflows = new InProcessWorkflowEngine(activities, db.knex, log, now, config.WORKFLOW_CONCURRENCY);
+  // Temporal when configured (loaded lazily: its native bridge is not needed in-process).
+  const workflows: WorkflowEngine = config.TEMPORAL_ADDRESS
+    ? new (await import('../workflows/temporal/engine.js')).TemporalWorkflowEngine(activities, db.knex, log, {
+        address: config.TEMPORAL_ADDRESS,
+        namespace: config.TEMPORAL_NAMESPACE,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        concurrency: config.WORKFLOW_CONCURRENCY,
+        shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
+      })
+    : new InProcessWorkflowEngine(activities, db.knex, log, now, config.WORKFLOW_CONCURRENCY);
 
   const deps: ApiDeps = {
     config,
@@ -81,6 +91,8 @@ export async function startService(config: Config, options: { logger?: Logger; i
     now,
     jwtSecret: configuredOrPersistedSecret(config.JWT_SECRET, config.DATA_DIR, 'jwt-secret'),
     loginLimiter: new RateLimiter(config.LOGIN_RATE_LIMIT_PER_15_MIN, 15 * 60_000),
+    anonymousLimiter: new RateLimiter(config.ANONYMOUS_UPLOADS_PER_HOUR, 60 * 60_000),
+    claimLimiter: new RateLimiter(config.CLAIM_ATTEMPTS_PER_15_MIN, 15 * 60_000),
     captureLimiter: new RateLimiter(120, 60 * 60_000), // 60 keyless captures (challenge + attestation) an hour per address
     decoyPasswordHash: decoyHash(config.PASSWORD_HASH_COST),
     blobs,

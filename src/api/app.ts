@@ -8,6 +8,7 @@ import { accountRoutes } from './routes/accounts.js';
 import { apiKeyRoutes } from './routes/apikeys.js';
 import { auditRoutes } from './routes/audit.js';
 import { blobRoutes } from './routes/blobs.js';
+import { claimRoutes } from './routes/claims.js';
 import { captureRoutes } from './routes/capture.js';
 import { healthRoutes } from './routes/health.js';
 import { usageRoutes } from './routes/usage.js';
@@ -44,6 +45,7 @@ export function createApp(deps: ApiDeps): { app: Express; openapi: ReturnType<ty
   app.use(auditRoutes(deps, registry));
   app.use(captureRoutes(deps, registry));
   app.use(usageRoutes(deps, registry));
+  app.use(claimRoutes(deps, registry));
   app.use(verificationRoutes(deps, registry));
   app.use(blobRoutes(deps, registry));
 

@@ -4,15 +4,19 @@ import { apiKeyDecider, apiKeyStream, KEY_USE_RECORD_INTERVAL_MS } from '../doma
 import type { ApiKeyScope } from '../domain/apikeys/events.js';
 import type { UserRole } from '../domain/accounts/events.js';
 import { handleCommand } from '../domain/decider.js';
+import { anonymousAccountId, isAnonymousUserId } from '../domain/verifications/anonymous.js';
 import { AccessDeniedError, AuthenticationError } from '../errors.js';
 import { hashApiKey, looksLikeApiKey, parseApiKey, sameHash } from '../infra/api-key-material.js';
 import type { ApiDeps } from './deps.js';
 
-/** 'none': public. 'any': JWT or API key. 'jwt': a user session only (e.g. creating API keys). */
-export type AuthRequirement = 'none' | 'any' | 'jwt';
+/**
+ * 'none': public. 'any': JWT or API key. 'jwt': a user session only (e.g. creating API keys).
+ * 'any_or_anonymous': also a keyless caller presenting its anonymous_user_id (reads of its own records).
+ */
+export type AuthRequirement = 'none' | 'any' | 'jwt' | 'any_or_anonymous';
 
 export interface Principal {
-  via: 'jwt' | 'api_key';
+  via: 'jwt' | 'api_key' | 'anonymous';
   userId: string;
   accountId: string;
   role: UserRole;
@@ -49,6 +53,8 @@ export async function authenticate(deps: ApiDeps, req: Request, requirement: Aut
   }
   if (!apiKeyHeader && !bearer) {
     if (requirement === 'none') return null;
+    const anonymous = req.get('x-anonymous-user-id')?.trim();
+    if (requirement === 'any_or_anonymous' && anonymous) return anonymousPrincipal(anonymous);
     throw new AuthenticationError('AUTHENTICATION_REQUIRED', 'This endpoint requires authentication.', {
       suggestion: 'Send "Authorization: Bearer <token>" from POST /v1/accounts/login, or an API key in "X-API-Key".',
     });
@@ -70,6 +76,16 @@ export async function authenticate(deps: ApiDeps, req: Request, requirement: Aut
     });
   }
   return principal;
+}
+
+export function anonymousPrincipal(anonymousUserId: string): Principal {
+  if (!isAnonymousUserId(anonymousUserId)) {
+    throw new AuthenticationError('INVALID_CREDENTIALS', 'The X-Anonymous-User-Id is not a valid anonymous_user_id.', {
+      suggestion: 'Send the anonymous_user_id returned by your first keyless upload, unchanged.',
+    });
+  }
+  const accountId = anonymousAccountId(anonymousUserId);
+  return { via: 'anonymous', userId: accountId, accountId, role: 'member', scope: 'full' };
 }
 
 async function principalFromJwt(deps: ApiDeps, token: string): Promise<Principal> {

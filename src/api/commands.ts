@@ -12,7 +12,9 @@ export function commandContext(deps: ApiDeps, req: Request, principal: Principal
     : principal
       ? principal.via === 'api_key'
         ? { type: 'api_key', id: principal.keyId! }
-        : { type: 'user', id: principal.userId }
+        : principal.via === 'anonymous'
+          ? { type: 'anonymous', id: principal.accountId }
+          : { type: 'user', id: principal.userId }
       : { type: 'anonymous', id: 'anonymous' };
   return {
     accountId: actorOverride?.accountId ?? principal?.accountId ?? null,

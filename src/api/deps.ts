@@ -21,6 +21,10 @@ export interface ApiDeps {
   now: () => Date;
   jwtSecret: Uint8Array;
   loginLimiter: RateLimiter;
+  /** Keyless uploads per client address. */
+  anonymousLimiter: RateLimiter;
+  /** Claim attempts per account. */
+  claimLimiter: RateLimiter;
   /** Keyless capture challenge/attestation calls, per client address. */
   captureLimiter: RateLimiter;
   /** Hash checked when a login names an unknown user, so timing does not reveal which e-mails exist. */

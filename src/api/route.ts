@@ -79,7 +79,12 @@ export function defineRoute<B = undefined, Q = undefined, P = undefined, A exten
     summary: spec.summary,
     description: spec.description,
     tags: [spec.tag],
-    security: spec.auth === 'none' ? [] : [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+    security:
+      spec.auth === 'none'
+        ? []
+        : spec.auth === 'any_or_anonymous'
+          ? [{ bearerAuth: [] }, { apiKeyHeader: [] }, { anonymousUser: [] }]
+          : [{ bearerAuth: [] }, { apiKeyHeader: [] }],
     request: {
       ...(spec.params ? { params: spec.params as z.ZodObject } : {}),
       ...(spec.query ? { query: spec.query as z.ZodObject } : {}),

@@ -10,7 +10,8 @@ import { verificationDecider, verificationStream } from '../../domain/verificati
 import { verificationStatuses, type StoredFile } from '../../domain/verifications/events.js';
 import { FileError, NotFoundError, ValidationError } from '../../errors.js';
 import { detectImageFormat, mimeTypes, type ImageFormat } from '../../provenance/format.js';
-import type { Principal } from '../auth.js';
+import { anonymousPrincipal, type Principal } from '../auth.js';
+import { newAnonymousUserId } from '../../domain/verifications/anonymous.js';
 import { redeemAttestation, validateAttestationForUpload } from '../../domain/attestations/redeem.js';
 import { commandContext, execute } from '../commands.js';
 import type { CommandContext } from '../../domain/decider.js';
@@ -110,7 +111,8 @@ export function verificationRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Ro
   };
   /** Reserves one raw-pair verification in the account's month; 402 QUOTA_EXCEEDED past plan and budget. */
   const meter = async (accountId: string, verificationId: string, context: CommandContext) => {
-    const account = await deps.knex('accounts').where({ id: accountId }).first();
+    // An anonymous user has no account row: it gets the Free plan's quota.
+    const account = (await deps.knex('accounts').where({ id: accountId }).first()) ?? { plan: 'free', monthly_budget_cap_eur: null };
     const month = monthOf(context.now);
     const stream = usageStream(accountId, month);
     const outcome = await deps.streamLocks.run(stream, () =>
@@ -139,16 +141,35 @@ export function verificationRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Ro
     tag: 'verifications',
     summary: 'Create a verification (multipart: image, optional raw, optional attestation_id)',
     description: 'A RAW+image pair (raw_pair) consumes quota; image-only does not. Files are checked by content, hashed (SHA-256, SHA-512) while streaming, and analysed asynchronously: poll GET /v1/verifications/{id}.',
-    auth: 'any',
+    auth: 'none',
     multipart: uploadBody,
     responses: {
-      201: { description: 'Queued', schema: z.object({ id: z.uuid(), security_score: z.number().optional() }).openapi('VerificationCreated') },
+      201: {
+        description: 'Queued',
+        schema: z
+          .object({
+            id: z.uuid(),
+            security_score: z.number().optional(),
+            anonymous_user_id: z.string().optional().describe('Keyless uploads only: the bearer secret that reads (X-Anonymous-User-Id) and later claims these verifications. Keep it.'),
+          })
+          .openapi('VerificationCreated'),
+      },
+      429: { description: 'Too many keyless uploads from this address' },
       400: { description: 'File of the wrong format, empty or truncated; invalid attestation format or unknown attestation_id' },
       402: { description: 'QUOTA_EXCEEDED: monthly quota and overage budget used' },
       413: { description: 'File larger than MAX_UPLOAD_BYTES' },
       422: { description: 'HASH_MISMATCH: the files differ from the attestation; or a malformed request' },
     },
-    async handler({ principal, req, res }) {
+    async handler({ principal: caller, req, res }) {
+      // Keyless callers verify as an anonymous user: rate-limited, free-plan quota, claimable later.
+      let anonymousUserId: string | undefined;
+      let principal = caller;
+      if (!principal) {
+        deps.anonymousLimiter.check(req.ip ?? 'unknown', 'anonymous uploads from this address');
+        deps.anonymousLimiter.hit(req.ip ?? 'unknown');
+        anonymousUserId = req.get('x-anonymous-user-id')?.trim() || newAnonymousUserId();
+        principal = anonymousPrincipal(anonymousUserId);
+      }
       const upload = await receiveUpload(req, res, deps.blobs, { fileFields: ['image', 'raw'], textFields: ['attestation_id'], maxBytes: deps.config.MAX_UPLOAD_BYTES });
       const staged = [...upload.files.values()];
       try {
@@ -164,8 +185,9 @@ export function verificationRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Ro
 
         const id = crypto.randomUUID();
         const context = commandContext(deps, req, principal);
-        const billing = rawFile ? await meter(principal.accountId, id, context) : { counted: false, overage: false, price_eur: 0 };
-        const release = () => billing.counted && releaseMetering(principal.accountId, id, context);
+        const owner = principal.accountId;
+        const billing = rawFile ? await meter(owner, id, context) : { counted: false, overage: false, price_eur: 0 };
+        const release = () => billing.counted && releaseMetering(owner, id, context);
         let capture = null;
         try {
         if (attestationId !== undefined) capture = { attestation_id: attestationId, ...(await redeemAttestation(deps, res, { attestationId, verificationId: id, ...attested }, context)) };
@@ -191,6 +213,7 @@ export function verificationRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Ro
             queued_at: context.now.toISOString(),
             billing,
             capture,
+            anonymous: principal.via === 'anonymous',
           },
         }, context);
         } catch (error) {
@@ -198,7 +221,10 @@ export function verificationRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Ro
           throw error;
         }
         deps.workflows.submit(id);
-        return { status: 201, body: capture ? { id, security_score: capture.security_score } : { id } };
+        return {
+          status: 201,
+          body: { id, ...(capture ? { security_score: capture.security_score } : {}), ...(anonymousUserId ? { anonymous_user_id: anonymousUserId } : {}) },
+        };
       } catch (error) {
         await Promise.all(staged.map((f) => f.staged.discard()));
         throw error;
@@ -211,7 +237,7 @@ export function verificationRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Ro
     path: '/v1/verifications/',
     tag: 'verifications',
     summary: 'List your verifications',
-    auth: 'any',
+    auth: 'any_or_anonymous',
     query: listQuery,
     responses: { 200: { description: 'List envelope', schema: listEnvelope }, 400: { description: 'Invalid status filter or sort parameter (VALIDATION_ERROR)' } },
     async handler({ query, principal }) {
@@ -257,7 +283,7 @@ export function verificationRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Ro
     path: '/v1/verifications/{verification_id}',
     tag: 'verifications',
     summary: 'Read a verification',
-    auth: 'any',
+    auth: 'any_or_anonymous',
     params: idParam,
     responses: { 200: { description: 'Verification', schema: verificationSchema }, 404: { description: 'VERIFICATION_NOT_FOUND (also when not yours)' } },
     async handler({ params, principal }) {
@@ -290,7 +316,7 @@ export function verificationRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Ro
       path,
       tag: 'verifications',
       summary,
-      auth: 'any',
+      auth: 'any_or_anonymous',
       params: idParam,
       responses: { 302: { description: 'Redirect to a pre-signed URL valid for 1 hour' }, 404: { description: 'VERIFICATION_NOT_FOUND' } },
       async handler({ params, principal }) {

@@ -16,11 +16,13 @@ export type VerificationCommand =
   | { type: 'StoreRendition'; kind: RenditionKind; blob_key: string; content_type: string; sha256: string; now: Date }
   | { type: 'Complete'; now: Date }
   | { type: 'Fail'; reason: string; now: Date }
-  | { type: 'Delete'; account_id: string; now: Date };
+  | { type: 'Delete'; account_id: string; now: Date }
+  | { type: 'Claim'; anonymous_account_id: string; new_owner_account_id: string; now: Date };
 
 export interface VerificationState {
   status: 'none' | 'queued' | 'in_progress' | 'completed' | 'failed' | 'deleted';
   accountId?: string;
+  anonymous?: boolean;
   mode?: 'raw_pair' | 'image_only';
   queuedAt?: Date;
   shortCode?: string;
@@ -48,6 +50,7 @@ export const verificationDecider: Decider<VerificationState, VerificationCommand
           ...state,
           status: 'queued',
           accountId: event.data.account_id,
+          anonymous: event.data.anonymous,
           mode: event.data.mode,
           queuedAt: new Date(event.data.queued_at),
           shortCode: event.data.short_code,
@@ -66,6 +69,8 @@ export const verificationDecider: Decider<VerificationState, VerificationCommand
         return { ...state, status: 'completed' };
       case 'VerificationFailed':
         return { ...state, status: 'failed' };
+      case 'VerificationClaimed':
+        return { ...state, accountId: event.data.new_owner_account_id, anonymous: false };
       case 'VerificationDeleted':
         return { ...state, status: 'deleted' };
       default:
@@ -107,6 +112,15 @@ export const verificationDecider: Decider<VerificationState, VerificationCommand
         const blobKeys = [state.image?.blob_key, state.raw?.blob_key, ...state.renditions.values()].filter((k): k is string => Boolean(k));
         return [{ type: 'VerificationDeleted', data: { deleted_at: command.now.toISOString(), blob_keys: blobKeys } }];
       }
+      case 'Claim':
+        // Only a record still owned by that anonymous id moves; anything else is not this claim's.
+        if (state.status === 'none' || state.status === 'deleted' || !state.anonymous || state.accountId !== command.anonymous_account_id) return [];
+        return [
+          {
+            type: 'VerificationClaimed',
+            data: { previous_owner_account_id: command.anonymous_account_id, new_owner_account_id: command.new_owner_account_id, claimed_at: command.now.toISOString() },
+          },
+        ];
       default:
         return assertNever(command);
     }

@@ -32,6 +32,8 @@ export const verificationEvents = {
       image: storedFile,
       raw: storedFile.nullable(),
       queued_at: z.iso.datetime(),
+      /** Uploaded without credentials: account_id is the anonymous owner's derived id until claimed. */
+      anonymous: z.boolean().default(false),
       /** Facts from a redeemed capture attestation (spec 2.1 capture fields). */
       capture: z
         .object({
@@ -88,6 +90,10 @@ export const verificationEvents = {
   ),
   VerificationCompleted: defineEvent('VerificationCompleted', z.object({ completed_at: z.iso.datetime() })),
   VerificationFailed: defineEvent('VerificationFailed', z.object({ failure_reason: z.string(), failed_at: z.iso.datetime() })),
+  VerificationClaimed: defineEvent(
+    'VerificationClaimed',
+    z.object({ previous_owner_account_id: z.uuid(), new_owner_account_id: z.uuid(), claimed_at: z.iso.datetime() }),
+  ),
   VerificationDeleted: defineEvent('VerificationDeleted', z.object({ deleted_at: z.iso.datetime(), blob_keys: z.array(z.string()) })),
 } as const;
 export type VerificationEvent = EventOf<typeof verificationEvents>;

@@ -1,0 +1,25 @@
+import crypto from 'node:crypto';
+
+/**
+ * Keyless callers hold an `anonymous_user_id`: a bearer secret handed out on their first
+ * upload. Their records belong to a pseudo-account whose id is derived from the secret, so
+ * the secret itself is never stored and cannot be recovered from anything the service keeps.
+ */
+const ANONYMOUS_ID = /^anon_[A-Za-z0-9_-]{43}$/;
+
+export function newAnonymousUserId(): string {
+  return `anon_${crypto.randomBytes(32).toString('base64url')}`;
+}
+
+export function isAnonymousUserId(value: string): boolean {
+  return ANONYMOUS_ID.test(value);
+}
+
+/** A stable UUID (v8 layout) for the pseudo-account of an anonymous user. */
+export function anonymousAccountId(anonymousUserId: string): string {
+  const h = crypto.createHash('sha256').update(`photoverify-anonymous:${anonymousUserId}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h.slice(16, 17), 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** Anonymous records can be claimed for 30 days (spec 8). */
+export const CLAIM_WINDOW_MS = 30 * 86_400_000;

@@ -1,0 +1,125 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseTargets } from '../support/databases.js';
+import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+
+const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
+const webp = fs.readFileSync(path.join(fixtures, 'images/rs_sample1.webp'));
+const raw = fs.readFileSync(path.join(fixtures, 'pairs/canon_eos_6d_dng/canon_eos_6d.dng'));
+const jpeg = fs.readFileSync(path.join(fixtures, 'pairs/canon_eos_6d_dng/canon_eos_6d.preview.jpg'));
+
+async function keylessUpload(url: string, anonymousUserId?: string, pair = false) {
+  const form = new FormData();
+  form.append('image', new Blob([new Uint8Array(pair ? jpeg : webp)]), pair ? 'a.jpg' : 'a.webp');
+  if (pair) form.append('raw', new Blob([new Uint8Array(raw)]), 'a.dng');
+  const res = await fetch(`${url}/v1/verifications/`, { method: 'POST', body: form, headers: anonymousUserId ? { 'x-anonymous-user-id': anonymousUserId } : {} });
+  return { status: res.status, body: await res.json(), headers: res.headers };
+}
+
+for (const target of databaseTargets) {
+  describe(`anonymous use and claims on ${target.name}`, () => {
+    let t: TestService;
+    let call: ReturnType<typeof client>;
+    beforeAll(async () => {
+      t = await startTestService(target, { ANONYMOUS_UPLOADS_PER_HOUR: '5', CLAIM_ATTEMPTS_PER_15_MIN: '6' });
+      call = client(t.url);
+    });
+    afterAll(async () => t?.stop());
+
+    let anonymousUserId: string;
+    let ids: string[];
+
+    it('lets a keyless caller verify and read its own records with its anonymous_user_id', async () => {
+      const first = await keylessUpload(t.url);
+      expect(first.status).toBe(201);
+      anonymousUserId = first.body.anonymous_user_id;
+      expect(anonymousUserId).toMatch(/^anon_[A-Za-z0-9_-]{43}$/);
+      const second = await keylessUpload(t.url, anonymousUserId, true);
+      expect(second.status).toBe(201);
+      expect(second.body.anonymous_user_id).toBe(anonymousUserId);
+      ids = [first.body.id, second.body.id];
+      await t.service.deps.workflows.idle();
+
+      const own = await call('GET', `/v1/verifications/${ids[0]}`, { headers: { 'x-anonymous-user-id': anonymousUserId } });
+      expect(own.status).toBe(200);
+      expect(own.body.status).toBe('completed');
+      const listed = await call('GET', '/v1/verifications/', { headers: { 'x-anonymous-user-id': anonymousUserId } });
+      expect(listed.body.total).toBe(2);
+      expect((await call('GET', `/v1/verifications/${ids[0]}`)).status).toBe(401);
+      const stranger = await call('GET', `/v1/verifications/${ids[0]}`, { headers: { 'x-anonymous-user-id': `anon_${'A'.repeat(43)}` } });
+      expect(stranger.status).toBe(404);
+      expect((await call('GET', `/v1/verifications/${ids[0]}`, { headers: { 'x-anonymous-user-id': 'guess' } })).status).toBe(401);
+      // The secret itself is stored nowhere.
+      const log = await t.service.deps.knex('events').whereRaw('data::text like ? or metadata::text like ?', [`%${anonymousUserId}%`, `%${anonymousUserId}%`]);
+      expect(log).toHaveLength(0);
+    });
+
+    it('moves unclaimed records to the caller, idempotently, without using its quota', async () => {
+      const a = await registerAccount(call);
+      const res = await call('POST', '/v1/verifications/claim', { token: a.token, json: { anonymous_user_id: anonymousUserId } });
+      expect(res.status).toBe(200);
+      expect(res.body.claimed).toBe(2);
+      expect(new Set(res.body.verification_ids)).toEqual(new Set(ids));
+      const again = await call('POST', '/v1/verifications/claim', { token: a.token, json: { anonymous_user_id: anonymousUserId } });
+      expect(again.body).toEqual({ claimed: 0, verification_ids: [] });
+
+      const mine = await call('GET', `/v1/verifications/${ids[1]}`, { token: a.token });
+      expect(mine.status).toBe(200);
+      expect(mine.body.account_id).toBe(a.account.id);
+      expect((await call('GET', `/v1/verifications/${ids[1]}`, { headers: { 'x-anonymous-user-id': anonymousUserId } })).status).toBe(404);
+      const history = await call('GET', `/v1/audit/streams/verification-${ids[1]}`, { token: a.token });
+      expect(history.body.events.at(-1)).toMatchObject({ type: 'VerificationClaimed', data: { new_owner_account_id: a.account.id } });
+      const usage = await call('GET', `/v1/accounts/${a.account.id}/usage`, { token: a.token });
+      expect(usage.body.included_used).toBe(0);
+
+      const b = await registerAccount(call);
+      const events = await t.eventCount();
+      const taken = await call('POST', '/v1/verifications/claim', { token: b.token, json: { anonymous_user_id: anonymousUserId } });
+      expect(taken.status).toBe(409);
+      expect(taken.body.detail.error_code).toBe('ALREADY_CLAIMED');
+      expect(await t.eventCount()).toBe(events);
+    });
+
+    it('refuses records older than the 30-day window with 410', async () => {
+      const old = await keylessUpload(t.url);
+      const c = await registerAccount(call);
+      const realNow = t.service.deps.now;
+      t.service.deps.now = () => new Date(Date.now() + 31 * 86_400_000);
+      try {
+        const res = await call('POST', '/v1/verifications/claim', { token: c.token, json: { anonymous_user_id: old.body.anonymous_user_id } });
+        expect(res.status).toBe(410);
+        expect(res.body.detail.error_code).toBe('CLAIM_EXPIRED');
+      } finally {
+        t.service.deps.now = realNow;
+      }
+    });
+
+    it('answers unknown and malformed ids like empty ones, and limits claim attempts', async () => {
+      const d = await registerAccount(call);
+      for (const id of [`anon_${'B'.repeat(43)}`, 'not-an-id']) {
+        const res = await call('POST', '/v1/verifications/claim', { token: d.token, json: { anonymous_user_id: id } });
+        expect(res.body).toEqual({ claimed: 0, verification_ids: [] });
+      }
+      expect((await call('POST', '/v1/verifications/claim', { token: d.token, json: {} })).status).toBe(422);
+      expect((await call('POST', '/v1/verifications/claim', { json: { anonymous_user_id: 'x' } })).status).toBe(401);
+      let limited;
+      for (let i = 0; i < 6 && !limited; i++) {
+        const res = await call('POST', '/v1/verifications/claim', { token: d.token, json: { anonymous_user_id: `anon_${'C'.repeat(43)}` } });
+        if (res.status === 429) limited = res;
+      }
+      expect(limited?.body.detail.error_code).toBe('RATE_LIMIT_EXCEEDED');
+      expect(Number(limited?.headers.get('retry-after'))).toBeGreaterThan(0);
+    });
+
+    it('rate-limits keyless uploads per address', async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await keylessUpload(t.url)).status);
+      // Three keyless uploads came earlier in this suite; the limit is five an hour.
+      expect(statuses).toEqual([201, 201, 429, 429]);
+      const limited = await keylessUpload(t.url);
+      expect(limited.status).toBe(429);
+      expect(limited.body.detail.error_code).toBe('RATE_LIMIT_EXCEEDED');
+    });
+  });
+}
