@@ -1,4 +1,6 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allProjectors } from '../../projections/index.js';
 import { ProjectionGapError, ProjectionRunner } from '../../projections/runner.js';
@@ -19,6 +21,8 @@ async function snapshot(t: TestService): Promise<Record<string, unknown[]>> {
   return tables;
 }
 
+const pairs = path.resolve(import.meta.dirname, '../../../shared/fixtures/pairs/canon_eos_6d_dng');
+
 for (const target of databaseTargets) {
   describe(`projections on ${target.name}`, () => {
     let t: TestService;
@@ -32,6 +36,18 @@ for (const target of databaseTargets) {
         const key = await call('POST', '/v1/apikeys/', { token, json: { account_id: account.id, description: `key ${i}` } });
         await call('GET', '/v1/apikeys/', { apiKey: key.body.raw_key });
         if (i === 1) await call('DELETE', `/v1/apikeys/${key.body.id}`, { token });
+        // Verifications: a pair (metered), an image-only one, one of them deleted, one claimed.
+        const form = (pair: boolean) => {
+          const body = new FormData();
+          body.append('image', new Blob([new Uint8Array(fs.readFileSync(path.join(pairs, pair ? 'canon_eos_6d.preview.jpg' : '../../images/rs_sample1.webp')))]), pair ? 'a.jpg' : 'b.webp');
+          if (pair) body.append('raw', new Blob([new Uint8Array(fs.readFileSync(path.join(pairs, 'canon_eos_6d.dng')))]), 'a.dng');
+          return body;
+        };
+        const created = await fetch(`${t.url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form(i !== 2) }).then((r) => r.json());
+        const anonymous = await fetch(`${t.url}/v1/verifications/`, { method: 'POST', body: form(false) }).then((r) => r.json());
+        await t.service.deps.workflows.idle();
+        if (i === 0) await call('DELETE', `/v1/verifications/${created.id}`, { token });
+        if (i === 1) await call('POST', '/v1/verifications/claim', { token, json: { anonymous_user_id: anonymous.anonymous_user_id } });
       }
     });
     afterAll(async () => t?.stop());
@@ -41,6 +57,9 @@ for (const target of databaseTargets) {
       expect(before.accounts).toHaveLength(3);
       expect(before.users).toHaveLength(6);
       expect(before.api_keys).toHaveLength(3);
+      expect(before.verifications).toHaveLength(5);
+      expect(before.verification_results!.length).toBeGreaterThan(10);
+      expect(before.usage_meterings).toHaveLength(2);
       await t.service.deps.projections.rebuild();
       expect(await snapshot(t)).toEqual(before);
     });
