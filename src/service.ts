@@ -100,6 +100,7 @@ export async function startService(config: Config, options: { logger?: Logger; i
     pipelineBuild,
     workflows,
     streamLocks: new KeyedLock(),
+    trust,
   };
   const { app } = createApp(deps);
   const server = http.createServer(app);

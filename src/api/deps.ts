@@ -8,6 +8,7 @@ import type { EventStore } from '../infra/eventstore/port.js';
 import type { BlobStore } from '../infra/blobs/port.js';
 import type { UrlSigner } from '../infra/blobs/signed-urls.js';
 import type { KeyedLock } from '../infra/keyed-lock.js';
+import type { TrustAnchors } from '../provenance/trust.js';
 import type { RateLimiter } from './rate-limit.js';
 
 /** Everything the HTTP edge needs, built once by the composition root (src/service.ts). */
@@ -34,6 +35,8 @@ export interface ApiDeps {
   /** Identifies the analysis code that produced a result (recorded on every verification). */
   pipelineBuild: string;
   workflows: WorkflowEngine;
+  /** C2PA trust anchors (signer, TSA, legacy lists) used to validate credentials. */
+  trust: TrustAnchors;
   /** Serialises this process's writers of contended streams (monthly usage). */
   streamLocks: KeyedLock;
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkCredentials } from '../../src/provenance/check.js';
 import { databaseTargets } from '../support/databases.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 
@@ -109,6 +110,33 @@ for (const target of databaseTargets) {
         expect((await call('GET', `/v1/verifications/${created.body.id}/renditions/signed/original`, { token: owner.token })).status).toBe(404);
       }
     });
+
+    it('flags the JPEG of a different scene submitted with the 30D RAW', async () => {
+      const created = await upload(t.url, owner.token, [
+        { field: 'image', name: 'other.jpg', bytes: fixture('images/mei_canon-eos450d.jpg') },
+        { field: 'raw', name: 'IMG_5952.CR2', bytes: fixture(pairRaw) },
+      ]);
+      const v = await waitForTerminal(call, owner.token, created.body.id);
+      expect(v).toMatchObject({ status: 'completed', assurance_level: 'flagged', result: false });
+      expect((await call('GET', `/v1/verifications/${created.body.id}/renditions/signed/original`, { token: owner.token })).status).toBe(404);
+      await call('DELETE', `/v1/verifications/${created.body.id}`, { token: owner.token });
+    });
+
+    it('grades every C2PA fixture in image-only mode exactly as the credentials checker does', async () => {
+      const files = fs.readdirSync(path.join(fixtures, 'c2pa')).filter((f) => !f.endsWith('.dng'));
+      const created = [];
+      for (const file of files) {
+        const res = await upload(t.url, owner.token, [{ field: 'image', name: file, bytes: fixture(`c2pa/${file}`) }]);
+        expect(res.status, file).toBe(201);
+        created.push({ file, id: res.body.id as string });
+      }
+      for (const { file, id } of created) {
+        const v = await waitForTerminal(call, owner.token, id);
+        const expected = await checkCredentials(fixture(`c2pa/${file}`), t.service.deps.trust);
+        expect([v.assurance_level, v.verdict, v.verdict_reason], file).toEqual([expected.assurance_level, expected.verdict, expected.verdict_reason]);
+        await call('DELETE', `/v1/verifications/${id}`, { token: owner.token });
+      }
+    }, 120_000);
 
     it.each([
       ['a RAW in the image field', [{ field: 'image', name: 'x.jpg', bytes: fixture(pairRaw).subarray(0, 200_000) }], 400, 'UNSUPPORTED_FORMAT'],
