@@ -52,4 +52,6 @@ if (existsSync(decodeBench)) {
   const { benchDecode } = (await import('./decode.js')) as { benchDecode: () => Promise<Record<string, unknown>> };
   report.decode = await benchDecode();
 }
+// POST to completed through a real service (bench/e2e.ts): the analysis plus the service's overhead.
+report.end_to_end_pair = await (await import('./e2e.js')).benchEndToEnd();
 process.stdout.write(JSON.stringify(report, null, 2) + '\n');

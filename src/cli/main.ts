@@ -4,6 +4,7 @@ type CommandModule = { run(argv: string[]): Promise<number>; summary: string };
 const commands: Record<string, () => Promise<CommandModule>> = {
   analyze: () => import('./commands/analyze.js'),
   credentials: () => import('./commands/credentials.js'),
+  verify: () => import('./commands/verify.js'),
 };
 
 export async function main(argv: string[]): Promise<number> {
