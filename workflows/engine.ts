@@ -12,4 +12,12 @@ export interface WorkflowEngine {
   stop(): Promise<void>;
   /** Resolves when nothing this process started is still running (tests, benchmarks). */
   idle(): Promise<void>;
+  /** The engine as a dependency in GET /v1/public/health (absent: always ok, nothing external). */
+  health?(): Promise<EngineHealth>;
+}
+
+export interface EngineHealth {
+  status: 'ok' | 'degraded' | 'down';
+  adapter: string;
+  detail?: string;
 }

@@ -30,9 +30,10 @@ export function healthRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Router {
       503: { description: 'A required dependency is down' },
     },
     async handler() {
-      const [database, eventStore] = await Promise.all([
+      const [database, eventStore, workflows] = await Promise.all([
         probe(deps.databaseKind, () => deps.knex.raw('select 1')),
         probe(deps.store.kind, () => deps.store.headPosition()),
+        deps.workflows.health?.() ?? { status: 'ok' as const, adapter: deps.workflows.kind },
       ]);
       const projections = deps.projections.status();
       const projectionState = projections.some((p) => p.state === 'failed') ? 'down' : 'ok';
@@ -40,8 +41,10 @@ export function healthRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Router {
         database,
         event_store: eventStore,
         read_models: { status: projectionState, adapter: 'projector runner' } as const,
+        workflows,
       };
-      const status = Object.values(dependencies).some((d) => d.status === 'down') ? 'down' : 'ok';
+      const states = Object.values(dependencies).map((d) => d.status);
+      const status = states.includes('down') ? 'down' : states.includes('degraded') ? 'degraded' : 'ok';
       return {
         status: status === 'down' ? 503 : 200,
         headers: { 'Cache-Control': 'no-store' },
