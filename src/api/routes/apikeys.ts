@@ -31,18 +31,9 @@ const apiKeyItem = z
   })
   .openapi('ApiKey');
 
-const apiKeyCreated = z
-  .object({
-    id: z.uuid(),
-    prefix: z.string(),
-    account_id: z.uuid(),
-    user_id: z.uuid(),
-    description: z.string().nullable(),
-    scope: z.enum(apiKeyScopes),
-    expires_at: z.string(),
-    created_at: z.string(),
-    raw_key: z.string().describe('The full key. Shown only in this response; store it now.'),
-  })
+const apiKeyCreated = apiKeyItem
+  .omit({ is_active: true, last_used_at: true, updated_at: true })
+  .extend({ raw_key: z.string().describe('The full key. Shown only in this response; store it now.') })
   .openapi('ApiKeyCreated');
 
 const createBody = z
@@ -113,22 +104,8 @@ export function apiKeyRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Router {
         now: context.now,
       }, context);
       const row = await deps.knex('api_keys').where({ id: keyId }).first();
-      const item = toItem(row, deps.now());
-      return {
-        status: 201,
-        headers: { 'Cache-Control': 'no-store' },
-        body: {
-          id: item.id,
-          prefix: item.prefix,
-          account_id: item.account_id,
-          user_id: item.user_id,
-          description: item.description,
-          scope: item.scope,
-          expires_at: item.expires_at,
-          created_at: item.created_at,
-          raw_key: key.raw,
-        },
-      };
+      const { is_active: _active, last_used_at: _used, updated_at: _updated, ...created } = toItem(row, deps.now());
+      return { status: 201, headers: { 'Cache-Control': 'no-store' }, body: { ...created, raw_key: key.raw } };
     },
   });
 
