@@ -30,6 +30,8 @@ export interface TemporalEngineOptions {
 export class TemporalWorkflowEngine implements WorkflowEngine {
   readonly kind = 'temporal' as const;
   private readonly tracked = new Map<string, Promise<void>>();
+  /** Submitted before the client was connected (the HTTP server opens first): started once it is. */
+  private readonly early = new Set<string>();
   private client?: Client;
   private clientConnection?: Connection;
   private nativeConnection?: NativeConnection;
@@ -65,6 +67,8 @@ export class TemporalWorkflowEngine implements WorkflowEngine {
     this.clientConnection = await Connection.connect({ address });
     this.client = new Client({ connection: this.clientConnection, namespace });
     this.log.info({ address, namespace, taskQueue }, 'temporal workflow engine started');
+    for (const id of this.early) this.submit(id);
+    this.early.clear();
     await this.sweep();
     this.sweepTimer = setInterval(() => void this.sweep().catch((error) => this.log.error({ err: error }, 'workflow sweep failed')), SWEEP_MS);
     this.sweepTimer.unref();
@@ -72,7 +76,11 @@ export class TemporalWorkflowEngine implements WorkflowEngine {
 
   /** Starts (or joins) the verification's workflow; a no-op for one already started or finished. */
   submit(id: string): void {
-    if (this.stopped || !this.client || this.tracked.has(id)) return;
+    if (this.stopped || this.tracked.has(id)) return;
+    if (!this.client) {
+      this.early.add(id);
+      return;
+    }
     const run = this.startAndFollow(this.client, id).finally(() => this.tracked.delete(id));
     this.tracked.set(id, run);
   }
