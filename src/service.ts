@@ -7,6 +7,7 @@ import { shutdownRawDecoders } from './analysis/raw/index.js';
 import { InProcessWorkflowEngine } from '../workflows/inprocess-engine.js';
 import type { WorkflowEngine } from '../workflows/engine.js';
 import { createVerificationActivities } from '../workflows/verification/activities.js';
+import { AnalysisPool } from '../workflows/verification/analysis-pool.js';
 import { ProjectionRunner } from '../projections/runner.js';
 import { createApp } from './api/app.js';
 import type { ApiDeps } from './api/deps.js';
@@ -56,6 +57,7 @@ export async function startService(config: Config, options: { logger?: Logger; i
   projections.start();
   const blobs = new FileBlobStore(config.DATA_DIR);
   const { signer, trust } = await credentialSetup(config);
+  const analysisPool = new AnalysisPool(config.WORKFLOW_CONCURRENCY);
   const pipelineBuild = `photoverify-${process.env.npm_package_version ?? '0.1.0'}`;
   const now = () => new Date();
   const activities = createVerificationActivities({
@@ -69,6 +71,7 @@ export async function startService(config: Config, options: { logger?: Logger; i
     trust,
     signer,
     onAppended: () => projections.poke(),
+    analysisPool,
   });
   // Temporal when configured (loaded lazily: its native bridge is not needed in-process).
   const workflows: WorkflowEngine = config.TEMPORAL_ADDRESS
@@ -105,7 +108,10 @@ export async function startService(config: Config, options: { logger?: Logger; i
   const { app } = createApp(deps);
   const server = http.createServer(app);
   server.requestTimeout = 10 * 60_000;
-  server.headersTimeout = 60_000;
+  // Longer than clients' and proxies' own idle timeouts, so the server never closes a keep-alive
+  // socket at the moment a client reuses it (ECONNRESET under load).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, resolve);
@@ -131,6 +137,7 @@ export async function startService(config: Config, options: { logger?: Logger; i
       clearInterval(sweep);
       clearTimeout(grace);
       await workflows.stop();
+      await analysisPool.close();
       await shutdownRawDecoders();
       await projections.stop();
       await store.close();

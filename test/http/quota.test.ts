@@ -35,6 +35,8 @@ for (const target of databaseTargets) {
     it('gives the Free plan 5 raw pairs a month, then 402 QUOTA_EXCEEDED; image-only stays free', async () => {
       const free = await registerAccount(call);
       for (let i = 0; i < 5; i++) expect((await upload(t.url, free.token, true)).status).toBe(201);
+      // The five are still being analysed: count events only once they are done.
+      await t.service.deps.workflows.idle();
       const events = await t.eventCount();
       const refused = await upload(t.url, free.token, true);
       expect(refused.status).toBe(402);

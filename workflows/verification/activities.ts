@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import sharp from 'sharp';
 import type { Logger } from 'pino';
-import { analyzePair } from '../../src/analysis/pipeline.js';
 import type { AnalysisResult, Grade } from '../../src/analysis/types.js';
 import { handleCommand, type CommandContext } from '../../src/domain/decider.js';
 import { verificationDecider, verificationStream, type VerificationCommand, type VerificationState } from '../../src/domain/verifications/decider.js';
@@ -16,6 +15,7 @@ import { signVerifiedImage } from '../../src/provenance/sign.js';
 import type { SignerConfig } from '../../src/provenance/signer-config.js';
 import { makeThumbnail } from '../../src/provenance/thumbnail.js';
 import type { TrustAnchors } from '../../src/provenance/trust.js';
+import type { AnalysisPool } from './analysis-pool.js';
 
 export interface ActivityDeps {
   store: EventStore;
@@ -29,6 +29,8 @@ export interface ActivityDeps {
   signer: () => Promise<SignerConfig>;
   /** Called after each append so read models pick the change up at once. */
   onAppended: () => void;
+  /** Runs the CPU-bound pair analysis off the event loop. */
+  analysisPool: AnalysisPool;
 }
 
 /**
@@ -89,11 +91,7 @@ export function createVerificationActivities(deps: ActivityDeps) {
       let renditionInfo: Record<string, unknown> = {};
       if (state.mode === 'raw_pair' && state.raw) {
         const raw = await deps.blobs.read(state.raw.blob_key);
-        const analysis = await analyzePair({
-          raw,
-          image,
-          onProgress: (phase, fraction) => deps.log.debug({ verification: id, phase, fraction }, 'analysis progress'),
-        });
+        const analysis = await deps.analysisPool.analyze({ raw, image });
         results = analysis.results;
         grade = { ...analysis.grade, evidence_report: null };
         rawMetadata = { ...analysis.rawMetadata };
