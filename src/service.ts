@@ -96,7 +96,7 @@ export async function startService(config: Config, options: { logger?: Logger; i
     loginLimiter: new RateLimiter(config.LOGIN_RATE_LIMIT_PER_15_MIN, 15 * 60_000),
     anonymousLimiter: new RateLimiter(config.ANONYMOUS_UPLOADS_PER_HOUR, 60 * 60_000),
     claimLimiter: new RateLimiter(config.CLAIM_ATTEMPTS_PER_15_MIN, 15 * 60_000),
-    captureLimiter: new RateLimiter(120, 60 * 60_000), // 60 keyless captures (challenge + attestation) an hour per address
+    captureLimiter: new RateLimiter(config.CAPTURE_CALLS_PER_HOUR, 60 * 60_000),
     decoyPasswordHash: decoyHash(config.PASSWORD_HASH_COST),
     blobs,
     urlSigner: new UrlSigner(configuredOrPersistedSecret(undefined, config.DATA_DIR, 'url-signing-key'), config.PUBLIC_BASE_URL),

@@ -16,7 +16,7 @@
  */
 import { type Affine, apply, compose, gridScale, invert, similarityAbout } from './image/affine.js';
 import { fft2d } from './image/fft.js';
-import { boxBlur, downscalePlane, makePlane, mirrorPlaneX, sampleBilinear } from './image/ops.js';
+import { boxBlur, downscalePlane, makePlane, sampleBilinear } from './image/ops.js';
 import type { Plane } from './types.js';
 
 export interface Registration {

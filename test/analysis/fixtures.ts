@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import sharp, { type Sharp } from 'sharp';
+import type { Sharp } from 'sharp';
 
 export const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
 export const fixture = (p: string) => new Uint8Array(readFileSync(path.join(fixtures, p)));

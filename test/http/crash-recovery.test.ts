@@ -1,40 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
-import { client, registerAccount } from '../support/service.js';
-
-const repo = path.resolve(import.meta.dirname, '../..');
-const fixtures = path.resolve(repo, '../shared/fixtures/pairs/canon_eos_30d_cr2');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** The service as its own OS process, so it can be killed without a chance to clean up. */
-async function launch(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: repo,
-    env: { ...process.env, EVENTSTORE_URL: '', TEMPORAL_ADDRESS: '', LOG_LEVEL: 'warn', PASSWORD_HASH_COST: '10', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (let i = 0; i < 150; i++) {
-    const ok = await fetch(`http://127.0.0.1:${env.PORT}/v1/public/health`).then((r) => r.ok, () => false);
-    if (ok) return child;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  child.kill('SIGKILL');
-  throw new Error('service did not start');
-}
-
+import { expectCompletionOnceAfterKill, freePort } from '../support/processes.js';
 
 for (const target of databaseTargets) describe(`crash recovery on ${target.name}`, () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pv-crash-'));
@@ -47,47 +17,9 @@ for (const target of databaseTargets) describe(`crash recovery on ${target.name}
   });
 
   it('completes a verification once after SIGKILL in the middle of its analysis', async () => {
-    const port = String(await freePort());
     const scratch = await target.scratchUrl();
     drop = scratch.drop;
-    const env = { PORT: port, DATA_DIR: dataDir, DATABASE_URL: scratch.url ?? '' };
-    children.push(await launch(env));
-    const call = client(`http://127.0.0.1:${port}`);
-    const { token } = await registerAccount(call);
-    const form = new FormData();
-    form.append('image', new Blob([new Uint8Array(fs.readFileSync(path.join(fixtures, 'IMG_5952.camera-preview.jpg')))]), 'IMG_5952.jpg');
-    form.append('raw', new Blob([new Uint8Array(fs.readFileSync(path.join(fixtures, 'IMG_5952.CR2')))]), 'IMG_5952.CR2');
-    const created = await fetch(`http://127.0.0.1:${port}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
-    expect(created.status).toBe(201);
-    const { id } = await created.json();
-
-    let status = '';
-    for (let i = 0; i < 400 && status !== 'in_progress'; i++) {
-      status = (await call('GET', `/v1/verifications/${id}`, { token })).body.status;
-      if (status !== 'in_progress') await new Promise((r) => setTimeout(r, 10));
-    }
-    expect(status).toBe('in_progress');
-    children[0]!.kill('SIGKILL');
-    await new Promise((resolve) => children[0]!.once('exit', resolve));
-
-    children.push(await launch(env));
-    let final: any;
-    for (let i = 0; i < 300; i++) {
-      final = (await call('GET', `/v1/verifications/${id}`, { token })).body;
-      if (final.status === 'completed' || final.status === 'failed') break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    expect(final).toMatchObject({ status: 'completed', assurance_level: 'verified' });
-
-    const history = await call('GET', `/v1/audit/streams/verification-${id}`, { token });
-    const count = (type: string) => history.body.events.filter((e: { type: string }) => e.type === type).length;
-    expect(count('VerificationQueued')).toBe(1);
-    expect(count('VerificationStarted')).toBe(1);
-    expect(count('AnalysisRecorded')).toBe(8);
-    expect(count('VerificationGraded')).toBe(1);
-    expect(count('VerificationCompleted')).toBe(1);
-    const kinds = history.body.events.filter((e: { type: string }) => e.type === 'RenditionStored').map((e: { data: { kind: string } }) => e.data.kind);
-    expect(kinds.length).toBe(new Set(kinds).size);
-    expect(final.results).toHaveLength(8);
+    const env = { PORT: String(await freePort()), DATA_DIR: dataDir, DATABASE_URL: scratch.url ?? '' };
+    await expectCompletionOnceAfterKill(env, children, 60_000);
   }, 120_000);
 });

@@ -205,15 +205,6 @@ export function boxBlur(p: Plane, r: number): Plane {
   return out;
 }
 
-export function mirrorPlaneX(p: Plane): Plane {
-  const out = makePlane(p.width, p.height);
-  for (let y = 0; y < p.height; y++) {
-    const row = y * p.width;
-    for (let x = 0; x < p.width; x++) out.data[row + x] = p.data[row + p.width - 1 - x]!;
-  }
-  return out;
-}
-
 export function median(values: ArrayLike<number>): number {
   const a = Float64Array.from(values as ArrayLike<number>).sort();
   if (a.length === 0) return NaN;

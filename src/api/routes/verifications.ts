@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { Router } from 'express';
+import { Router, type Response } from 'express';
 import { z } from 'zod';
 import { detectRawFormat, describeFile } from '../../analysis/raw/index.js';
 import { handleCommand } from '../../domain/decider.js';
@@ -8,6 +8,7 @@ import { usageDecider, usageStream } from '../../domain/usage/decider.js';
 import { monthOf } from '../../domain/usage/plans.js';
 import { verificationDecider, verificationStream } from '../../domain/verifications/decider.js';
 import { verificationStatuses, type StoredFile } from '../../domain/verifications/events.js';
+import type { CaptureFacts } from '../../domain/attestations/redeem.js';
 import { FileError, NotFoundError, ValidationError } from '../../errors.js';
 import { detectImageFormat, mimeTypes, type ImageFormat } from '../../provenance/format.js';
 import { anonymousPrincipal, type Principal } from '../auth.js';
@@ -27,6 +28,8 @@ const IMAGE_ONLY_FORMATS: ImageFormat[] = ['jpeg', 'png', 'webp', 'heif', 'avif'
 const SORT_FIELDS = ['created_at', 'updated_at', 'status'] as const;
 const SHORT_CODE_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const URL_TTL_SECONDS = 3600;
+
+type CaptureRecord = CaptureFacts & { attestation_id: string };
 
 const idParam = z.strictObject({ verification_id: z.uuid() });
 
@@ -104,10 +107,16 @@ export function verificationRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Ro
   const renditions = (row: Record<string, any>): Record<string, { blob_key: string; content_type: string }> =>
     typeof row.renditions === 'string' ? JSON.parse(row.renditions) : (row.renditions ?? {});
   const signedUrl = (key: string, contentType: string) => deps.urlSigner.sign(key, { now: deps.now(), ttlSeconds: URL_TTL_SECONDS, contentType });
-  const view = async (row: Record<string, any>) => {
-    const results = await deps.knex('verification_results').where({ verification_id: row.id }).orderBy([{ column: 'created_at' }, { column: 'analysis' }]);
-    const thumb = renditions(row).thumbnail;
-    return toVerificationView(row, results, thumb ? signedUrl(thumb.blob_key, thumb.content_type) : '');
+  /** Rows to views, with the results of all of them read in one query. */
+  const views = async (rows: Record<string, any>[]) => {
+    const results = rows.length
+      ? await deps.knex('verification_results').whereIn('verification_id', rows.map((r) => r.id)).orderBy([{ column: 'created_at' }, { column: 'analysis' }])
+      : [];
+    return rows.map((row) => {
+      const thumb = renditions(row).thumbnail;
+      const own = results.filter((r) => r.verification_id === row.id);
+      return toVerificationView(row, own, thumb ? signedUrl(thumb.blob_key, thumb.content_type) : '');
+    });
   };
   /** Reserves one raw-pair verification in the account's month; 402 QUOTA_EXCEEDED past plan and budget. */
   const meter = async (accountId: string, verificationId: string, context: CommandContext) => {
@@ -132,6 +141,54 @@ export function verificationRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Ro
   const releaseMetering = async (accountId: string, verificationId: string, context: CommandContext) => {
     const stream = usageStream(accountId, monthOf(context.now));
     await deps.streamLocks.run(stream, () => handleCommand(deps.store, stream, usageDecider, { type: 'Release', verification_id: verificationId, now: deps.now() }, context));
+  };
+  /** Redeems the attestation, commits the staged files and queues; removes what it committed if it fails. */
+  const storeAndQueue = async (input: {
+    id: string;
+    principal: Principal;
+    context: CommandContext;
+    billing: { counted: boolean; overage: boolean; price_eur: number };
+    attestationId: string | undefined;
+    attested: { accountId: string; imageSha256: string; rawSha256: string | null };
+    imageFile: UploadedFile;
+    image: { format: ImageFormat; contentType: string };
+    rawFile: UploadedFile | undefined;
+    rawFormat: string | null;
+    res: Response;
+  }): Promise<CaptureRecord | null> => {
+    const { id, principal, context, attestationId, attested, res } = input;
+    const committed: string[] = [];
+    const commit = async (file: UploadedFile, name: string, format: string, contentType: string): Promise<StoredFile> => {
+      const stored = await file.staged.commit(`verifications/${id}/${name}.${format.toLowerCase()}`);
+      committed.push(stored.key);
+      return { blob_key: stored.key, filename: file.filename.slice(0, 255), format, content_type: contentType, size: stored.size, sha256: stored.sha256, sha512: stored.sha512 };
+    };
+    try {
+      const capture = attestationId === undefined ? null : { attestation_id: attestationId, ...(await redeemAttestation(deps, res, { attestationId, verificationId: id, ...attested }, context)) };
+      const storedImage = await commit(input.imageFile, 'image', input.image.format, input.image.contentType);
+      const storedRaw = input.rawFile && input.rawFormat ? await commit(input.rawFile, 'raw', input.rawFormat, 'application/octet-stream') : null;
+      await execute(deps, res, verificationStream(id), verificationDecider, {
+        type: 'Queue',
+        data: {
+          verification_id: id,
+          account_id: principal.accountId,
+          mode: storedRaw ? 'raw_pair' : 'image_only',
+          name: storedImage.filename,
+          short_code: shortCode(),
+          pipeline_build: deps.pipelineBuild,
+          image: storedImage,
+          raw: storedRaw,
+          queued_at: context.now.toISOString(),
+          billing: input.billing,
+          capture,
+          anonymous: principal.via === 'anonymous',
+        },
+      }, context);
+      return capture;
+    } catch (error) {
+      await Promise.all(committed.map((key) => deps.blobs.delete(key)));
+      throw error;
+    }
   };
   const redirect = (url: string) => ({ status: 302, headers: { Location: url, 'Cache-Control': 'no-store' } });
 
@@ -185,39 +242,12 @@ export function verificationRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Ro
 
         const id = crypto.randomUUID();
         const context = commandContext(deps, req, principal);
-        const owner = principal.accountId;
-        const billing = rawFile ? await meter(owner, id, context) : { counted: false, overage: false, price_eur: 0 };
-        const release = () => billing.counted && releaseMetering(owner, id, context);
-        let capture = null;
+        const billing = rawFile ? await meter(principal.accountId, id, context) : { counted: false, overage: false, price_eur: 0 };
+        let capture: CaptureRecord | null;
         try {
-        if (attestationId !== undefined) capture = { attestation_id: attestationId, ...(await redeemAttestation(deps, res, { attestationId, verificationId: id, ...attested }, context)) };
-        const commit = async (file: UploadedFile, name: string, format: string, contentType: string): Promise<StoredFile> => {
-          const extension = format.toLowerCase();
-          const stored = await file.staged.commit(`verifications/${id}/${name}.${extension}`);
-          return { blob_key: stored.key, filename: file.filename.slice(0, 255), format, content_type: contentType, size: stored.size, sha256: stored.sha256, sha512: stored.sha512 };
-        };
-        const storedImage = await commit(imageFile, 'image', image.format, image.contentType);
-        const storedRaw = rawFile && rawFormat ? await commit(rawFile, 'raw', rawFormat, 'application/octet-stream') : null;
-        const mode = storedRaw ? 'raw_pair' : 'image_only';
-        await execute(deps, res, verificationStream(id), verificationDecider, {
-          type: 'Queue',
-          data: {
-            verification_id: id,
-            account_id: principal.accountId,
-            mode,
-            name: storedImage.filename,
-            short_code: shortCode(),
-            pipeline_build: deps.pipelineBuild,
-            image: storedImage,
-            raw: storedRaw,
-            queued_at: context.now.toISOString(),
-            billing,
-            capture,
-            anonymous: principal.via === 'anonymous',
-          },
-        }, context);
+          capture = await storeAndQueue({ id, principal, context, billing, attestationId, attested, imageFile, image, rawFile, rawFormat, res });
         } catch (error) {
-          await release();
+          if (billing.counted) await releaseMetering(principal.accountId, id, context);
           throw error;
         }
         deps.workflows.submit(id);
@@ -273,7 +303,7 @@ export function verificationRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Ro
       const counted = await base.clone().count<{ count: string }[]>('* as count');
       const total = Number(counted[0]?.count ?? 0);
       const rows = await base.clone().orderBy([{ column: query.sort_by, order: query.sort_order as 'asc' | 'desc' }, { column: 'id', order: 'asc' }]).offset(query.offset).limit(query.size);
-      const items = await Promise.all(rows.map(view));
+      const items = await views(rows);
       return { status: 200, body: { items, total, offset: query.offset, size: items.length, total_pages: Math.ceil(total / query.size) } };
     },
   });
@@ -287,7 +317,8 @@ export function verificationRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Ro
     params: idParam,
     responses: { 200: { description: 'Verification', schema: verificationSchema }, 404: { description: 'VERIFICATION_NOT_FOUND (also when not yours)' } },
     async handler({ params, principal }) {
-      return { status: 200, body: await view(await owned(principal, params.verification_id)) };
+      const [view] = await views([await owned(principal, params.verification_id)]);
+      return { status: 200, body: view };
     },
   });
 
