@@ -174,7 +174,7 @@ function coarseCandidate(a1: Plane, b1: Plane): Affine {
   scored.sort((p, q) => q.peak - p.peak);
   let best = scored[0]!.m;
   let bestScore = -Infinity;
-  for (const { m } of scored.slice(0, 8)) {
+  for (const m of [...scored.slice(0, 8).map((s) => s.m), ...fullFrameCandidates(a1, b1)]) {
     const { ncc, overlap } = nccOverlap(a1, b1, m, 1);
     const score = overlap >= minOverlap ? ncc : -1 + overlap;
     if (score > bestScore) {
@@ -183,6 +183,28 @@ function coarseCandidate(a1: Plane, b1: Plane): Affine {
     }
   }
   return best;
+}
+
+/**
+ * The image filling the whole reference frame, as exported uncropped (camera JPEGs, resizes),
+ * in each of the eight right-angle orientations. Phase correlation can lock onto a repeated
+ * structure (text lines on a screen, tiles, fences) and miss this plainest map, so it is always
+ * put to the NCC vote beside the correlation peaks.
+ */
+function fullFrameCandidates(a1: Plane, b1: Plane): Affine[] {
+  const candidates: Affine[] = [];
+  for (const mirrored of [false, true]) {
+    const mirror: Affine = mirrored ? [-1, 0, b1.width - 1, 0, 1, 0] : [1, 0, 0, 0, 1, 0];
+    for (let quarter = 0; quarter < 4; quarter++) {
+      const theta = (quarter * Math.PI) / 2;
+      const [bw, bh] = quarter % 2 ? [b1.height, b1.width] : [b1.width, b1.height];
+      const rho = Math.sqrt((a1.width / bw) * (a1.height / bh));
+      const lin = compose(similarityAbout(0, 0, rho, theta, 0, 0), mirror);
+      const [ux, uy] = apply(lin, (b1.width - 1) / 2, (b1.height - 1) / 2);
+      candidates.push([lin[0], lin[1], lin[2] + (a1.width - 1) / 2 - ux, lin[3], lin[4], lin[5] + (a1.height - 1) / 2 - uy]);
+    }
+  }
+  return candidates;
 }
 
 const searchSide = 80;

@@ -83,9 +83,12 @@ describe('analyzePair on the Canon EOS 30D CR2 and exports of its camera JPEG', 
     expect(a.grade.assurance_level).toBe('unrated');
   });
 
-  it('the converter-written 6D DNG pair is not verified', async () => {
+  it('the converter-written 6D DNG pair matches its JPEG but grades provisional, not verified', async () => {
     const a = await analyzePair({ raw: fixture('pairs/canon_eos_6d_dng/canon_eos_6d.dng'), image: fixture('pairs/canon_eos_6d_dng/canon_eos_6d.preview.jpg') });
-    expect(a.grade.assurance_level).not.toBe('verified');
+    expect(a.grade.assurance_level, a.grade.assurance_reason).toBe('provisional');
+    expect(a.grade.assurance_reason).toMatch(/converter/);
+    for (const analysis of ['ssim', 'perceptual_hash', 'color_histogram', 'processing_chain', 'recapture'])
+      expect(a.results.find((r) => r.analysis === analysis)!.result, analysis).toBe(true);
   });
 
   it('an undecodable variant (GoPro VC-5) grades unrated and names it (rule 3)', async () => {
