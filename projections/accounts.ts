@@ -54,6 +54,14 @@ export const accountsProjector: Projector = {
           .ignore();
         return;
       }
+      case 'AccountSettingsChanged': {
+        const d = event.data;
+        await trx('accounts')
+          .where({ id: d.account_id })
+          .andWhere('last_position', '<', position)
+          .update({ plan: d.plan, billing_country: d.billing_country, monthly_budget_cap_eur: d.monthly_budget_cap_eur, updated_at: d.changed_at, last_position: position });
+        return;
+      }
       case 'UserAdded': {
         const d = event.data;
         await trx('users')

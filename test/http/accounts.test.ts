@@ -120,6 +120,52 @@ for (const target of databaseTargets) {
       });
     });
 
+    describe('plan, billing country and budget cap', () => {
+      it('lets an admin change them, recorded as one event with the actor, and usage follows at once', async () => {
+        const admin = await registerAccount(call);
+        const changed = await call('PATCH', `/v1/accounts/${admin.account.id}`, { token: admin.token, json: { plan: 'basic', monthly_budget_cap_eur: 12.5, billing_country: 'us' } });
+        expect(changed.status).toBe(200);
+        expect(changed.body).toMatchObject({ plan: 'basic', monthly_budget_cap_eur: 12.5, billing_country: 'US', billing_currency: 'USD' });
+        const usage = await call('GET', `/v1/accounts/${admin.account.id}/usage`, { token: admin.token });
+        expect(usage.body).toMatchObject({ plan: 'basic', included: 25, monthly_budget_cap: 12.5, currency: 'USD' });
+        const audit = await call('GET', `/v1/audit/streams/account-${admin.account.id}`, { token: admin.token });
+        const event = audit.body.events.find((e: { type: string }) => e.type === 'AccountSettingsChanged');
+        expect(event.data).toMatchObject({ plan: 'basic', monthly_budget_cap_eur: 12.5, billing_country: 'US' });
+        expect(event.metadata.actor).toEqual({ type: 'user', id: admin.user.id });
+        // The same settings again change nothing and record nothing.
+        const before = await t.eventCount();
+        expect((await call('PATCH', `/v1/accounts/${admin.account.id}`, { token: admin.token, json: { plan: 'basic' } })).status).toBe(200);
+        expect(await t.eventCount()).toBe(before);
+        // Removing the cap ends overage.
+        const uncapped = await call('PATCH', `/v1/accounts/${admin.account.id}`, { token: admin.token, json: { monthly_budget_cap_eur: null } });
+        expect(uncapped.body.monthly_budget_cap_eur).toBeNull();
+      });
+
+      it('refuses members, API keys, other accounts and Enterprise, and writes nothing', async () => {
+        const admin = await registerAccount(call);
+        const other = await registerAccount(call);
+        await call('POST', `/v1/accounts/${admin.account.id}/users`, { token: admin.token, json: { email: `m-${admin.account.id}@org.example`, name: 'M', password: 'member password 1' } });
+        const member = await call('POST', '/v1/accounts/login', { json: { email: `m-${admin.account.id}@org.example`, password: 'member password 1' } });
+        const key = await call('POST', '/v1/apikeys/', { token: admin.token, json: { account_id: admin.account.id } });
+        const patch = (opts: { token?: string; apiKey?: string }, json: unknown, id = admin.account.id) => call('PATCH', `/v1/accounts/${id}`, { ...opts, json });
+        // Before the count: a key's use is itself recorded (last_used_at).
+        expect((await patch({ apiKey: key.body.raw_key }, { plan: 'professional' })).status).toBe(403);
+        const before = await t.eventCount();
+        const byMember = await patch({ token: member.body.access_token }, { plan: 'professional' });
+        expect([byMember.status, byMember.body.detail.error_code]).toEqual([403, 'ACCESS_DENIED']);
+        expect((await patch({ token: other.token }, { plan: 'professional' })).status).toBe(403);
+        const enterprise = await patch({ token: admin.token }, { plan: 'enterprise' });
+        expect(enterprise.status).toBe(422);
+        expect(enterprise.body.detail[0]).toMatchObject({ loc: ['body', 'plan'], msg: 'Input should be one of: "free", "basic", "professional".' });
+        for (const bad of [{}, { plan: 'gold' }, { monthly_budget_cap_eur: -1 }, { billing_country: 'Germany' }, { name: 'renamed' }]) {
+          expect((await patch({ token: admin.token }, bad)).status, JSON.stringify(bad)).toBe(422);
+        }
+        expect((await call('POST', '/v1/accounts', { json: { name: 'Big', plan: 'enterprise', admin: { email: 'big@example.eu', name: 'B', password: 'long password 123' } } })).status).toBe(422);
+        expect(await t.eventCount()).toBe(before);
+        expect((await call('GET', `/v1/accounts/${admin.account.id}`, { token: admin.token })).body.plan).toBe('free');
+      });
+    });
+
     describe('users and account access', () => {
       it('lets an admin add a member who can then log in; members cannot add users', async () => {
         const admin = await registerAccount(call);

@@ -29,9 +29,10 @@ for (const target of databaseTargets) {
     beforeAll(async () => {
       t = await startTestService(target);
       const call = client(t.url);
-      // A history touching every read model: accounts, users, keys created, used and revoked.
+      // A history touching every read model: accounts (settings changed), users, keys created, used and revoked.
       for (let i = 0; i < 3; i++) {
         const { token, account } = await registerAccount(call);
+        await call('PATCH', `/v1/accounts/${account.id}`, { token, json: { plan: 'basic', monthly_budget_cap_eur: i } });
         await call('POST', `/v1/accounts/${account.id}/users`, { token, json: { email: `m${i}-${crypto.randomUUID()}@example.eu`, name: 'M', password: 'long password 123' } });
         const key = await call('POST', '/v1/apikeys/', { token, json: { account_id: account.id, description: `key ${i}` } });
         await call('GET', '/v1/apikeys/', { apiKey: key.body.raw_key });

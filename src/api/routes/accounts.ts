@@ -4,7 +4,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { accountDecider, accountStream, emailClaimDecider, emailClaimStream, normaliseEmail } from '../../domain/accounts/decider.js';
 import { billingCurrency } from '../../domain/accounts/billing.js';
-import { plans, userRoles } from '../../domain/accounts/events.js';
+import { plans, selfServicePlans, userRoles } from '../../domain/accounts/events.js';
 import { handleCommand } from '../../domain/decider.js';
 import { AccessDeniedError, AppError, AuthenticationError } from '../../errors.js';
 import { hashPassword, verifyPassword } from '../../infra/passwords.js';
@@ -35,19 +35,32 @@ const userSchema = z
   .object({ id: z.uuid(), account_id: z.uuid(), email: z.string(), name: z.string(), role: z.enum(userRoles), created_at: z.string() })
   .openapi('User');
 
+const billingCountry = z
+  .string()
+  .regex(/^[A-Za-z]{2}$/, 'ISO 3166-1 alpha-2 country code, e.g. DE.')
+  .transform((c) => c.toUpperCase());
+const budgetCap = z
+  .number()
+  .nonnegative()
+  .max(1_000_000)
+  .nullable()
+  .describe('Most the account may spend on verifications beyond its plan each month, in EUR; null: no overage.');
+const selfServicePlan = z.enum(selfServicePlans).describe('Enterprise terms are set by contract (an operator command), not chosen here.');
+
 const registerBody = z
   .strictObject({
     name: z.string().trim().min(1).max(200).describe('Account (organisation) name.'),
-    plan: z.enum(plans).default('free'),
-    billing_country: z
-      .string()
-      .regex(/^[A-Za-z]{2}$/, 'ISO 3166-1 alpha-2 country code, e.g. DE.')
-      .transform((c) => c.toUpperCase())
-      .default('DE'),
-    monthly_budget_cap_eur: z.number().nonnegative().max(1_000_000).nullable().default(null),
+    plan: selfServicePlan.default('free'),
+    billing_country: billingCountry.default('DE'),
+    monthly_budget_cap_eur: budgetCap.default(null),
     admin: z.strictObject({ email, name: personName, password }),
   })
   .openapi('AccountRegistration');
+
+const settingsBody = z
+  .strictObject({ plan: selfServicePlan.optional(), billing_country: billingCountry.optional(), monthly_budget_cap_eur: budgetCap.optional() })
+  .refine((b) => Object.keys(b).length > 0, 'Name at least one of plan, billing_country, monthly_budget_cap_eur.')
+  .openapi('AccountSettingsChange');
 
 const loginBody = z.strictObject({ email, password: z.string().min(1).max(200) }).openapi('LoginRequest');
 const loginResponse = z
@@ -185,6 +198,27 @@ export function accountRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Router 
     async handler({ params, principal }) {
       assertAccountAccess(principal, params.account_id as string);
       const account = await deps.knex('accounts').where({ id: params.account_id }).first();
+      return { status: 200, body: toAccount(account) };
+    },
+  });
+
+  defineRoute(router, registry, deps, {
+    method: 'patch',
+    path: '/v1/accounts/{account_id}',
+    tag: 'accounts',
+    summary: "Change the account's plan, billing country or monthly budget cap (account admins only)",
+    description:
+      'The change applies at once, also to the current month: quota and overage are checked against the settings in force at each upload. Enterprise terms are set by contract (operator command), not here.',
+    auth: 'jwt',
+    params: uuidParam('account_id'),
+    body: settingsBody,
+    responses: { 200: { description: 'Account as changed', schema: accountSchema }, 403: { description: 'Not an admin of this account, or an Enterprise change' } },
+    async handler({ params, body, principal, req, res }) {
+      const accountId = params.account_id as string;
+      assertAccountAccess(principal, accountId);
+      const context = commandContext(deps, req, principal);
+      await execute(deps, res, accountStream(accountId), accountDecider, { type: 'ChangeSettings', by: { user_id: principal.userId }, changes: body, now: context.now }, context);
+      const account = await deps.knex('accounts').where({ id: accountId }).first();
       return { status: 200, body: toAccount(account) };
     },
   });

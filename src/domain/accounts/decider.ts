@@ -27,11 +27,25 @@ export type AccountCommand =
       admin: Omit<NewUser, 'role'>;
       now: Date;
     }
-  | { type: 'AddUser'; by_user_id: string; user: NewUser; now: Date };
+  | { type: 'AddUser'; by_user_id: string; user: NewUser; now: Date }
+  | {
+      type: 'ChangeSettings';
+      /** An account admin, or the operator (who alone may grant or end Enterprise terms). */
+      by: { user_id: string } | 'operator';
+      changes: Partial<AccountSettings>;
+      now: Date;
+    };
+
+export interface AccountSettings {
+  plan: Plan;
+  billing_country: string;
+  monthly_budget_cap_eur: number | null;
+}
 
 export interface AccountState {
   exists: boolean;
   accountId?: string;
+  settings?: AccountSettings;
   users: Map<string, { email: string; role: UserRole }>;
 }
 
@@ -41,7 +55,10 @@ export const accountDecider: Decider<AccountState, AccountCommand, typeof accoun
   evolve(state, event) {
     switch (event.type) {
       case 'AccountRegistered':
-        return { ...state, exists: true, accountId: event.data.account_id };
+      case 'AccountSettingsChanged': {
+        const { plan, billing_country, monthly_budget_cap_eur } = event.data;
+        return { ...state, exists: true, accountId: event.data.account_id, settings: { plan, billing_country, monthly_budget_cap_eur } };
+      }
       case 'UserAdded': {
         const users = new Map(state.users);
         users.set(event.data.user_id, { email: event.data.email, role: event.data.role });
@@ -78,6 +95,24 @@ export const accountDecider: Decider<AccountState, AccountCommand, typeof accoun
         }
         if (state.users.has(command.user.user_id)) return [];
         return [{ type: 'UserAdded', data: { account_id: state.accountId, ...command.user, added_at: command.now.toISOString() } }];
+      }
+      case 'ChangeSettings': {
+        if (!state.exists || !state.accountId || !state.settings) throw new NotFoundError('ACCOUNT_NOT_FOUND', 'Account not found.');
+        const current = state.settings;
+        const next = { ...current, ...command.changes };
+        if (command.by !== 'operator') {
+          if (state.users.get(command.by.user_id)?.role !== 'admin') {
+            throw new AccessDeniedError('Only an admin of the account can change its plan or budget.');
+          }
+          if (next.plan !== current.plan && (next.plan === 'enterprise' || current.plan === 'enterprise')) {
+            throw new AccessDeniedError('Enterprise terms are set by contract and cannot be changed here.', {
+              suggestion: 'Contact us to start or end an Enterprise contract; budget and billing country stay yours to change.',
+            });
+          }
+        }
+        const unchanged = (Object.keys(next) as (keyof AccountSettings)[]).every((k) => next[k] === current[k]);
+        if (unchanged) return [];
+        return [{ type: 'AccountSettingsChanged', data: { account_id: state.accountId, ...next, changed_at: command.now.toISOString() } }];
       }
       default:
         return assertNever(command);

@@ -3,6 +3,8 @@ import { defineEvent, type EventOf } from '../events.js';
 
 export const plans = ['free', 'basic', 'professional', 'enterprise'] as const;
 export type Plan = (typeof plans)[number];
+/** Plans an account admin may choose; Enterprise terms are set by contract, by an operator. */
+export const selfServicePlans = ['free', 'basic', 'professional'] as const;
 export const userRoles = ['admin', 'member'] as const;
 export type UserRole = (typeof userRoles)[number];
 
@@ -16,6 +18,17 @@ export const accountEvents = {
       billing_country: z.string().length(2),
       monthly_budget_cap_eur: z.number().nonnegative().nullable(),
       registered_at: z.iso.datetime(),
+    }),
+  ),
+  /** Carries the settings as they stand after the change, so a reader needs no earlier event. */
+  AccountSettingsChanged: defineEvent(
+    'AccountSettingsChanged',
+    z.object({
+      account_id: z.uuid(),
+      plan: z.enum(plans),
+      billing_country: z.string().length(2),
+      monthly_budget_cap_eur: z.number().nonnegative().nullable(),
+      changed_at: z.iso.datetime(),
     }),
   ),
   UserAdded: defineEvent(

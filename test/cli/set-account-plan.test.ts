@@ -1,0 +1,70 @@
+/**
+ * The operator command that records contract terms (Enterprise), run as a child process against
+ * a service's embedded database while the service is stopped, as operations.md describes.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/infra/config.js';
+import { startService, type Service } from '../../src/service.js';
+import { client, registerAccount } from '../support/service.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pv-operator-'));
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+const start = () =>
+  startService(loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, PASSWORD_HASH_COST: '10', LOG_LEVEL: 'silent', DATABASE_URL: '', TEMPORAL_ADDRESS: '' }), {
+    logger: pino({ level: 'silent' }),
+  });
+
+function setPlan(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/set-account-plan.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', EVENTSTORE_URL: '', LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('npm run accounts:set-plan', () => {
+  let service: Service | undefined;
+  afterAll(async () => service?.stop());
+
+  it('grants Enterprise terms that the account admin cannot, recorded with the operator as actor', async () => {
+    service = await start();
+    const admin = await registerAccount(client(service.url), { plan: 'professional' });
+    await service.stop();
+    service = undefined;
+
+    expect((await setPlan(['--account', admin.account.id, '--plan', 'platinum'])).code).toBe(2);
+    expect((await setPlan(['--account', admin.account.id])).stderr).toMatch(/Nothing to change/);
+    expect((await setPlan(['--account', '00000000-0000-4000-8000-000000000000', '--plan', 'enterprise'])).stderr).toMatch(/Account not found/);
+    const granted = await setPlan(['--account', admin.account.id, '--plan', 'enterprise', '--budget-cap', 'none']);
+    expect(granted.stderr).toBe('');
+    expect(granted.code).toBe(0);
+    expect(JSON.parse(granted.stdout)).toMatchObject({ plan: 'enterprise', monthly_budget_cap_eur: null });
+
+    service = await start();
+    const call = client(service.url);
+    const token = (await call('POST', '/v1/accounts/login', { json: { email: admin.email, password: admin.password } })).body.access_token;
+    const account = await call('GET', `/v1/accounts/${admin.account.id}`, { token });
+    expect(account.body.plan).toBe('enterprise');
+    const audit = await call('GET', `/v1/audit/streams/account-${admin.account.id}`, { token });
+    expect(audit.body.events.at(-1)).toMatchObject({ type: 'AccountSettingsChanged', metadata: { actor: { type: 'system', id: 'operator' } } });
+    // Enterprise is the contract's to end, not the admin's; the budget stays the admin's.
+    const downgrade = await call('PATCH', `/v1/accounts/${admin.account.id}`, { token, json: { plan: 'free' } });
+    expect([downgrade.status, downgrade.body.detail?.error_code]).toEqual([403, 'ACCESS_DENIED']);
+    expect((await call('PATCH', `/v1/accounts/${admin.account.id}`, { token, json: { monthly_budget_cap_eur: 50 } })).body).toMatchObject({ plan: 'enterprise', monthly_budget_cap_eur: 50 });
+  });
+});
