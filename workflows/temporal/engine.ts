@@ -10,6 +10,9 @@ import { createVerificationWorker, routeTemporalLogs } from './worker.js';
 import type { verificationWorkflow } from './workflows.js';
 
 const SWEEP_MS = 30_000;
+/** Reconnection back-off while the server is unreachable: 1 s doubling to 30 s. */
+const RETRY_FIRST_MS = 1_000;
+const RETRY_MAX_MS = 30_000;
 
 export interface TemporalEngineOptions {
   address: string;
@@ -40,6 +43,10 @@ export class TemporalWorkflowEngine implements WorkflowEngine {
   private workerError?: Error;
   private sweepTimer?: NodeJS.Timeout;
   private stopped = false;
+  /** Why the server could not be reached yet; set while `reconnecting` runs. */
+  private connectError?: Error;
+  private reconnecting?: Promise<void>;
+  private wakeReconnect?: () => void;
 
   constructor(
     private readonly activities: VerificationActivities,
@@ -48,23 +55,66 @@ export class TemporalWorkflowEngine implements WorkflowEngine {
     private readonly options: TemporalEngineOptions,
   ) {}
 
+  /**
+   * Connects and starts the worker. A server that cannot be reached does not stop the service:
+   * uploads are accepted and queued, health reports `degraded`, and the engine keeps trying in
+   * the background; the sweep then submits everything that waited.
+   */
   async start(): Promise<void> {
-    const { address, namespace, taskQueue } = this.options;
     routeTemporalLogs(this.log);
-    this.nativeConnection = await NativeConnection.connect({ address });
-    this.worker = await createVerificationWorker({
-      connection: this.nativeConnection,
-      namespace,
-      taskQueue,
-      activities: createTemporalActivities(this.activities, this.log),
-      concurrency: this.options.concurrency,
-      shutdownGraceMs: this.options.shutdownGraceMs,
-    });
+    try {
+      await this.connect();
+    } catch (error) {
+      this.connectError = error as Error;
+      this.log.error({ err: error, address: this.options.address }, 'temporal server unreachable; uploads are queued and run once it answers');
+      this.reconnecting = this.reconnect();
+    }
+  }
+
+  private async reconnect(): Promise<void> {
+    for (let delay = RETRY_FIRST_MS; !this.stopped; delay = Math.min(delay * 2, RETRY_MAX_MS)) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delay);
+        this.wakeReconnect = () => (clearTimeout(timer), resolve());
+      });
+      if (this.stopped) return;
+      try {
+        await this.connect();
+        this.connectError = undefined;
+        return;
+      } catch (error) {
+        this.connectError = error as Error;
+        this.log.warn({ err: error, retryInMs: Math.min(delay * 2, RETRY_MAX_MS) }, 'temporal server still unreachable');
+      }
+    }
+  }
+
+  private async connect(): Promise<void> {
+    const { address, namespace, taskQueue } = this.options;
+    const nativeConnection = await NativeConnection.connect({ address });
+    let clientConnection: Connection | undefined;
+    try {
+      clientConnection = await Connection.connect({ address });
+      this.worker = await createVerificationWorker({
+        connection: nativeConnection,
+        namespace,
+        taskQueue,
+        activities: createTemporalActivities(this.activities, this.log),
+        concurrency: this.options.concurrency,
+        shutdownGraceMs: this.options.shutdownGraceMs,
+      });
+    } catch (error) {
+      // Nothing half-connected stays behind for the next attempt.
+      await clientConnection?.close();
+      await nativeConnection.close();
+      throw error;
+    }
+    this.nativeConnection = nativeConnection;
+    this.clientConnection = clientConnection;
     this.running = this.worker.run().catch((error: Error) => {
       this.workerError = error;
       this.log.error({ err: error }, 'temporal worker stopped with an error');
     });
-    this.clientConnection = await Connection.connect({ address });
     this.client = new Client({ connection: this.clientConnection, namespace });
     this.log.info({ address, namespace, taskQueue }, 'temporal workflow engine started');
     for (const id of this.early) this.submit(id);
@@ -88,6 +138,8 @@ export class TemporalWorkflowEngine implements WorkflowEngine {
   /** Stops polling; running workflows stay with the server and continue on any worker. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.wakeReconnect?.();
+    await this.reconnecting;
     clearInterval(this.sweepTimer);
     if (this.worker?.getState() === 'RUNNING') this.worker.shutdown();
     await this.running;
@@ -103,6 +155,9 @@ export class TemporalWorkflowEngine implements WorkflowEngine {
 
   async health(): Promise<EngineHealth> {
     const adapter = `temporal ${this.options.address}/${this.options.namespace}`;
+    if (this.connectError) {
+      return { status: 'degraded', adapter, detail: `server unreachable, reconnecting; uploads are queued (${this.connectError.message})` };
+    }
     const state = this.worker?.getState();
     const connection = this.clientConnection;
     if (this.workerError || state !== 'RUNNING' || !connection) {
