@@ -39,7 +39,7 @@ for (const target of databaseTargets) {
       expect(second.status).toBe(201);
       expect(second.body.anonymous_user_id).toBe(anonymousUserId);
       ids = [first.body.id, second.body.id];
-      await t.service.deps.workflows.idle();
+      await t.settled();
 
       const own = await call('GET', `/v1/verifications/${ids[0]}`, { headers: { 'x-anonymous-user-id': anonymousUserId } });
       expect(own.status).toBe(200);

@@ -36,7 +36,7 @@ for (const target of databaseTargets) {
       const free = await registerAccount(call);
       for (let i = 0; i < 5; i++) expect((await upload(t.url, free.token, true)).status).toBe(201);
       // The five are still being analysed: count events only once they are done.
-      await t.service.deps.workflows.idle();
+      await t.settled();
       const events = await t.eventCount();
       const refused = await upload(t.url, free.token, true);
       expect(refused.status).toBe(402);
@@ -54,7 +54,7 @@ for (const target of databaseTargets) {
       const accepted = results.filter((r) => r.status === 201);
       expect(accepted).toHaveLength(29);
       expect(results.filter((r) => r.status === 402)).toHaveLength(21);
-      await t.service.deps.workflows.idle();
+      await t.settled();
       const listed = await call('GET', '/v1/verifications/?size=100', { token: basic.token });
       expect(listed.body.total).toBe(29);
       expect(new Set(listed.body.items.map((v: { id: string }) => v.id))).toEqual(new Set(accepted.map((r) => r.body.id)));

@@ -46,7 +46,7 @@ for (const target of databaseTargets) {
         };
         const created = await fetch(`${t.url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form(i !== 2) }).then((r) => r.json());
         const anonymous = await fetch(`${t.url}/v1/verifications/`, { method: 'POST', body: form(false) }).then((r) => r.json());
-        await t.service.deps.workflows.idle();
+        await t.settled();
         if (i === 0) await call('DELETE', `/v1/verifications/${created.id}`, { token });
         if (i === 1) await call('POST', '/v1/verifications/claim', { token, json: { anonymous_user_id: anonymous.anonymous_user_id } });
       }

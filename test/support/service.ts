@@ -12,6 +12,11 @@ export interface TestService {
   dataDir: string;
   /** Number of events in the log: bad requests must leave it unchanged. */
   eventCount(): Promise<number>;
+  /**
+   * Every workflow finished and every read model caught up with the log. Workflow events are
+   * projected asynchronously (on PostgreSQL a poll may pass before the last one is seen).
+   */
+  settled(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -36,6 +41,10 @@ export async function startTestService(target: DatabaseTarget, env: Record<strin
     async eventCount() {
       const rows = await service.deps.knex('events').count<{ count: string }[]>('* as count');
       return Number(rows[0]?.count ?? 0);
+    },
+    async settled() {
+      await service.deps.workflows.idle();
+      if (!(await service.deps.projections.waitFor(await service.deps.store.headPosition(), 30_000))) throw new Error('read models did not catch up within 30 s');
     },
     async stop() {
       await service.stop();

@@ -92,7 +92,7 @@ suite(title, () => {
     // Again after completion: the server refuses a second run of a completed workflow id.
     t.service.deps.workflows.submit(pairId);
     t.service.deps.workflows.submit(pairId);
-    await t.service.deps.workflows.idle();
+    await t.settled();
 
     // Twice while running: the second start joins the running workflow.
     const id = await upload(t.url, owner.token, pair);
@@ -104,7 +104,7 @@ suite(title, () => {
       workflowIdConflictPolicy: 'USE_EXISTING',
     });
     expect(await waitForTerminal(call, owner.token, id)).toMatchObject({ status: 'completed', assurance_level: 'verified' });
-    await t.service.deps.workflows.idle();
+    await t.settled();
     expect(await again.result()).toBe('completed');
 
     for (const verification of [pairId, id]) {
