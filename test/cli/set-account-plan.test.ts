@@ -2,7 +2,6 @@
  * The operator command that records contract terms (Enterprise), run as a child process against
  * a service's embedded database while the service is stopped, as operations.md describes.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,9 +9,9 @@ import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/infra/config.js';
 import { startService, type Service } from '../../src/service.js';
+import { runNode } from '../support/processes.js';
 import { client, registerAccount } from '../support/service.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pv-operator-'));
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
@@ -21,21 +20,8 @@ const start = () =>
     logger: pino({ level: 'silent' }),
   });
 
-function setPlan(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/set-account-plan.ts', ...args], {
-      cwd: root,
-      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', EVENTSTORE_URL: '', LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const setPlan = (args: string[]) =>
+  runNode(['--import', 'tsx', 'src/cli/set-account-plan.ts', ...args], { DATA_DIR: dataDir, DATABASE_URL: '', EVENTSTORE_URL: '', LOG_LEVEL: 'silent' });
 
 describe('npm run accounts:set-plan', () => {
   let service: Service | undefined;

@@ -2,13 +2,13 @@
  * `photoverify verify` end to end: the real bin, as a child process, against a real service on
  * PGlite. The child must be spawned asynchronously: the service answers from this process.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
+import { runNode } from '../support/processes.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -18,28 +18,8 @@ const pairJpeg = path.join(fixtures, 'pairs/canon_eos_30d_cr2/IMG_5952.camera-pr
 const pairRaw = path.join(fixtures, 'pairs/canon_eos_30d_cr2/IMG_5952.CR2');
 const c2paTampered = path.join(fixtures, 'c2pa/pt_adobe-20220124-E-sig-CA.jpg');
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function photoverify(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: root,
-      // Without these the developer's own settings would leak into the runs.
-      env: { ...process.env, PHOTOVERIFY_URL: '', PHOTOVERIFY_API_KEY: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+// Without these the developer's own settings would leak into the runs.
+const photoverify = (args: string[], env: Record<string, string> = {}) => runNode([bin, ...args], { PHOTOVERIFY_URL: '', PHOTOVERIFY_API_KEY: '', ...env });
 
 /** A port nothing listens on: bind one, then let it go. */
 async function closedPort(): Promise<number> {
