@@ -11,7 +11,7 @@ import { AnalysisPool } from '../workflows/verification/analysis-pool.js';
 import { ProjectionRunner } from '../projections/runner.js';
 import { createApp } from './api/app.js';
 import type { ApiDeps } from './api/deps.js';
-import { RateLimiter } from './api/rate-limit.js';
+import { migrateRateLimits, RateLimiter } from './api/rate-limit.js';
 import type { Config } from './infra/config.js';
 import { openDatabase, type Database } from './infra/db.js';
 import { EventStoreDbEventStore } from './infra/eventstore/eventstoredb.js';
@@ -45,6 +45,7 @@ export async function openStores(config: Config, log: Logger, options: { inMemor
     await migrateEventStore(db.knex);
     store = new PostgresEventStore(db.knex);
   }
+  await migrateRateLimits(db.knex);
   const projections = new ProjectionRunner(db.knex, store, allProjectors, log);
   await projections.migrate();
   return { db, store, projections };
@@ -93,10 +94,10 @@ export async function startService(config: Config, options: { logger?: Logger; i
     log,
     now,
     jwtSecret: configuredOrPersistedSecret(config.JWT_SECRET, config.DATA_DIR, 'jwt-secret'),
-    loginLimiter: new RateLimiter(config.LOGIN_RATE_LIMIT_PER_15_MIN, 15 * 60_000),
-    anonymousLimiter: new RateLimiter(config.ANONYMOUS_UPLOADS_PER_HOUR, 60 * 60_000),
-    claimLimiter: new RateLimiter(config.CLAIM_ATTEMPTS_PER_15_MIN, 15 * 60_000),
-    captureLimiter: new RateLimiter(config.CAPTURE_CALLS_PER_HOUR, 60 * 60_000),
+    loginLimiter: new RateLimiter(db.knex, 'login', config.LOGIN_RATE_LIMIT_PER_15_MIN, 15 * 60_000),
+    anonymousLimiter: new RateLimiter(db.knex, 'anonymous', config.ANONYMOUS_UPLOADS_PER_HOUR, 60 * 60_000),
+    claimLimiter: new RateLimiter(db.knex, 'claim', config.CLAIM_ATTEMPTS_PER_15_MIN, 15 * 60_000),
+    captureLimiter: new RateLimiter(db.knex, 'capture', config.CAPTURE_CALLS_PER_HOUR, 60 * 60_000),
     decoyPasswordHash: decoyHash(config.PASSWORD_HASH_COST),
     blobs,
     urlSigner: new UrlSigner(configuredOrPersistedSecret(undefined, config.DATA_DIR, 'url-signing-key'), config.PUBLIC_BASE_URL),

@@ -334,7 +334,7 @@ for (const target of databaseTargets) {
 
     it('rate-limits keyless callers only', async () => {
       const realLimiter = t.service.deps.captureLimiter;
-      t.service.deps.captureLimiter = new RateLimiter(2, 60_000);
+      t.service.deps.captureLimiter = new RateLimiter(t.service.deps.knex, 'capture-test', 2, 60_000);
       try {
         const { token } = await registerAccount(call);
         expect((await call('POST', '/capture/challenge')).status).toBe(201);

@@ -149,14 +149,14 @@ export function accountRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Router 
     async handler({ body, req }) {
       const address = normaliseEmail(body.email);
       const limiterKey = `${address}|${req.ip}`;
-      deps.loginLimiter.check(limiterKey, 'failed login attempts');
+      await deps.loginLimiter.check(limiterKey, 'failed login attempts');
       const user = await deps.knex('users').where({ email: address }).first();
       const ok = await verifyPassword(body.password, user?.password_hash ?? (await deps.decoyPasswordHash));
       if (!user || !ok) {
-        deps.loginLimiter.hit(limiterKey);
+        await deps.loginLimiter.hit(limiterKey);
         throw new AuthenticationError('INVALID_CREDENTIALS', 'Wrong e-mail address or password.', { suggestion: 'Check both and try again.' });
       }
-      deps.loginLimiter.reset(limiterKey);
+      await deps.loginLimiter.reset(limiterKey);
       const account = await deps.knex('accounts').where({ id: user.account_id }).first();
       const { token, expiresAt } = await issueAccessToken(deps, user);
       return {

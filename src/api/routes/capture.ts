@@ -45,11 +45,10 @@ export function captureRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Router 
   const router = Router();
 
   /** Keyless callers share one budget per client address; callers with credentials are accountable already. */
-  const limitKeyless = (principal: Principal | null, req: Request) => {
+  const limitKeyless = async (principal: Principal | null, req: Request) => {
     if (principal) return;
     const key = `capture|${req.ip}`;
-    deps.captureLimiter.check(key, 'keyless capture requests');
-    deps.captureLimiter.hit(key);
+    await deps.captureLimiter.take(key, 'keyless capture requests');
   };
 
   defineRoute(router, registry, deps, {
@@ -60,7 +59,7 @@ export function captureRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Router 
     auth: 'none',
     responses: { 201: { description: 'Challenge issued', schema: challengeResponse }, 429: { description: 'Too many keyless requests' } },
     async handler({ principal, req, res }) {
-      limitKeyless(principal, req);
+      await limitKeyless(principal, req);
       const captureId = crypto.randomUUID();
       const nonce = crypto.randomBytes(32).toString('base64url');
       const context = commandContext(deps, req, principal);
@@ -91,7 +90,7 @@ export function captureRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Router 
       429: { description: 'Too many keyless requests' },
     },
     async handler({ body, principal, req, res }) {
-      limitKeyless(principal, req);
+      await limitKeyless(principal, req);
       const { payload, deviceThumbprint } = await verifyCaptureJws(body.attestation);
       const challenge = await deps.knex('capture_challenges').where({ nonce_sha256: nonceHash(payload.nonce) }).first();
       if (!challenge) {

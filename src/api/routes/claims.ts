@@ -28,8 +28,7 @@ export function claimRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Router {
       429: { description: 'RATE_LIMIT_EXCEEDED: too many claim attempts' },
     },
     async handler({ body, principal, req, res }) {
-      deps.claimLimiter.check(principal.accountId, 'claim attempts');
-      deps.claimLimiter.hit(principal.accountId);
+      await deps.claimLimiter.take(principal.accountId, 'claim attempts');
       // A malformed id can own nothing: same answer as an unknown one, so ids cannot be probed.
       if (!isAnonymousUserId(body.anonymous_user_id)) return { status: 200, body: { claimed: 0, verification_ids: [] } };
       const anonymousAccount = anonymousAccountId(body.anonymous_user_id);

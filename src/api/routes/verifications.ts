@@ -222,8 +222,7 @@ export function verificationRoutes(deps: ApiDeps, registry: OpenAPIRegistry): Ro
       let anonymousUserId: string | undefined;
       let principal = caller;
       if (!principal) {
-        deps.anonymousLimiter.check(req.ip ?? 'unknown', 'anonymous uploads from this address');
-        deps.anonymousLimiter.hit(req.ip ?? 'unknown');
+        await deps.anonymousLimiter.take(req.ip ?? 'unknown', 'anonymous uploads from this address');
         anonymousUserId = req.get('x-anonymous-user-id')?.trim() || newAnonymousUserId();
         principal = anonymousPrincipal(anonymousUserId);
       }
