@@ -5,6 +5,9 @@
  * sensor's fixed pattern), so the residuals correlate; another exposure of the same scene, a
  * re-shoot or a re-render from other data does not. Heavy denoising, strong downscaling or
  * compression wash the residual out: then the test is inconclusive (null), never false.
+ * The 3x3 residual also holds the finest scene detail, which every capture of the scene shares:
+ * the 3-pixel-offset ratio rules out coarse structure only, so a pass is strong evidence of the
+ * same pixels, weaker evidence of the same exposure (docs/analysis.md, known weaknesses).
  */
 import { type Affine, compose } from '../image/affine.js';
 import { boxBlur, lumaOf } from '../image/ops.js';
