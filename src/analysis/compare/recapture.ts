@@ -106,7 +106,7 @@ export function periodicPeaks(luma: Plane, skipBlockGrid: boolean): PeriodicityE
       const r = Math.hypot(fx, y);
       if (r < minRadius || r > tile / 2 - 2) continue;
       if (skipBlockGrid && isNearMultiple(fx, grid) && isNearMultiple(y, grid)) continue;
-      if (!isLocalMax(mean, x, y)) continue;
+      if (neighbourhoodMax(mean, x, y) > mean[y * tile + x]!) continue; // not a local maximum
       const ring = Math.round(r);
       const ratio = mean[y * tile + x]! / Math.max(1e-20, meanRings[ring]!);
       strongest = Math.max(strongest, ratio);
@@ -151,14 +151,7 @@ function ringMedians(power: Float64Array): number[] {
   return rings.map((r) => (r.length ? r.sort((a, b) => a - b)[r.length >> 1]! : 0));
 }
 
-function isLocalMax(power: Float64Array, x: number, y: number): boolean {
-  const v = power[y * tile + x]!;
-  for (let dy = -1; dy <= 1; dy++)
-    for (let dx = -1; dx <= 1; dx++) if ((dx || dy) && power[((y + dy + tile) % tile) * tile + ((x + dx + tile) % tile)]! > v) return false;
-  return true;
-}
-
-/** A tile's peak may sit one bin off the average's (leakage, slight tilt across the frame). */
+/** Largest power in the 3x3 bins around (x, y); a tile's peak may sit one bin off the average's. */
 function neighbourhoodMax(power: Float64Array, x: number, y: number): number {
   let m = 0;
   for (let dy = -1; dy <= 1; dy++)
