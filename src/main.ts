@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from './infra/config.js';
+import { ConfigError, loadConfig } from './core/config.js';
 import { startService } from './service.js';
 
 async function main(): Promise<void> {

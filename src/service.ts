@@ -2,30 +2,30 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
-import { allProjectors } from '../projections/index.js';
+import { allProjectors } from './modules.js';
 import { shutdownRawDecoders } from './analysis/raw/index.js';
-import { InProcessWorkflowEngine } from '../workflows/inprocess-engine.js';
-import type { WorkflowEngine } from '../workflows/engine.js';
-import { createVerificationActivities } from '../workflows/verification/activities.js';
-import { AnalysisPool } from '../workflows/verification/analysis-pool.js';
-import { ProjectionRunner } from '../projections/runner.js';
-import { createApp } from './api/app.js';
-import type { ApiDeps } from './api/deps.js';
-import { migrateRateLimits, RateLimiter } from './api/rate-limit.js';
-import type { Config } from './infra/config.js';
-import { openDatabase, type Database } from './infra/db.js';
-import { EventStoreDbEventStore } from './infra/eventstore/eventstoredb.js';
-import type { EventStore } from './infra/eventstore/port.js';
-import { migrateEventStore, PostgresEventStore } from './infra/eventstore/postgres.js';
-import { FileBlobStore } from './infra/blobs/file-store.js';
-import { UrlSigner } from './infra/blobs/signed-urls.js';
-import { KeyedLock } from './infra/keyed-lock.js';
-import { decoyHash } from './infra/passwords.js';
+import { InProcessWorkflowEngine } from './adapters/workflows/inprocess-engine.js';
+import type { WorkflowEngine } from './core/workflow.js';
+import { createVerificationActivities } from './features/verifications/activities.js';
+import { AnalysisPool } from './features/verifications/analysis-pool.js';
+import { ProjectionRunner } from './adapters/db/projection-runner.js';
+import { createApp } from './adapters/http/app.js';
+import type { ApiDeps } from './core/deps.js';
+import { migrateRateLimits, RateLimiter } from './core/rate-limit.js';
+import type { Config } from './core/config.js';
+import { openDatabase, type Database } from './adapters/db/database.js';
+import { EventStoreDbEventStore } from './adapters/eventstore/eventstoredb.js';
+import type { EventStore } from './core/event-store.js';
+import { migrateEventStore, PostgresEventStore } from './adapters/eventstore/postgres.js';
+import { FileBlobStore } from './adapters/blobs/file-store.js';
+import { UrlSigner } from './adapters/blobs/signed-urls.js';
+import { KeyedLock } from './core/keyed-lock.js';
+import { decoyHash } from './features/accounts/passwords.js';
 import { ensureDevelopmentSigner } from './provenance/dev-signer.js';
 import { loadSignerConfig } from './provenance/signer-config.js';
 import type { SignerConfig } from './provenance/signer-config.js';
 import { loadTrustAnchors } from './provenance/trust.js';
-import { configuredOrPersistedSecret } from './infra/secrets.js';
+import { configuredOrPersistedSecret } from './core/secrets.js';
 
 export interface Service {
   deps: ApiDeps;
@@ -76,7 +76,7 @@ export async function startService(config: Config, options: { logger?: Logger; i
   });
   // Temporal when configured (loaded lazily: its native bridge is not needed in-process).
   const workflows: WorkflowEngine = config.TEMPORAL_ADDRESS
-    ? new (await import('../workflows/temporal/engine.js')).TemporalWorkflowEngine(activities, db.knex, log, {
+    ? new (await import('./adapters/workflows/temporal/engine.js')).TemporalWorkflowEngine(activities, db.knex, log, {
         address: config.TEMPORAL_ADDRESS,
         namespace: config.TEMPORAL_NAMESPACE,
         taskQueue: config.TEMPORAL_TASK_QUEUE,

@@ -3,7 +3,7 @@
  * image to it, run the comparisons, grade. Pure over the two byte buffers (no I/O); bad input
  * throws FileError, never anything else.
  */
-import { AppError } from '../errors.js';
+import { AppError } from '../core/errors.js';
 import { type Affine, compose, decompose, gridScale } from './image/affine.js';
 import { loadPairImage } from './image/load.js';
 import { readCameraMetadata } from './image/metadata.js';

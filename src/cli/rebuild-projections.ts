@@ -3,7 +3,7 @@
  * it. Run it with the service stopped (or accept that its projectors catch up afterwards).
  */
 import { pino } from 'pino';
-import { loadConfig } from '../infra/config.js';
+import { loadConfig } from '../core/config.js';
 import { openStores } from '../service.js';
 
 const log = pino({ level: process.env.LOG_LEVEL ?? 'info' });

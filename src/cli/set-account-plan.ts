@@ -8,11 +8,11 @@
 import crypto from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { accountDecider, accountStream, type AccountSettings } from '../domain/accounts/decider.js';
-import { plans, type Plan } from '../domain/accounts/events.js';
-import { handleCommand } from '../domain/decider.js';
-import { AppError } from '../errors.js';
-import { loadConfig } from '../infra/config.js';
+import { accountDecider, accountStream, type AccountSettings } from '../features/accounts/decider.js';
+import { plans, type Plan } from '../features/accounts/events.js';
+import { handleCommand } from '../core/decider.js';
+import { AppError } from '../core/errors.js';
+import { loadConfig } from '../core/config.js';
 import { openStores } from '../service.js';
 
 const usage = 'Usage: npm run accounts:set-plan -- --account ID [--plan free|basic|professional|enterprise] [--budget-cap EUR|none]';

@@ -6,7 +6,7 @@
  */
 import sharp from 'sharp';
 import type { CameraMetadata } from '../analysis/types.js';
-import { FileError } from '../errors.js';
+import { FileError } from '../core/errors.js';
 
 export interface BadgeInput {
   jpeg: Uint8Array;

@@ -3,7 +3,7 @@
  * unsigned AI declarations, and return the verdict with an evidence report.
  */
 import type { AssuranceLevel, Verdict, VerdictReason } from '../analysis/types.js';
-import { FileError } from '../errors.js';
+import { FileError } from '../core/errors.js';
 import {
   activeActions,
   captureKind,

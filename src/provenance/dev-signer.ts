@@ -8,7 +8,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { derToPem, issueCertificate, pemToDerList } from './x509.js';
 import type { SignerConfig } from './signer-config.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../core/errors.js';
 
 export const DEV_CA_NAME = 'PhotoVerify DEVELOPMENT CA — not trusted';
 export const DEV_SIGNER_NAME = 'PhotoVerify DEVELOPMENT signer — not trusted';

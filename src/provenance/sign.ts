@@ -3,7 +3,7 @@
  * custom assertion records the verification, with the RAW as the parent ingredient.
  */
 import type { AssuranceLevel } from '../analysis/types.js';
-import { AppError, FileError } from '../errors.js';
+import { AppError, FileError } from '../core/errors.js';
 import { asBlob, c2paWasm } from './c2pa-runtime.js';
 import { buildCoseSign1 } from './cose.js';
 import type { SignerConfig } from './signer-config.js';

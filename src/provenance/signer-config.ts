@@ -5,7 +5,7 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { pemToDerList } from './x509.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../core/errors.js';
 
 export interface SignerConfig {
   privateKey: KeyObject;

@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import sharp from 'sharp';
-import { FileError } from '../errors.js';
+import { FileError } from '../core/errors.js';
 import { detectImageFormat } from './format.js';
 
 export const THUMBNAIL_MAX_SIDE = 512;

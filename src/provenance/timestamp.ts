@@ -4,7 +4,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { boolean, integer, nullValue, octetString, oid, readChildren, readElement, sequence } from './der.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../core/errors.js';
 import type { Timestamper } from './cose.js';
 
 const SHA256 = '2.16.840.1.101.3.4.2.1';

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { pemToDerList, derToPem } from './x509.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../core/errors.js';
 
 export interface TrustConfig {
   signerAnchorFiles: string[];

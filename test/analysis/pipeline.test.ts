@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FileError } from '../../src/errors.js';
+import { FileError } from '../../src/core/errors.js';
 import { analyzePair } from '../../src/analysis/pipeline.js';
 import { shutdownRawDecoders } from '../../src/analysis/raw/index.js';
 import { camera30d, encode, fixture, fixtures } from './fixtures.js';

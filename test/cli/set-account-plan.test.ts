@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/infra/config.js';
+import { loadConfig } from '../../src/core/config.js';
 import { startService, type Service } from '../../src/service.js';
 import { runNode } from '../support/processes.js';
 import { client, registerAccount } from '../support/service.js';

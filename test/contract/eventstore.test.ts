@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WrongExpectedRevisionError } from '../../src/errors.js';
-import type { Database } from '../../src/infra/db.js';
-import { EventStoreDbEventStore } from '../../src/infra/eventstore/eventstoredb.js';
-import type { EventStore, NewEvent, StoredEvent } from '../../src/infra/eventstore/port.js';
-import { migrateEventStore, PostgresEventStore } from '../../src/infra/eventstore/postgres.js';
+import { WrongExpectedRevisionError } from '../../src/core/errors.js';
+import type { Database } from '../../src/adapters/db/database.js';
+import { EventStoreDbEventStore } from '../../src/adapters/eventstore/eventstoredb.js';
+import type { EventStore, NewEvent, StoredEvent } from '../../src/core/event-store.js';
+import { migrateEventStore, PostgresEventStore } from '../../src/adapters/eventstore/postgres.js';
 import { databaseTargets } from '../support/databases.js';
 
 /** One contract, every adapter that can run here. */

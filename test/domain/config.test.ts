@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/infra/config.js';
+import { ConfigError, loadConfig } from '../../src/core/config.js';
 
 describe('configuration', () => {
   it('defaults to port 8080, ./data and an EU region', () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configDocumentation } from '../../src/infra/config.js';
+import { configDocumentation } from '../../src/core/config.js';
 
 describe('README configuration table', () => {
   it('lists exactly the variables the service reads', () => {

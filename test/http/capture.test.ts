@@ -7,10 +7,10 @@ import type { Response } from 'express';
 import { base64url, calculateJwkThumbprint, CompactSign, exportJWK } from 'jose';
 import { newDevice, signAttestation as sign, type Device } from '../support/capture.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RateLimiter } from '../../src/api/rate-limit.js';
-import { redeemAttestation, validateAttestationForUpload } from '../../src/domain/attestations/redeem.js';
-import type { CommandContext } from '../../src/domain/decider.js';
-import { AppError } from '../../src/errors.js';
+import { RateLimiter } from '../../src/core/rate-limit.js';
+import { redeemAttestation, validateAttestationForUpload } from '../../src/features/attestations/redeem.js';
+import type { CommandContext } from '../../src/core/decider.js';
+import { AppError } from '../../src/core/errors.js';
 import { databaseTargets } from '../support/databases.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allProjectors } from '../../projections/index.js';
+import { allProjectors } from '../../src/modules.js';
 import { databaseTargets } from '../support/databases.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 

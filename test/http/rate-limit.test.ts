@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateRateLimits, RateLimiter } from '../../src/api/rate-limit.js';
-import { AppError } from '../../src/errors.js';
-import type { Database } from '../../src/infra/db.js';
+import { migrateRateLimits, RateLimiter } from '../../src/core/rate-limit.js';
+import { AppError } from '../../src/core/errors.js';
+import type { Database } from '../../src/adapters/db/database.js';
 import { databaseTargets } from '../support/databases.js';
 
 const refusal = async (work: Promise<unknown>) => {

@@ -2,8 +2,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allProjectors } from '../../projections/index.js';
-import { ProjectionGapError, ProjectionRunner } from '../../projections/runner.js';
+import { allProjectors } from '../../src/modules.js';
+import { ProjectionGapError, ProjectionRunner } from '../../src/adapters/db/projection-runner.js';
 import { databaseTargets } from '../support/databases.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 

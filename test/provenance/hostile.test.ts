@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { FileError } from '../../src/errors.js';
+import { FileError } from '../../src/core/errors.js';
 import { checkCredentials } from '../../src/provenance/check.js';
 import { makeThumbnail } from '../../src/provenance/thumbnail.js';
 import { noTrustAnchors } from '../../src/provenance/trust.js';

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import knexFactory from 'knex';
-import { openDatabase, type Database } from '../../src/infra/db.js';
+import { openDatabase, type Database } from '../../src/adapters/db/database.js';
 
 /**
  * Every database-backed suite runs on PGlite, and also on real PostgreSQL when DATABASE_URL

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
-import { loadConfig } from '../../src/infra/config.js';
+import { loadConfig } from '../../src/core/config.js';
 import { startService, type Service } from '../../src/service.js';
 import type { DatabaseTarget } from './databases.js';
 

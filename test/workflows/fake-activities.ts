@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import type { TemporalActivities } from '../../workflows/temporal/activities.js';
+import type { TemporalActivities } from '../../src/adapters/workflows/temporal/activities.js';
 
 export type Call = [step: string, ...args: unknown[]];
 

@@ -3,11 +3,11 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { VERIFICATION_DEADLINE_MS } from '../../src/domain/verifications/decider.js';
-import { AppError } from '../../src/errors.js';
-import { createTemporalActivities } from '../../workflows/temporal/activities.js';
-import { REJECTED, STEP_FAILED } from '../../workflows/temporal/shared.js';
-import { failureReason, type VerificationActivities } from '../../workflows/verification/activities.js';
+import { VERIFICATION_DEADLINE_MS } from '../../src/features/verifications/decider.js';
+import { AppError } from '../../src/core/errors.js';
+import { createTemporalActivities } from '../../src/adapters/workflows/temporal/activities.js';
+import { REJECTED, STEP_FAILED } from '../../src/adapters/workflows/temporal/shared.js';
+import { failureReason, type VerificationActivities } from '../../src/features/verifications/activities.js';
 
 /** The Temporal activity wrappers alone (MockActivityEnvironment, no server): values and error translation. */
 function steps(overrides: Partial<VerificationActivities> = {}): VerificationActivities {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { verificationWorkflowBundle } from '../../workflows/temporal/worker.js';
+import { verificationWorkflowBundle } from '../../src/adapters/workflows/temporal/worker.js';
 
 /**
  * Replays recorded histories against today's workflow code, without a server: a change that

@@ -6,9 +6,9 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEADLINE_REASON, REJECTED, VERIFICATION_WORKFLOW } from '../../workflows/temporal/shared.js';
-import { verificationWorkflowBundle } from '../../workflows/temporal/worker.js';
-import type { verificationWorkflow } from '../../workflows/temporal/workflows.js';
+import { DEADLINE_REASON, REJECTED, VERIFICATION_WORKFLOW } from '../../src/adapters/workflows/temporal/shared.js';
+import { verificationWorkflowBundle } from '../../src/adapters/workflows/temporal/worker.js';
+import type { verificationWorkflow } from '../../src/adapters/workflows/temporal/workflows.js';
 import { fakeActivities } from './fake-activities.js';
 
 /**

@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import sharp from 'sharp';
-import { FileError } from '../../errors.js';
+import { FileError } from '../../core/errors.js';
 import type { CameraMetadata, RgbImage } from '../types.js';
 import { readCameraMetadata } from './metadata.js';
 

@@ -4,7 +4,7 @@
  * become a named variant, and only then does LibRaw run, in the bounded worker pool.
  */
 import type LibRaw from 'libraw-wasm';
-import { FileError } from '../../errors.js';
+import { FileError } from '../../core/errors.js';
 import type { DecodedRaw, RawFormat } from '../types.js';
 import { compressionName, inspectContainer, minSensorBytesPerPixel, type ContainerProblem } from './container.js';
 import { DecodeTimeoutError, DecoderCrashError, rawDecoderPool, type RawDecoderPool } from './decoder-pool.js';

@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { AppError } from '../../errors.js';
+import { AppError } from '../../core/errors.js';
 import { analyzePair, type PairAnalysis } from '../../analysis/pipeline.js';
 import { shutdownRawDecoders } from '../../analysis/raw/index.js';
 

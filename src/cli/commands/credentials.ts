@@ -1,7 +1,7 @@
 /** `photoverify credentials FILE [--json] [--trust-anchors PEM]... [--tsa-anchors PEM]... [--legacy-anchors PEM]...` */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { AppError } from '../../errors.js';
+import { AppError } from '../../core/errors.js';
 import { checkCredentials, type CredentialsReport } from '../../provenance/check.js';
 import { loadTrustAnchors } from '../../provenance/trust.js';
 

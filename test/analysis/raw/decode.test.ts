@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { FileError } from '../../../src/errors.js';
+import { FileError } from '../../../src/core/errors.js';
 import { decodeRaw, RawDecoderPool, shutdownRawDecoders } from '../../../src/analysis/raw/index.js';
 import { canon30d, canon6dDng, fixture } from './fixtures.js';
 

@@ -1,0 +1,83 @@
+import crypto from 'node:crypto';
+import { WrongExpectedRevisionError } from './errors.js';
+import type { EventActor, EventStore, NewEvent } from './event-store.js';
+import { parseEvent, type EventDefinition, type EventOf } from './events.js';
+
+/** decide and evolve are pure: time and new ids arrive inside the command. */
+export interface Decider<State, Command, Catalogue extends Record<string, EventDefinition>> {
+  catalogue: Catalogue;
+  initialState: () => State;
+  evolve: (state: State, event: EventOf<Catalogue>) => State;
+  decide: (command: Command, state: State) => EventOf<Catalogue>[];
+}
+
+/** Who is acting and on behalf of which request; becomes the metadata of every event. */
+export interface CommandContext {
+  accountId: string | null;
+  actor: EventActor;
+  correlationId: string;
+  causationId: string;
+  processingRegion: string;
+  now: Date;
+}
+
+export interface CommandOutcome<E> {
+  events: E[];
+  /** Global position of the last appended event; null when the command changed nothing. */
+  position: bigint | null;
+}
+
+const MAX_ATTEMPTS = 3;
+
+/**
+ * Load the stream, fold it, decide, append with the revision the decision was based on.
+ * A concurrent writer makes the append fail; the command is then decided again on fresh state.
+ */
+export async function handleCommand<State, Command, Catalogue extends Record<string, EventDefinition>>(
+  store: EventStore,
+  stream: string,
+  decider: Decider<State, Command, Catalogue>,
+  command: Command,
+  context: CommandContext,
+): Promise<CommandOutcome<EventOf<Catalogue>>> {
+  for (let attempt = 1; ; attempt++) {
+    const history = await store.readStream(stream);
+    let state = decider.initialState();
+    for (const stored of history) {
+      const event = parseEvent(decider.catalogue, stored);
+      if (event) state = decider.evolve(state, event);
+    }
+    const events = decider.decide(command, state);
+    if (events.length === 0) return { events, position: null };
+    const last = history.at(-1);
+    try {
+      const result = await store.append(stream, events.map((event) => toNewEvent(decider.catalogue, event, context)), {
+        expectedRevision: last ? last.revision : 'no_stream',
+      });
+      return { events, position: result.position };
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError && attempt < MAX_ATTEMPTS) continue;
+      throw error;
+    }
+  }
+}
+
+function toNewEvent(catalogue: Record<string, EventDefinition>, event: { type: string; data: unknown }, context: CommandContext): NewEvent {
+  const definition = Object.values(catalogue).find((d) => d.type === event.type);
+  if (!definition) throw new Error(`Event ${event.type} is not in its aggregate's catalogue`);
+  return {
+    id: crypto.randomUUID(),
+    type: event.type,
+    version: definition.version,
+    // Validating on the way in keeps malformed data out of the permanent log.
+    data: definition.schema.parse(event.data) as Record<string, unknown>,
+    metadata: {
+      account_id: context.accountId,
+      actor: context.actor,
+      causation_id: context.causationId,
+      correlation_id: context.correlationId,
+      processing_region: context.processingRegion,
+      occurred_at: context.now.toISOString(),
+    },
+  };
+}

@@ -1,0 +1,42 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { ProjectionRunner } from '../adapters/db/projection-runner.js';
+import type { WorkflowEngine } from './workflow.js';
+import type { Config } from './config.js';
+import type { DatabaseKind } from '../adapters/db/database.js';
+import type { EventStore } from './event-store.js';
+import type { BlobStore } from './blob-store.js';
+import type { UrlSigner } from '../adapters/blobs/signed-urls.js';
+import type { KeyedLock } from './keyed-lock.js';
+import type { TrustAnchors } from '../provenance/trust.js';
+import type { RateLimiter } from './rate-limit.js';
+
+/** Everything the HTTP edge needs, built once by the composition root (src/service.ts). */
+export interface ApiDeps {
+  config: Config;
+  knex: Knex;
+  databaseKind: DatabaseKind;
+  store: EventStore;
+  projections: ProjectionRunner;
+  log: Logger;
+  now: () => Date;
+  jwtSecret: Uint8Array;
+  loginLimiter: RateLimiter;
+  /** Keyless uploads per client address. */
+  anonymousLimiter: RateLimiter;
+  /** Claim attempts per account. */
+  claimLimiter: RateLimiter;
+  /** Keyless capture challenge/attestation calls, per client address. */
+  captureLimiter: RateLimiter;
+  /** Hash checked when a login names an unknown user, so timing does not reveal which e-mails exist. */
+  decoyPasswordHash: Promise<string>;
+  blobs: BlobStore;
+  urlSigner: UrlSigner;
+  /** Identifies the analysis code that produced a result (recorded on every verification). */
+  pipelineBuild: string;
+  workflows: WorkflowEngine;
+  /** C2PA trust anchors (signer, TSA, legacy lists) used to validate credentials. */
+  trust: TrustAnchors;
+  /** Serialises this process's writers of contended streams (monthly usage). */
+  streamLocks: KeyedLock;
+}

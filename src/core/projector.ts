@@ -1,0 +1,17 @@
+import type { Knex } from 'knex';
+import type { StoredEvent } from './event-store.js';
+
+/**
+ * A read-model projector owns a family of tables. `apply` runs inside the transaction that
+ * also moves the projector's checkpoint, and must be idempotent (an upsert guarded by what
+ * the row already reflects), so a replayed event changes nothing.
+ */
+export interface Projector {
+  name: string;
+  /** Bump when the tables or the handlers change: the runner then rebuilds this read model. */
+  version: number;
+  /** Dropped in this order on rebuild. */
+  tables: readonly string[];
+  migrate(knex: Knex): Promise<void>;
+  apply(trx: Knex.Transaction, event: StoredEvent): Promise<void>;
+}

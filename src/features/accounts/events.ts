@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { defineEvent, type EventOf } from '../../core/events.js';
+
+export const plans = ['free', 'basic', 'professional', 'enterprise'] as const;
+export type Plan = (typeof plans)[number];
+/** Plans an account admin may choose; Enterprise terms are set by contract, by an operator. */
+export const selfServicePlans = ['free', 'basic', 'professional'] as const;
+export const userRoles = ['admin', 'member'] as const;
+export type UserRole = (typeof userRoles)[number];
+
+export const accountEvents = {
+  AccountRegistered: defineEvent(
+    'AccountRegistered',
+    z.object({
+      account_id: z.uuid(),
+      name: z.string(),
+      plan: z.enum(plans),
+      billing_country: z.string().length(2),
+      monthly_budget_cap_eur: z.number().nonnegative().nullable(),
+      registered_at: z.iso.datetime(),
+    }),
+  ),
+  /** Carries the settings as they stand after the change, so a reader needs no earlier event. */
+  AccountSettingsChanged: defineEvent(
+    'AccountSettingsChanged',
+    z.object({
+      account_id: z.uuid(),
+      plan: z.enum(plans),
+      billing_country: z.string().length(2),
+      monthly_budget_cap_eur: z.number().nonnegative().nullable(),
+      changed_at: z.iso.datetime(),
+    }),
+  ),
+  UserAdded: defineEvent(
+    'UserAdded',
+    z.object({
+      account_id: z.uuid(),
+      user_id: z.uuid(),
+      email: z.string(),
+      name: z.string(),
+      role: z.enum(userRoles),
+      password_hash: z.string(),
+      added_at: z.iso.datetime(),
+    }),
+    { redact: ['password_hash'] },
+  ),
+} as const;
+export type AccountEvent = EventOf<typeof accountEvents>;
+
+/** One stream per e-mail address: its only event claims the address for a user. */
+export const emailClaimEvents = {
+  EmailClaimed: defineEvent(
+    'EmailClaimed',
+    z.object({ email: z.string(), user_id: z.uuid(), account_id: z.uuid() }),
+  ),
+} as const;
+export type EmailClaimEvent = EventOf<typeof emailClaimEvents>;

@@ -1,0 +1,86 @@
+import { accountEvents } from './events.js';
+import { assertNever, parseEvent } from '../../core/events.js';
+import type { Projector } from '../../core/projector.js';
+
+/** accounts and users. Rows remember the last event position they reflect (idempotency guard). */
+export const accountsProjector: Projector = {
+  name: 'accounts',
+  version: 1,
+  tables: ['users', 'accounts'],
+  async migrate(knex) {
+    await knex.raw(`
+      create table if not exists accounts (
+        id uuid primary key,
+        name text not null,
+        plan text not null,
+        billing_country text not null,
+        monthly_budget_cap_eur numeric,
+        created_at timestamptz not null,
+        updated_at timestamptz not null,
+        last_position numeric(20, 0) not null
+      )`);
+    await knex.raw(`
+      create table if not exists users (
+        id uuid primary key,
+        account_id uuid not null references accounts(id),
+        email text not null unique,
+        name text not null,
+        role text not null,
+        password_hash text not null,
+        created_at timestamptz not null,
+        last_position numeric(20, 0) not null
+      )`);
+    await knex.raw('create index if not exists users_account on users (account_id)');
+  },
+  async apply(trx, stored) {
+    const event = parseEvent(accountEvents, stored);
+    if (!event) return;
+    const position = stored.position.toString();
+    switch (event.type) {
+      case 'AccountRegistered': {
+        const d = event.data;
+        await trx('accounts')
+          .insert({
+            id: d.account_id,
+            name: d.name,
+            plan: d.plan,
+            billing_country: d.billing_country,
+            monthly_budget_cap_eur: d.monthly_budget_cap_eur,
+            created_at: d.registered_at,
+            updated_at: d.registered_at,
+            last_position: position,
+          })
+          .onConflict('id')
+          .ignore();
+        return;
+      }
+      case 'AccountSettingsChanged': {
+        const d = event.data;
+        await trx('accounts')
+          .where({ id: d.account_id })
+          .andWhere('last_position', '<', position)
+          .update({ plan: d.plan, billing_country: d.billing_country, monthly_budget_cap_eur: d.monthly_budget_cap_eur, updated_at: d.changed_at, last_position: position });
+        return;
+      }
+      case 'UserAdded': {
+        const d = event.data;
+        await trx('users')
+          .insert({
+            id: d.user_id,
+            account_id: d.account_id,
+            email: d.email,
+            name: d.name,
+            role: d.role,
+            password_hash: d.password_hash,
+            created_at: d.added_at,
+            last_position: position,
+          })
+          .onConflict('id')
+          .ignore();
+        return;
+      }
+      default:
+        assertNever(event);
+    }
+  },
+};

@@ -1,0 +1,44 @@
+import { assertNever, parseEvent } from '../../core/events.js';
+import { usageEvents } from './events.js';
+import type { Projector } from '../../core/projector.js';
+
+/** One row per metered verification; monthly usage is summed from it at read time. */
+export const usageProjector: Projector = {
+  name: 'usage',
+  version: 1,
+  tables: ['usage_meterings'],
+  async migrate(knex) {
+    await knex.raw(`
+      create table if not exists usage_meterings (
+        verification_id uuid primary key,
+        account_id uuid not null,
+        month text not null,
+        overage boolean not null,
+        price numeric(10, 2) not null,
+        released boolean not null default false,
+        metered_at timestamptz not null,
+        last_position numeric(20, 0) not null
+      )`);
+    await knex.raw('create index if not exists usage_account_month on usage_meterings (account_id, month)');
+  },
+  async apply(trx, stored) {
+    const event = parseEvent(usageEvents, stored);
+    if (!event) return;
+    const position = stored.position.toString();
+    switch (event.type) {
+      case 'VerificationMetered': {
+        const d = event.data;
+        await trx('usage_meterings')
+          .insert({ verification_id: d.verification_id, account_id: d.account_id, month: d.month, overage: d.overage, price: d.price, metered_at: d.metered_at, last_position: position })
+          .onConflict('verification_id')
+          .ignore();
+        return;
+      }
+      case 'MeteringReleased':
+        await trx('usage_meterings').where({ verification_id: event.data.verification_id }).andWhere('last_position', '<', position).update({ released: true, last_position: position });
+        return;
+      default:
+        assertNever(event);
+    }
+  },
+};

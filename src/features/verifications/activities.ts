@@ -1,0 +1,209 @@
+import crypto from 'node:crypto';
+import sharp from 'sharp';
+import type { Logger } from 'pino';
+import type { AnalysisResult, Grade } from '../../analysis/types.js';
+import { handleCommand, type CommandContext } from '../../core/decider.js';
+import { verificationDecider, verificationStream, type VerificationCommand, type VerificationState } from './decider.js';
+import { parseEvent } from '../../core/events.js';
+import { verificationEvents, type AnalysisData, type RenditionKind } from './events.js';
+import { AppError } from '../../core/errors.js';
+import type { BlobStore } from '../../core/blob-store.js';
+import type { EventStore } from '../../core/event-store.js';
+import { renderBadge } from '../../provenance/badge.js';
+import { checkCredentials } from '../../provenance/check.js';
+import { signVerifiedImage } from '../../provenance/sign.js';
+import type { SignerConfig } from '../../provenance/signer-config.js';
+import { makeThumbnail } from '../../provenance/thumbnail.js';
+import type { TrustAnchors } from '../../provenance/trust.js';
+import type { AnalysisPool } from './analysis-pool.js';
+
+export interface ActivityDeps {
+  store: EventStore;
+  blobs: BlobStore;
+  log: Logger;
+  now: () => Date;
+  processingRegion: string;
+  serviceName: string;
+  pipelineBuild: string;
+  trust: TrustAnchors;
+  signer: () => Promise<SignerConfig>;
+  /** Called after each append so read models pick the change up at once. */
+  onAppended: () => void;
+  /** Runs the CPU-bound pair analysis off the event loop. */
+  analysisPool: AnalysisPool;
+}
+
+/**
+ * The verification's steps. Each reads the stream, does its work, and records the outcome
+ * through the decider, which ignores a step already recorded: any step may run again after a
+ * crash without duplicating a fact. Both workflow engines call these same functions.
+ */
+export function createVerificationActivities(deps: ActivityDeps) {
+  const context = (id: string): CommandContext => ({
+    accountId: null,
+    actor: { type: 'system', id: 'verification-workflow' },
+    causationId: id,
+    correlationId: id,
+    processingRegion: deps.processingRegion,
+    now: deps.now(),
+  });
+
+  async function load(id: string): Promise<VerificationState> {
+    let state = verificationDecider.initialState();
+    for (const stored of await deps.store.readStream(verificationStream(id))) {
+      const event = parseEvent(verificationEvents, stored);
+      if (event) state = verificationDecider.evolve(state, event);
+    }
+    return state;
+  }
+
+  async function record(id: string, command: VerificationCommand, accountId: string | null): Promise<void> {
+    const ctx = { ...context(id), accountId };
+    const outcome = await handleCommand(deps.store, verificationStream(id), verificationDecider, command, ctx);
+    if (outcome.position !== null) deps.onAppended();
+  }
+
+  async function storeRendition(id: string, accountId: string, kind: RenditionKind, bytes: Uint8Array, contentType: string, extension: string) {
+    const key = `verifications/${id}/${kind}.${extension}`;
+    const stored = await deps.blobs.put(key, bytes);
+    await record(id, { type: 'StoreRendition', kind, blob_key: key, content_type: contentType, sha256: stored.sha256, now: deps.now() }, accountId);
+  }
+
+  return {
+    load,
+
+    async start(id: string): Promise<VerificationState> {
+      const state = await load(id);
+      await record(id, { type: 'Start', now: deps.now() }, state.accountId ?? null);
+      return load(id);
+    },
+
+    /** Runs the analyses and records results and grade (skipped when already graded). */
+    async analyzeAndGrade(id: string): Promise<VerificationState> {
+      const state = await load(id);
+      if (state.graded || !state.image || !state.accountId) return state;
+      const image = await deps.blobs.read(state.image.blob_key);
+      const now = deps.now();
+      let results: (Omit<AnalysisResult, 'analysis'> & { analysis: AnalysisData['analysis'] })[];
+      let grade: Grade & { evidence_report: Record<string, unknown> | null };
+      let rawMetadata: Record<string, unknown> = {};
+      let imageMetadata: Record<string, unknown> = { format: state.image.format, size: state.image.size };
+      let renditionInfo: Record<string, unknown> = {};
+      if (state.mode === 'raw_pair' && state.raw) {
+        const raw = await deps.blobs.read(state.raw.blob_key);
+        const analysis = await deps.analysisPool.analyze({ raw, image });
+        results = analysis.results;
+        grade = { ...analysis.grade, evidence_report: null };
+        rawMetadata = { ...analysis.rawMetadata };
+        imageMetadata = { ...imageMetadata, ...analysis.imageMetadata };
+        renditionInfo = analysis.artifacts.transform ? { registration: analysis.artifacts.transform } : {};
+        if (analysis.artifacts.heatmap) {
+          const { width, height, data } = analysis.artifacts.heatmap;
+          const png = await sharp(Buffer.from(data), { raw: { width, height, channels: 3 } }).png().toBuffer();
+          await storeRendition(id, state.accountId, 'heatmap', png, 'image/png', 'png');
+        }
+      } else {
+        const report = await checkCredentials(image, deps.trust);
+        results = [
+          {
+            analysis: 'c2pa_credentials',
+            result: report.assurance_level === 'provenance' ? true : report.assurance_level === 'flagged' ? false : null,
+            confidence_score: report.evidence_report.validation_state ? 1 : 0,
+            details: { verdict: report.verdict, verdict_reason: report.verdict_reason, validation_state: report.evidence_report.validation_state ?? null },
+          },
+        ];
+        grade = {
+          assurance_level: report.assurance_level,
+          assurance_reason: `Content Credentials: ${report.verdict} (${report.verdict_reason}).`,
+          verdict: report.verdict,
+          verdict_reason: report.verdict_reason,
+          capture_verified: false,
+          result: report.assurance_level === 'provenance',
+          result_confidence: 0,
+          evidence_report: report.evidence_report as unknown as Record<string, unknown>,
+        };
+      }
+      await record(
+        id,
+        {
+          type: 'RecordAnalyses',
+          results: results.map((r) => ({ result_id: crypto.randomUUID(), analysis: r.analysis, result: r.result, confidence_score: r.confidence_score, details: r.details })),
+          now,
+        },
+        state.accountId,
+      );
+      await record(
+        id,
+        {
+          type: 'Grade',
+          grade: {
+            ...grade,
+            raw_metadata: rawMetadata,
+            image_metadata: imageMetadata,
+            rendition_info: renditionInfo,
+            rendition_corrected_info: {},
+          },
+          now,
+        },
+        state.accountId,
+      );
+      return load(id);
+    },
+
+    /** A verified pair gets the C2PA-signed image and the signed badge rendition. */
+    async signAndRender(id: string): Promise<void> {
+      const state = await load(id);
+      if (state.graded?.assurance_level !== 'verified' || !state.image || !state.raw || !state.accountId || !state.queuedAt) return;
+      const [image, raw] = await Promise.all([deps.blobs.read(state.image.blob_key), deps.blobs.read(state.raw.blob_key)]);
+      const signer = await deps.signer();
+      const format = state.image.content_type === 'image/heic' ? 'image/heic' : 'image/jpeg';
+      const assertion = {
+        verificationId: id,
+        assuranceLevel: state.graded.assurance_level,
+        captureVerified: state.graded.capture_verified,
+        imageSha256: state.image.sha256,
+        rawSha256: state.raw.sha256,
+        pipelineBuild: deps.pipelineBuild,
+        processingRegion: deps.processingRegion,
+      };
+      const ingredient = { bytes: raw, name: state.raw.filename, format: state.raw.format };
+      if (!state.renditions.has('signed_image')) {
+        const signed = await signVerifiedImage({ image, format, raw: ingredient, assertion, title: state.image.filename }, signer);
+        await storeRendition(id, state.accountId, 'signed_image', signed, format, format === 'image/heic' ? 'heic' : 'jpg');
+      }
+      if (!state.renditions.has('badge') && format === 'image/jpeg') {
+        const metadata = state.graded.raw_metadata as { exposureTime?: number; fNumber?: number; iso?: number };
+        const badge = await renderBadge({ jpeg: image, createdAt: state.queuedAt, metadata, shortCode: state.shortCode, serviceName: deps.serviceName });
+        const signedBadge = await signVerifiedImage({ image: badge, format: 'image/jpeg', raw: ingredient, assertion, title: state.image.filename }, signer);
+        await storeRendition(id, state.accountId, 'badge', signedBadge, 'image/jpeg', 'jpg');
+      }
+    },
+
+    async thumbnail(id: string): Promise<void> {
+      const state = await load(id);
+      if (state.renditions.has('thumbnail') || !state.image || !state.accountId) return;
+      try {
+        const thumb = await makeThumbnail(await deps.blobs.read(state.image.blob_key));
+        await storeRendition(id, state.accountId, 'thumbnail', thumb, 'image/jpeg', 'jpg');
+      } catch (error) {
+        // A thumbnail is a convenience: an image it cannot be made from does not fail the verification.
+        deps.log.warn({ err: error, verification: id }, 'no thumbnail');
+      }
+    },
+
+    async complete(id: string, accountId: string): Promise<void> {
+      await record(id, { type: 'Complete', now: deps.now() }, accountId);
+    },
+
+    async fail(id: string, accountId: string | null, reason: string): Promise<void> {
+      await record(id, { type: 'Fail', reason, now: deps.now() }, accountId);
+    },
+  };
+}
+
+export type VerificationActivities = ReturnType<typeof createVerificationActivities>;
+
+/** The message a user sees for a failure: ours verbatim, anything unexpected generic. */
+export function failureReason(error: unknown): string {
+  return error instanceof AppError ? error.message : 'The analysis failed unexpectedly; the incident was logged.';
+}

@@ -1,0 +1,90 @@
+import { Worker } from 'node:worker_threads';
+import type { PairAnalysis } from '../../analysis/pipeline.js';
+import { AppError } from '../../core/errors.js';
+import type { AnalysisJob, AnalysisReply } from './analysis-thread.js';
+
+/**
+ * Runs pair analyses in worker threads, one job per thread at a time. Threads start on
+ * demand, are reused, and are terminated on close. A thread that dies fails only its own job.
+ */
+export class AnalysisPool {
+  private readonly idle: Worker[] = [];
+  private readonly busy = new Set<Worker>();
+  private readonly waiting: ((worker: Worker) => void)[] = [];
+  private closed = false;
+
+  constructor(private readonly size: number) {}
+
+  async analyze(job: AnalysisJob): Promise<PairAnalysis> {
+    const worker = await this.acquire();
+    try {
+      const reply = await new Promise<AnalysisReply>((resolve, reject) => {
+        const onError = (error: Error) => {
+          cleanup();
+          reject(error);
+        };
+        const onExit = (code: number) => {
+          cleanup();
+          reject(new Error(`analysis thread exited with code ${code}`));
+        };
+        const onMessage = (message: AnalysisReply) => {
+          cleanup();
+          resolve(message);
+        };
+        const cleanup = () => {
+          worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+        };
+        worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+        worker.postMessage(job);
+      });
+      this.release(worker);
+      if (reply.ok) return reply.analysis;
+      if (reply.appError) {
+        const { code, message, suggestion, details } = reply.appError;
+        throw new AppError(code, message, { suggestion, details });
+      }
+      throw new Error(reply.message);
+    } catch (error) {
+      if (!(error instanceof AppError)) this.discard(worker);
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const all = [...this.idle, ...this.busy];
+    this.idle.length = 0;
+    this.busy.clear();
+    await Promise.all(all.map((w) => w.terminate()));
+  }
+
+  private async acquire(): Promise<Worker> {
+    if (this.closed) throw new Error('analysis pool is closed');
+    const ready = this.idle.pop();
+    if (ready) {
+      this.busy.add(ready);
+      return ready;
+    }
+    if (this.busy.size < this.size) {
+      const worker = new Worker(new URL('./analysis-thread-entry.mjs', import.meta.url));
+      worker.unref();
+      this.busy.add(worker);
+      return worker;
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(worker: Worker): void {
+    const next = this.waiting.shift();
+    if (next) return next(worker);
+    this.busy.delete(worker);
+    this.idle.push(worker);
+  }
+
+  private discard(worker: Worker): void {
+    this.busy.delete(worker);
+    void worker.terminate();
+    const next = this.waiting.shift();
+    if (next) void this.acquire().then(next);
+  }
+}

@@ -1,0 +1,128 @@
+import { NotFoundError } from '../../core/errors.js';
+import type { Decider } from '../../core/decider.js';
+import { assertNever } from '../../core/events.js';
+import { verificationEvents, type RenditionKind, type AnalysisData, type GradeData, type StoredFile, type VerificationEvent } from './events.js';
+
+export const verificationStream = (id: string) => `verification-${id}`;
+
+/** A verification that has not finished this long after it was queued fails (spec: poll up to 10 min). */
+export const VERIFICATION_DEADLINE_MS = 10 * 60_000;
+
+export type VerificationCommand =
+  | { type: 'Queue'; data: Extract<VerificationEvent, { type: 'VerificationQueued' }>['data'] }
+  | { type: 'Start'; now: Date }
+  | { type: 'RecordAnalyses'; results: Omit<AnalysisData, 'recorded_at'>[]; now: Date }
+  | { type: 'Grade'; grade: Omit<GradeData, 'graded_at'>; now: Date }
+  | { type: 'StoreRendition'; kind: RenditionKind; blob_key: string; content_type: string; sha256: string; now: Date }
+  | { type: 'Complete'; now: Date }
+  | { type: 'Fail'; reason: string; now: Date }
+  | { type: 'Delete'; account_id: string; now: Date }
+  | { type: 'Claim'; anonymous_account_id: string; new_owner_account_id: string; now: Date };
+
+export interface VerificationState {
+  status: 'none' | 'queued' | 'in_progress' | 'completed' | 'failed' | 'deleted';
+  accountId?: string;
+  anonymous?: boolean;
+  mode?: 'raw_pair' | 'image_only';
+  queuedAt?: Date;
+  shortCode?: string;
+  image?: StoredFile;
+  raw?: StoredFile | null;
+  analyses: Set<string>;
+  graded?: GradeData;
+  renditions: Map<string, string>;
+}
+
+const terminal = (state: VerificationState) => state.status === 'completed' || state.status === 'failed' || state.status === 'deleted';
+
+/**
+ * Every workflow step is idempotent here, in the decider: a step already taken decides no
+ * events. A workflow resumed after a crash can therefore repeat any step and the stream still
+ * records each fact once (the append's expected revision settles races).
+ */
+export const verificationDecider: Decider<VerificationState, VerificationCommand, typeof verificationEvents> = {
+  catalogue: verificationEvents,
+  initialState: () => ({ status: 'none', analyses: new Set(), renditions: new Map() }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'VerificationQueued':
+        return {
+          ...state,
+          status: 'queued',
+          accountId: event.data.account_id,
+          anonymous: event.data.anonymous,
+          mode: event.data.mode,
+          queuedAt: new Date(event.data.queued_at),
+          shortCode: event.data.short_code,
+          image: event.data.image,
+          raw: event.data.raw,
+        };
+      case 'VerificationStarted':
+        return { ...state, status: 'in_progress' };
+      case 'AnalysisRecorded':
+        return { ...state, analyses: new Set([...state.analyses, event.data.analysis]) };
+      case 'VerificationGraded':
+        return { ...state, graded: event.data };
+      case 'RenditionStored':
+        return { ...state, renditions: new Map([...state.renditions, [event.data.kind, event.data.blob_key]]) };
+      case 'VerificationCompleted':
+        return { ...state, status: 'completed' };
+      case 'VerificationFailed':
+        return { ...state, status: 'failed' };
+      case 'VerificationClaimed':
+        return { ...state, accountId: event.data.new_owner_account_id, anonymous: false };
+      case 'VerificationDeleted':
+        return { ...state, status: 'deleted' };
+      default:
+        return assertNever(event);
+    }
+  },
+  decide(command, state): VerificationEvent[] {
+    switch (command.type) {
+      case 'Queue':
+        return state.status === 'none' ? [{ type: 'VerificationQueued', data: command.data }] : [];
+      case 'Start':
+        return state.status === 'queued' ? [{ type: 'VerificationStarted', data: { started_at: command.now.toISOString() } }] : [];
+      case 'RecordAnalyses':
+        if (terminal(state) || state.graded) return [];
+        return command.results
+          .filter((r) => !state.analyses.has(r.analysis))
+          .map((r) => ({ type: 'AnalysisRecorded' as const, data: { ...r, recorded_at: command.now.toISOString() } }));
+      case 'Grade':
+        if (terminal(state) || state.graded) return [];
+        return [{ type: 'VerificationGraded', data: { ...command.grade, graded_at: command.now.toISOString() } }];
+      case 'StoreRendition':
+        if (terminal(state) || state.renditions.has(command.kind)) return [];
+        return [
+          {
+            type: 'RenditionStored',
+            data: { kind: command.kind, blob_key: command.blob_key, content_type: command.content_type, sha256: command.sha256, stored_at: command.now.toISOString() },
+          },
+        ];
+      case 'Complete':
+        if (terminal(state) || !state.graded) return [];
+        return [{ type: 'VerificationCompleted', data: { completed_at: command.now.toISOString() } }];
+      case 'Fail':
+        if (terminal(state) || state.status === 'none') return [];
+        return [{ type: 'VerificationFailed', data: { failure_reason: command.reason, failed_at: command.now.toISOString() } }];
+      case 'Delete': {
+        if (state.status === 'none' || state.status === 'deleted' || state.accountId !== command.account_id) {
+          throw new NotFoundError('VERIFICATION_NOT_FOUND', 'Verification not found.');
+        }
+        const blobKeys = [state.image?.blob_key, state.raw?.blob_key, ...state.renditions.values()].filter((k): k is string => Boolean(k));
+        return [{ type: 'VerificationDeleted', data: { deleted_at: command.now.toISOString(), blob_keys: blobKeys } }];
+      }
+      case 'Claim':
+        // Only a record still owned by that anonymous id moves; anything else is not this claim's.
+        if (state.status === 'none' || state.status === 'deleted' || !state.anonymous || state.accountId !== command.anonymous_account_id) return [];
+        return [
+          {
+            type: 'VerificationClaimed',
+            data: { previous_owner_account_id: command.anonymous_account_id, new_owner_account_id: command.new_owner_account_id, claimed_at: command.now.toISOString() },
+          },
+        ];
+      default:
+        return assertNever(command);
+    }
+  },
+};

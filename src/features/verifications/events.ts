@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { analysisNames, verdictReasons } from '../../analysis/types.js';
+import { defineEvent, type EventOf } from '../../core/events.js';
+
+export const verificationModes = ['raw_pair', 'image_only'] as const;
+export const verificationStatuses = ['pending', 'queued', 'in_progress', 'completed', 'failed'] as const;
+export const assuranceLevels = ['verified', 'provisional', 'provenance', 'unrated', 'flagged'] as const;
+export const verdicts = ['ai_declared', 'modified_after_signing', 'provenance_verified', 'self_declared_ai', 'unrated'] as const;
+export const renditionKinds = ['thumbnail', 'signed_image', 'badge', 'heatmap'] as const;
+
+const storedFile = z.object({
+  blob_key: z.string(),
+  filename: z.string(),
+  format: z.string(),
+  content_type: z.string(),
+  size: z.number().int().nonnegative(),
+  sha256: z.string(),
+  sha512: z.string(),
+});
+export type StoredFile = z.infer<typeof storedFile>;
+
+export const verificationEvents = {
+  VerificationQueued: defineEvent(
+    'VerificationQueued',
+    z.object({
+      verification_id: z.uuid(),
+      account_id: z.uuid(),
+      mode: z.enum(verificationModes),
+      name: z.string(),
+      short_code: z.string(),
+      pipeline_build: z.string(),
+      image: storedFile,
+      raw: storedFile.nullable(),
+      queued_at: z.iso.datetime(),
+      /** Uploaded without credentials: account_id is the anonymous owner's derived id until claimed. */
+      anonymous: z.boolean().default(false),
+      /** Facts from a redeemed capture attestation (spec 2.1 capture fields). */
+      capture: z
+        .object({
+          attestation_id: z.uuid(),
+          security_score: z.number(),
+          attestation_validated: z.literal(true),
+          device_fingerprint_id: z.string(),
+          camera_fingerprint_id: z.string().nullable(),
+          sequence_number: z.number().int().nullable(),
+          integrity_score: z.number(),
+          jailbreak_indicators: z.array(z.string()),
+          capture_gps_latitude: z.number().nullable(),
+          capture_gps_longitude: z.number().nullable(),
+        })
+        .nullable()
+        .default(null),
+      /** Whether this verification counts against the monthly quota, and at what price. */
+      billing: z.object({ counted: z.boolean(), overage: z.boolean(), price_eur: z.number().nonnegative() }),
+    }),
+  ),
+  VerificationStarted: defineEvent('VerificationStarted', z.object({ started_at: z.iso.datetime() })),
+  AnalysisRecorded: defineEvent(
+    'AnalysisRecorded',
+    z.object({
+      result_id: z.uuid(),
+      analysis: z.enum([...analysisNames, 'c2pa_credentials']),
+      result: z.boolean().nullable(),
+      confidence_score: z.number(),
+      details: z.record(z.string(), z.unknown()),
+      recorded_at: z.iso.datetime(),
+    }),
+  ),
+  VerificationGraded: defineEvent(
+    'VerificationGraded',
+    z.object({
+      assurance_level: z.enum(assuranceLevels),
+      assurance_reason: z.string(),
+      verdict: z.enum(verdicts).nullable(),
+      verdict_reason: z.enum(verdictReasons).nullable(),
+      capture_verified: z.boolean(),
+      result: z.boolean(),
+      result_confidence: z.number(),
+      evidence_report: z.record(z.string(), z.unknown()).nullable(),
+      raw_metadata: z.record(z.string(), z.unknown()),
+      image_metadata: z.record(z.string(), z.unknown()),
+      rendition_info: z.record(z.string(), z.unknown()),
+      rendition_corrected_info: z.record(z.string(), z.unknown()),
+      graded_at: z.iso.datetime(),
+    }),
+  ),
+  RenditionStored: defineEvent(
+    'RenditionStored',
+    z.object({ kind: z.enum(renditionKinds), blob_key: z.string(), content_type: z.string(), sha256: z.string(), stored_at: z.iso.datetime() }),
+  ),
+  VerificationCompleted: defineEvent('VerificationCompleted', z.object({ completed_at: z.iso.datetime() })),
+  VerificationFailed: defineEvent('VerificationFailed', z.object({ failure_reason: z.string(), failed_at: z.iso.datetime() })),
+  VerificationClaimed: defineEvent(
+    'VerificationClaimed',
+    z.object({ previous_owner_account_id: z.uuid(), new_owner_account_id: z.uuid(), claimed_at: z.iso.datetime() }),
+  ),
+  VerificationDeleted: defineEvent('VerificationDeleted', z.object({ deleted_at: z.iso.datetime(), blob_keys: z.array(z.string()) })),
+} as const;
+export type VerificationEvent = EventOf<typeof verificationEvents>;
+export type GradeData = Extract<VerificationEvent, { type: 'VerificationGraded' }>['data'];
+export type AnalysisData = Extract<VerificationEvent, { type: 'AnalysisRecorded' }>['data'];
+export type RenditionKind = (typeof renditionKinds)[number];

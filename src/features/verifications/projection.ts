@@ -1,0 +1,163 @@
+import crypto from 'node:crypto';
+import { assertNever, parseEvent } from '../../core/events.js';
+import { verificationEvents } from './events.js';
+import type { Projector } from '../../core/projector.js';
+
+const json = (value: unknown) => JSON.stringify(value);
+
+/** verifications and their per-analysis results. Deletion removes the rows (it is permanent). */
+export const verificationsProjector: Projector = {
+  name: 'verifications',
+  version: 3,
+  tables: ['verification_results', 'verifications'],
+  async migrate(knex) {
+    await knex.raw(`
+      create table if not exists verifications (
+        id uuid primary key,
+        account_id uuid not null,
+        status text not null,
+        failure_reason text,
+        verification_mode text not null,
+        name text not null,
+        short_code text not null,
+        pipeline_build text not null,
+        image jsonb not null,
+        raw jsonb,
+        billing jsonb not null,
+        capture jsonb,
+        anonymous_origin uuid,
+        result boolean,
+        result_confidence double precision not null default 0,
+        assurance_level text,
+        assurance_reason text,
+        verdict text,
+        verdict_reason text,
+        evidence_report jsonb,
+        capture_verified boolean,
+        raw_metadata jsonb not null default '{}',
+        image_metadata jsonb not null default '{}',
+        rendition_info jsonb not null default '{}',
+        rendition_corrected_info jsonb not null default '{}',
+        renditions jsonb not null default '{}',
+        created_at timestamptz not null,
+        updated_at timestamptz not null,
+        last_position numeric(20, 0) not null
+      )`);
+    await knex.raw('create index if not exists verifications_account_created on verifications (account_id, created_at desc)');
+    await knex.raw('create index if not exists verifications_anonymous_origin on verifications (anonymous_origin) where anonymous_origin is not null');
+    await knex.raw(`
+      create table if not exists verification_results (
+        id uuid primary key,
+        verification_id uuid not null references verifications(id) on delete cascade,
+        verificator_id uuid not null,
+        analysis text not null,
+        result boolean,
+        confidence_score double precision not null,
+        details jsonb not null,
+        created_at timestamptz not null,
+        updated_at timestamptz not null
+      )`);
+    await knex.raw('create index if not exists verification_results_verification on verification_results (verification_id)');
+  },
+  async apply(trx, stored) {
+    const event = parseEvent(verificationEvents, stored);
+    if (!event) return;
+    const id = stored.stream.slice('verification-'.length);
+    const position = stored.position.toString();
+    const row = () => trx('verifications').where({ id }).andWhere('last_position', '<', position);
+    const at = stored.metadata.occurred_at;
+    switch (event.type) {
+      case 'VerificationQueued': {
+        const d = event.data;
+        await trx('verifications')
+          .insert({
+            id,
+            account_id: d.account_id,
+            status: 'queued',
+            verification_mode: d.mode,
+            name: d.name,
+            short_code: d.short_code,
+            pipeline_build: d.pipeline_build,
+            image: json(d.image),
+            raw: d.raw ? json(d.raw) : null,
+            billing: json(d.billing),
+            capture: d.capture ? json(d.capture) : null,
+            anonymous_origin: d.anonymous ? d.account_id : null,
+            created_at: d.queued_at,
+            updated_at: d.queued_at,
+            last_position: position,
+          })
+          .onConflict('id')
+          .ignore();
+        return;
+      }
+      case 'VerificationStarted':
+        await row().update({ status: 'in_progress', updated_at: at, last_position: position });
+        return;
+      case 'AnalysisRecorded': {
+        const d = event.data;
+        const updated = await row().update({ updated_at: at, last_position: position });
+        if (updated === 0) return;
+        await trx('verification_results').insert({
+          id: d.result_id,
+          verification_id: id,
+          // The analysis algorithm's id: stable per analysis name, so clients can group results.
+          verificator_id: analysisId(d.analysis),
+          analysis: d.analysis,
+          result: d.result,
+          confidence_score: d.confidence_score,
+          details: json({ analysis: d.analysis, ...d.details }),
+          created_at: d.recorded_at,
+          updated_at: d.recorded_at,
+        });
+        return;
+      }
+      case 'VerificationGraded': {
+        const d = event.data;
+        await row().update({
+          result: d.result,
+          result_confidence: d.result_confidence,
+          assurance_level: d.assurance_level,
+          assurance_reason: d.assurance_reason,
+          verdict: d.verdict,
+          verdict_reason: d.verdict_reason,
+          evidence_report: d.evidence_report ? json(d.evidence_report) : null,
+          capture_verified: d.capture_verified,
+          raw_metadata: json(d.raw_metadata),
+          image_metadata: json(d.image_metadata),
+          rendition_info: json(d.rendition_info),
+          rendition_corrected_info: json(d.rendition_corrected_info),
+          updated_at: d.graded_at,
+          last_position: position,
+        });
+        return;
+      }
+      case 'RenditionStored':
+        await row().update({
+          renditions: trx.raw(`renditions || ?::jsonb`, [json({ [event.data.kind]: { blob_key: event.data.blob_key, content_type: event.data.content_type } })]),
+          updated_at: event.data.stored_at,
+          last_position: position,
+        });
+        return;
+      case 'VerificationCompleted':
+        await row().update({ status: 'completed', updated_at: event.data.completed_at, last_position: position });
+        return;
+      case 'VerificationFailed':
+        await row().update({ status: 'failed', failure_reason: event.data.failure_reason, updated_at: event.data.failed_at, last_position: position });
+        return;
+      case 'VerificationClaimed':
+        await row().update({ account_id: event.data.new_owner_account_id, updated_at: event.data.claimed_at, last_position: position });
+        return;
+      case 'VerificationDeleted':
+        await trx('verifications').where({ id }).delete();
+        return;
+      default:
+        assertNever(event);
+    }
+  },
+};
+
+function analysisId(name: string): string {
+  const hash = crypto.createHash('sha256').update(`photoverify-analysis:${name}`).digest('hex');
+  return `${hash.slice(0, 8)}-${hash.slice(8, 12)}-5${hash.slice(13, 16)}-8${hash.slice(17, 20)}-${hash.slice(20, 32)}`;
+}

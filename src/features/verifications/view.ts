@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { assuranceLevels, verdicts, verificationModes, verificationStatuses } from './events.js';
+import { verdictReasons } from '../../analysis/types.js';
+import { isoDate } from '../../core/schemas.js';
+
+export const resultEntrySchema = z
+  .object({
+    id: z.uuid(),
+    verificator_id: z.uuid(),
+    verification_id: z.uuid(),
+    result: z.boolean().nullable(),
+    confidence_score: z.number(),
+    details: z.record(z.string(), z.unknown()),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('ResultEntry');
+
+export const verificationSchema = z
+  .object({
+    id: z.uuid(),
+    status: z.enum(verificationStatuses),
+    failure_reason: z.string().nullable(),
+    results: z.array(resultEntrySchema),
+    result: z.boolean().nullable().describe('Legacy: true = authentic. Key on assurance_level and capture_verified.'),
+    result_confidence: z.number().describe('Average export similarity, not a probability.'),
+    assurance_level: z.enum(assuranceLevels).nullable(),
+    assurance_reason: z.string().nullable(),
+    verdict: z.enum(verdicts).nullable(),
+    verdict_reason: z.enum(verdictReasons).nullable(),
+    evidence_report: z.record(z.string(), z.unknown()).nullable(),
+    verification_mode: z.enum(verificationModes),
+    capture_verified: z.boolean().nullable(),
+    raw_metadata: z.record(z.string(), z.unknown()),
+    image_metadata: z.record(z.string(), z.unknown()),
+    rendition_info: z.record(z.string(), z.unknown()),
+    rendition_corrected_info: z.record(z.string(), z.unknown()),
+    raw_photo_hash: z.string().describe('sha256:<hex> of the RAW; empty in image-only mode.'),
+    image_photo_hash: z.string().describe('sha256:<hex> of the image.'),
+    image_thumbnail_url: z.string().describe('Pre-signed thumbnail URL (1 hour); empty until the thumbnail exists.'),
+    name: z.string(),
+    short_code: z.string(),
+    request_id: z.string().nullable(),
+    pipeline_build: z.string(),
+    tags: z.array(z.object({ id: z.uuid(), name: z.string(), color: z.string().nullable() })),
+    comment_count: z.number().int(),
+    account_id: z.uuid(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    security_score: z.number().optional().describe('Present when an attestation was supplied.'),
+    attestation_validated: z.boolean().optional(),
+    device_fingerprint_id: z.string().optional(),
+    camera_fingerprint_id: z.string().nullable().optional(),
+    sequence_number: z.number().int().nullable().optional(),
+    integrity_score: z.number().optional(),
+    jailbreak_indicators: z.array(z.string()).optional(),
+    capture_gps_latitude: z.number().nullable().optional(),
+    capture_gps_longitude: z.number().nullable().optional(),
+  })
+  .openapi('Verification');
+
+export type VerificationView = z.infer<typeof verificationSchema>;
+
+const parseJson = (value: unknown): Record<string, any> => (typeof value === 'string' ? JSON.parse(value) : ((value as Record<string, any>) ?? {}));
+
+/** Read-model rows to the spec's Verification (2.1). */
+export function toVerificationView(row: Record<string, any>, results: Record<string, any>[], thumbnailUrl: string): VerificationView {
+  const image = parseJson(row.image);
+  const raw = row.raw ? parseJson(row.raw) : null;
+  return {
+    id: row.id,
+    status: row.status,
+    failure_reason: row.failure_reason ?? null,
+    results: results.map((r) => ({
+      id: r.id,
+      verificator_id: r.verificator_id,
+      verification_id: r.verification_id,
+      result: r.result,
+      confidence_score: Number(r.confidence_score),
+      details: parseJson(r.details),
+      created_at: isoDate(r.created_at)!,
+      updated_at: isoDate(r.updated_at)!,
+    })),
+    result: row.result ?? null,
+    result_confidence: Number(row.result_confidence ?? 0),
+    assurance_level: row.assurance_level ?? null,
+    assurance_reason: row.assurance_reason ?? null,
+    verdict: row.verdict ?? null,
+    verdict_reason: row.verdict_reason ?? null,
+    evidence_report: row.evidence_report ? parseJson(row.evidence_report) : null,
+    verification_mode: row.verification_mode,
+    capture_verified: row.capture_verified ?? null,
+    raw_metadata: parseJson(row.raw_metadata),
+    image_metadata: parseJson(row.image_metadata),
+    rendition_info: parseJson(row.rendition_info),
+    rendition_corrected_info: parseJson(row.rendition_corrected_info),
+    raw_photo_hash: raw ? `sha256:${raw.sha256}` : '',
+    image_photo_hash: `sha256:${image.sha256}`,
+    image_thumbnail_url: thumbnailUrl,
+    name: row.name,
+    short_code: row.short_code,
+    request_id: null,
+    pipeline_build: row.pipeline_build,
+    tags: [],
+    comment_count: 0,
+    account_id: row.account_id,
+    created_at: isoDate(row.created_at)!,
+    updated_at: isoDate(row.updated_at)!,
+    ...captureFields(row.capture ? parseJson(row.capture) : null),
+  };
+}
+
+/** The capture fields appear only when an attestation was supplied. */
+function captureFields(capture: Record<string, any> | null): Partial<VerificationView> {
+  if (!capture) return {};
+  const { attestation_id: _id, ...facts } = capture;
+  return facts;
+}
