@@ -1,6 +1,6 @@
 /**
  * The event store port. Two adapters implement it (PostgreSQL/PGlite and EventStoreDB) and
- * one contract suite (test/contract/eventstore.contract.ts) runs against each.
+ * one contract suite (test/contract/eventstore.test.ts) runs against each.
  */
 
 export interface EventActor {
@@ -48,10 +48,6 @@ export interface AppendResult {
   position: bigint;
 }
 
-export interface Subscription {
-  stop(): Promise<void>;
-}
-
 export interface EventStore {
   readonly kind: 'postgres' | 'eventstoredb';
   /** True when global positions have no holes, so a reader can detect a missing event. */
@@ -61,11 +57,6 @@ export interface EventStore {
   readStream(stream: string): Promise<StoredEvent[]>;
   /** Events with position > after, in global order, at most `limit`. */
   readAll(options: { after: bigint; limit: number }): Promise<StoredEvent[]>;
-  /**
-   * Catch-up subscription: delivers every event after `after`, one at a time in global order,
-   * then keeps delivering new ones. The handler's promise is awaited before the next event.
-   */
-  subscribe(options: { after: bigint }, handler: (event: StoredEvent) => Promise<void>, onError: (error: unknown) => void): Subscription;
   /** Position of the newest event (0n when empty). */
   headPosition(): Promise<bigint>;
   close(): Promise<void>;

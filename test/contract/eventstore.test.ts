@@ -116,30 +116,6 @@ for (const adapter of adapters) {
       expect(afterFirst.map((e) => e.type)).toEqual(['Y', 'Z']);
     });
 
-    it('catch-up subscription delivers history after a position, then live events', async () => {
-      const stream = streamName('sub');
-      await store.append(stream, [event('H1'), event('H2'), event('H3')], { expectedRevision: 'no_stream' });
-      const history = await store.readStream(stream);
-      const seen: string[] = [];
-      let resolveDone: () => void;
-      const done = new Promise<void>((resolve) => (resolveDone = resolve));
-      const subscription = store.subscribe(
-        { after: history[0]!.position },
-        async (e) => {
-          if (e.stream !== stream) return;
-          seen.push(e.type);
-          if (seen.length === 3) resolveDone();
-        },
-        (error) => {
-          throw error;
-        },
-      );
-      await store.append(stream, [event('Live')], { expectedRevision: 2 });
-      await done;
-      await subscription.stop();
-      expect(seen).toEqual(['H2', 'H3', 'Live']);
-    });
-
     it('never lets a concurrent reader skip an event while many writers append', async () => {
       const writers = 16;
       const appendsPerWriter = 20;

@@ -7,14 +7,13 @@ import {
   START as ESDB_START,
   StreamNotFoundError,
   WrongExpectedVersionError,
-  excludeSystemEvents,
   jsonEvent,
   type AllStreamResolvedEvent,
   type Position,
   type ResolvedEvent,
 } from '@eventstore/db-client';
 import { WrongExpectedRevisionError } from '../../core/errors.js';
-import type { AppendResult, EventMetadata, EventStore, ExpectedRevision, NewEvent, StoredEvent, Subscription } from '../../core/event-store.js';
+import type { AppendResult, EventMetadata, EventStore, ExpectedRevision, NewEvent, StoredEvent } from '../../core/event-store.js';
 
 /**
  * EventStoreDB adapter. The only file that imports the client, because the newer KurrentDB
@@ -104,22 +103,6 @@ export class EventStoreDbEventStore implements EventStore {
       if (events.length === limit) break;
     }
     return events;
-  }
-
-  subscribe(options: { after: bigint }, handler: (event: StoredEvent) => Promise<void>, onError: (error: unknown) => void): Subscription {
-    const subscription = this.client.subscribeToAll({ fromPosition: toPosition(options.after), filter: excludeSystemEvents() });
-    const loop = (async () => {
-      for await (const resolved of subscription) {
-        const event = toStored(resolved);
-        if (event && event.position > options.after) await handler(event);
-      }
-    })().catch(onError);
-    return {
-      async stop() {
-        await subscription.unsubscribe();
-        await loop;
-      },
-    };
   }
 
   async headPosition(): Promise<bigint> {

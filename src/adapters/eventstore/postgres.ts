@@ -1,8 +1,6 @@
-import { EventEmitter } from 'node:events';
 import type { Knex } from 'knex';
 import { WrongExpectedRevisionError } from '../../core/errors.js';
-import type { AppendResult, EventStore, ExpectedRevision, NewEvent, StoredEvent, Subscription } from '../../core/event-store.js';
-import { pollingSubscription } from './subscription.js';
+import type { AppendResult, EventStore, ExpectedRevision, NewEvent, StoredEvent } from '../../core/event-store.js';
 
 /**
  * Events in one table of the same PostgreSQL (or PGlite) database as the read models.
@@ -59,14 +57,12 @@ function toStored(row: EventRow): StoredEvent {
 export class PostgresEventStore implements EventStore {
   readonly kind = 'postgres' as const;
   readonly contiguousPositions = true;
-  /** Wakes local subscribers at once; other processes are reached by polling. */
-  private readonly appended = new EventEmitter().setMaxListeners(0);
 
   constructor(private readonly knex: Knex) {}
 
   async append(stream: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    const result = await this.knex.transaction(async (trx) => {
+    return this.knex.transaction(async (trx) => {
       await trx.raw('select pg_advisory_xact_lock(?)', [APPEND_LOCK]);
       const head = await trx('events').where({ stream }).max<{ max: number | null }[]>('revision as max').first();
       const current = head?.max ?? null;
@@ -95,8 +91,6 @@ export class PostgresEventStore implements EventStore {
       await trx('events').insert(rows);
       return { revision, position };
     });
-    this.appended.emit('append', result.position);
-    return result;
   }
 
   async readStream(stream: string): Promise<StoredEvent[]> {
@@ -109,16 +103,11 @@ export class PostgresEventStore implements EventStore {
     return rows.map(toStored);
   }
 
-  subscribe(options: { after: bigint }, handler: (event: StoredEvent) => Promise<void>, onError: (error: unknown) => void): Subscription {
-    return pollingSubscription(this, this.appended, options.after, handler, onError);
-  }
-
   async headPosition(): Promise<bigint> {
     const top = await this.knex('events').max<{ max: string | number | null }[]>('position as max').first();
     return BigInt(top?.max ?? 0);
   }
 
-  async close(): Promise<void> {
-    this.appended.removeAllListeners();
-  }
+  /** The knex pool belongs to the caller, which closes it. */
+  async close(): Promise<void> {}
 }
