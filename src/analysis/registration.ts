@@ -1,16 +1,19 @@
 /**
- * Registration: the geometric map from the image (JPEG) frame to the reference rendered from
- * the RAW, for exports that were scaled, cropped, rotated by any angle and/or mirrored.
+ * Registration: the geometric map (similarity, possibly mirrored) from image pixels to reference
+ * pixels, for exports that were scaled, cropped, rotated by any angle and/or mirrored. The
+ * pipeline calls it on both pictures' luminance downscaled to the 1024-px working grid.
  *
- * 1. Fourier–Mellin on small thumbnails: the magnitude spectrum ignores translation, and in
- *    log-polar coordinates rotation and scale become shifts found by phase correlation.
- *    The spectrum is symmetric, so each angle is tried with and without 180°; a mirror is tried
- *    by mirroring the image (a vertical flip is a mirror plus 180°).
- * 2. For each candidate, phase correlation on the rotated/scaled reference gives the
- *    translation; normalised cross-correlation (NCC) over the overlap ranks the candidates.
- * 3. Pattern-search refinement of the best candidate on a coarse-to-fine pyramid, scored by NCC
- *    on the image's gradient-rich pixels, down to sub-pixel steps (the sensor-noise comparison
- *    needs sub-pixel alignment at the image's own scale).
+ * 0. Near-white padding connected to the border (rotated, uncropped exports) is replaced by the
+ *    photo's mean, and those pixels are left out of the final score.
+ * 1. Coarse, on 256-px smoothed thumbnails: rotation candidates from gradient-orientation
+ *    histograms (the two best peaks, each also + 180°, with and without a mirror), a log grid of
+ *    scales, and for each hypothesis the translation by phase correlation of the image warped
+ *    into the reference's small canvas (two hypotheses share one complex FFT).
+ * 2. The eight highest correlation peaks, plus the eight full-frame right-angle maps, are ranked
+ *    by normalised cross-correlation (NCC) over their overlap.
+ * 3. Pattern-search refinement of the winner at 512 then 1024 px, scored by NCC on the image's
+ *    gradient-rich pixels, down to sub-pixel steps (the sensor-noise comparison needs sub-pixel
+ *    alignment on the working grid).
  * NCC is blind to gain and offset, so exposure, contrast, white balance and black-and-white
  * exports register like the camera's own JPEG.
  */

@@ -13,7 +13,7 @@ export interface StoredBlob {
  * leaves nothing behind after `discard`.
  */
 export interface BlobStore {
-  readonly kind: 'file' | 's3';
+  readonly kind: 'file';
   stage(source: Readable, options: { maxBytes: number }): Promise<StagedBlob>;
   put(key: string, bytes: Uint8Array): Promise<StoredBlob>;
   read(key: string): Promise<Buffer>;
@@ -39,4 +39,16 @@ export class BlobTooLargeError extends Error {
     super(`blob larger than ${limit} bytes`);
     this.name = 'BlobTooLargeError';
   }
+}
+
+/** A file received from a caller and staged (hashed, size-checked), not yet committed. */
+export interface UploadedFile {
+  field: string;
+  filename: string;
+  staged: StagedBlob;
+}
+
+export interface ParsedUpload {
+  files: Map<string, UploadedFile>;
+  fields: Record<string, string>;
 }

@@ -1,17 +1,7 @@
 /**
- * In-place radix-2 complex FFT and a 2D wrapper. Sizes are powers of two; registration and
- * the spectral analyses pad to them. Float64 for accuracy of phase correlation peaks.
+ * In-place radix-2 complex FFT and a 2D wrapper. Sizes are powers of two (registration's search
+ * canvas, recapture's spectrum tiles). Float64 for accuracy of phase correlation peaks.
  */
-
-export function isPowerOfTwo(n: number): boolean {
-  return n > 0 && (n & (n - 1)) === 0;
-}
-
-export function nextPowerOfTwo(n: number): number {
-  let p = 1;
-  while (p < n) p <<= 1;
-  return p;
-}
 
 const twiddleCache = new Map<number, { cos: Float64Array; sin: Float64Array; rev: Uint32Array }>();
 
@@ -99,76 +89,4 @@ export function fft2d(re: Float64Array, im: Float64Array, w: number, h: number, 
       im[i] = ci[y]!;
     }
   }
-}
-
-/**
- * Phase correlation of two equally sized real arrays: returns the correlation surface whose
- * peak at (dx, dy) means b(x) ≈ a(x - d) (circular).
- */
-export function phaseCorrelate(a: Float64Array, b: Float64Array, w: number, h: number): Float64Array {
-  const ar = Float64Array.from(a);
-  const ai = new Float64Array(a.length);
-  const br = Float64Array.from(b);
-  const bi = new Float64Array(b.length);
-  fft2d(ar, ai, w, h);
-  fft2d(br, bi, w, h);
-  for (let i = 0; i < ar.length; i++) {
-    // B * conj(A), normalised to unit magnitude.
-    const r = br[i]! * ar[i]! + bi[i]! * ai[i]!;
-    const im = bi[i]! * ar[i]! - br[i]! * ai[i]!;
-    const m = Math.sqrt(r * r + im * im) + 1e-12;
-    ar[i] = r / m;
-    ai[i] = im / m;
-  }
-  fft2d(ar, ai, w, h, true);
-  return ar;
-}
-
-export interface Peak {
-  x: number;
-  y: number;
-  value: number;
-}
-
-/**
- * The k highest local maxima of a w x h surface (circular neighbourhood suppression of
- * `radius`), with sub-pixel refinement by a parabola fit on each axis.
- */
-export function topPeaks(surface: Float64Array, w: number, h: number, k: number, radius = 3): Peak[] {
-  const at = (xx: number, yy: number) => surface[((yy + h) % h) * w + ((xx + w) % w)]!;
-  // Only 3x3 local maxima are candidates: sorting them is far cheaper than the whole surface.
-  const candidates: number[] = [];
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      const v = surface[y * w + x]!;
-      let isMax = true;
-      for (let dy = -1; dy <= 1 && isMax; dy++)
-        for (let dx = -1; dx <= 1; dx++)
-          if ((dx || dy) && at(x + dx, y + dy) > v) {
-            isMax = false;
-            break;
-          }
-      if (isMax) candidates.push(y * w + x);
-    }
-  }
-  const order = candidates.sort((i, j) => surface[j]! - surface[i]!);
-  const peaks: Peak[] = [];
-  for (const i of order) {
-    if (peaks.length >= k) break;
-    const x = i % w;
-    const y = (i - x) / w;
-    const near = peaks.some((p) => {
-      const dx = Math.min(Math.abs(Math.round(p.x) - x), w - Math.abs(Math.round(p.x) - x));
-      const dy = Math.min(Math.abs(Math.round(p.y) - y), h - Math.abs(Math.round(p.y) - y));
-      return dx <= radius && dy <= radius;
-    });
-    if (near) continue;
-    const c = at(x, y);
-    const sub = (m: number, p: number) => {
-      const den = m - 2 * c + p;
-      return Math.abs(den) < 1e-12 ? 0 : Math.max(-0.5, Math.min(0.5, (0.5 * (m - p)) / den));
-    };
-    peaks.push({ x: x + sub(at(x - 1, y), at(x + 1, y)), y: y + sub(at(x, y - 1), at(x, y + 1)), value: c });
-  }
-  return peaks;
 }
