@@ -83,22 +83,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
 }
 
-/** The variables and what they mean, for the README table and `photoverify config`. */
+/** The variables and what they mean, as the README's configuration table lists them. */
 export const configDocumentation: Record<keyof z.infer<typeof configSchema>, string> = {
   PORT: 'HTTP port the service listens on.',
   HOST: 'Interface to bind.',
-  DATA_DIR: 'Directory for all embedded state: PGlite database, blobs, mail outbox, generated secrets and development keys.',
+  DATA_DIR: 'Directory for all embedded state: PGlite database, blobs, generated secrets and development keys.',
   PUBLIC_BASE_URL: 'Externally visible base URL, used in links (share URLs, signed URLs). Defaults to http://localhost:PORT.',
   LOG_LEVEL: 'pino log level.',
-  SERVICE_NAME: 'Name shown on badges and in e-mails.',
+  SERVICE_NAME: 'Name shown on badges.',
   PROCESSING_REGION: 'EU region recorded on every event as evidence of where processing ran.',
   DATABASE_URL: 'PostgreSQL connection string for events and read models. Unset: embedded PGlite in DATA_DIR/pglite.',
   EVENTSTORE_URL: 'EventStoreDB connection string (esdb://...). Unset: events live in PostgreSQL/PGlite.',
   TEMPORAL_ADDRESS: 'Temporal frontend host:port. Unset: workflows run in-process.',
   TEMPORAL_NAMESPACE: 'Temporal namespace.',
   TEMPORAL_TASK_QUEUE: 'Temporal task queue of the verification workflows and activities (every process of one deployment uses the same).',
-  SMTP_URL: 'SMTP server URL for notifications. Unset: mail is written to DATA_DIR/outbox.',
-  MAIL_FROM: 'Sender address of notifications.',
+  SMTP_URL: 'SMTP server URL for the coming sharing notifications. Accepted and checked; no mail is sent yet.',
+  MAIL_FROM: 'Sender address of the coming sharing notifications. No mail is sent yet.',
   JWT_SECRET: 'HS256 secret for access tokens (>= 32 chars). Unset: generated once into DATA_DIR/secrets.',
   JWT_TTL_SECONDS: 'Lifetime of access tokens from /v1/accounts/login.',
   PASSWORD_HASH_COST: 'log2 of the scrypt cost N for password hashes.',
