@@ -1,10 +1,31 @@
-import { accountsProjector } from './features/accounts/projection.js';
-import { apiKeysProjector } from './features/apikeys/projection.js';
-import { attestationsProjector } from './features/attestations/projection.js';
+import { coreErrors, reservedErrors, type ErrorStatuses } from './core/errors.js';
+import type { EventDefinition } from './core/events.js';
+import type { FeatureModule } from './core/module.js';
 import type { Projector } from './core/projector.js';
-import { streamOwnersProjector } from './features/audit/projection.js';
-import { usageProjector } from './features/usage/projection.js';
-import { verificationsProjector } from './features/verifications/projection.js';
+import { accountsModule } from './features/accounts/module.js';
+import { apiKeysModule } from './features/apikeys/module.js';
+import { attestationsModule } from './features/attestations/module.js';
+import { auditModule } from './features/audit/module.js';
+import { blobsModule } from './features/blobs/module.js';
+import { healthModule } from './features/health/module.js';
+import { usageModule } from './features/usage/module.js';
+import { verificationsModule } from './features/verifications/module.js';
 
-/** Every read model of the service, in the order they are migrated. */
-export const allProjectors: readonly Projector[] = [accountsProjector, apiKeysProjector, streamOwnersProjector, verificationsProjector, attestationsProjector, usageProjector];
+/** The service, feature by feature. Order: read models migrate, and routes match, in this order. */
+export const modules: readonly FeatureModule[] = [
+  healthModule,
+  accountsModule,
+  apiKeysModule,
+  auditModule,
+  attestationsModule,
+  usageModule,
+  verificationsModule,
+  blobsModule,
+];
+
+export const allProjectors: readonly Projector[] = modules.flatMap((m) => m.projectors ?? []);
+
+export const eventCatalogues: readonly Record<string, EventDefinition>[] = modules.flatMap((m) => m.events ?? []);
+
+/** Every error code the service may answer with (and the reserved ones), with its status. */
+export const errorCatalogue: ErrorStatuses = Object.assign({}, coreErrors, reservedErrors, ...modules.map((m) => m.errors ?? {}));

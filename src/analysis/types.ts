@@ -92,14 +92,12 @@ export interface AnalysisResult {
   details: Record<string, unknown>;
 }
 
-export type AssuranceLevel = 'verified' | 'provisional' | 'provenance' | 'unrated' | 'flagged';
+/** The grading vocabulary (spec 2.1), declared once: the API schemas and events use these lists. */
+export const assuranceLevels = ['verified', 'provisional', 'provenance', 'unrated', 'flagged'] as const;
+export type AssuranceLevel = (typeof assuranceLevels)[number];
 
-export type Verdict =
-  | 'ai_declared'
-  | 'modified_after_signing'
-  | 'provenance_verified'
-  | 'self_declared_ai'
-  | 'unrated';
+export const verdicts = ['ai_declared', 'modified_after_signing', 'provenance_verified', 'self_declared_ai', 'unrated'] as const;
+export type Verdict = (typeof verdicts)[number];
 
 export const verdictReasons = [
   'watermark_detected',

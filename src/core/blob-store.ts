@@ -40,3 +40,15 @@ export class BlobTooLargeError extends Error {
     this.name = 'BlobTooLargeError';
   }
 }
+
+/** A file received from a caller and staged (hashed, size-checked), not yet committed. */
+export interface UploadedFile {
+  field: string;
+  filename: string;
+  staged: StagedBlob;
+}
+
+export interface ParsedUpload {
+  files: Map<string, UploadedFile>;
+  fields: Record<string, string>;
+}

@@ -1,51 +1,68 @@
-import type { Request, Response } from 'express';
-import { handleCommand, type CommandContext, type CommandOutcome, type Decider } from './decider.js';
+import { runCommand, type CommandContext, type CommandOutcome, type Decider } from './decider.js';
+import type { AppDeps } from './deps.js';
 import type { EventDefinition, EventOf } from './events.js';
 import type { EventActor } from './event-store.js';
-import type { Principal } from '../adapters/http/auth.js';
-import type { ApiDeps } from './deps.js';
+import type { Call, Principal } from './principal.js';
 
-export function commandContext(deps: ApiDeps, req: Request, principal: Principal | null, actorOverride?: EventActor & { accountId: string }): CommandContext {
-  const requestId = String(req.id);
-  const actor: EventActor = actorOverride
-    ? { type: actorOverride.type, id: actorOverride.id }
-    : principal
-      ? principal.via === 'api_key'
-        ? { type: 'api_key', id: principal.keyId! }
-        : principal.via === 'anonymous'
-          ? { type: 'anonymous', id: principal.accountId }
-          : { type: 'user', id: principal.userId }
-      : { type: 'anonymous', id: 'anonymous' };
+/** The actor an event records for a principal (an API key acts as itself, not as its owner). */
+export function actorOf(principal: Principal | null): EventActor {
+  if (!principal) return { type: 'anonymous', id: 'anonymous' };
+  if (principal.via === 'api_key') return { type: 'api_key', id: principal.keyId! };
+  if (principal.via === 'anonymous') return { type: 'anonymous', id: principal.accountId };
+  return { type: 'user', id: principal.userId };
+}
+
+/**
+ * The one way a command context is built. `as` overrides the actor and account, for calls
+ * that act for an identity not yet authenticated (registration creates the user it acts as).
+ */
+export function commandContext(deps: Pick<AppDeps, 'config' | 'now'>, call: Call, as?: EventActor & { accountId: string }): CommandContext {
   return {
-    accountId: actorOverride?.accountId ?? principal?.accountId ?? null,
-    actor,
-    correlationId: requestId,
-    causationId: requestId,
+    accountId: as?.accountId ?? call.principal?.accountId ?? null,
+    actor: as ? { type: as.type, id: as.id } : actorOf(call.principal),
+    correlationId: call.correlationId,
+    causationId: call.correlationId,
     processingRegion: deps.config.PROCESSING_REGION,
     now: deps.now(),
   };
 }
 
+/** Context of work the service does by itself (workflows, telemetry): a system or key actor. */
+export function systemContext(
+  deps: Pick<AppDeps, 'config' | 'now'>,
+  input: { actor: EventActor; correlationId: string; accountId: string | null },
+): CommandContext {
+  return {
+    accountId: input.accountId,
+    actor: input.actor,
+    correlationId: input.correlationId,
+    causationId: input.correlationId,
+    processingRegion: deps.config.PROCESSING_REGION,
+    now: deps.now(),
+  };
+}
+
+/** Whether every read model includes the event at `position` within READ_MODEL_WAIT_MS. */
+export async function readModelsCaughtUp(deps: Pick<AppDeps, 'readModels' | 'config' | 'log'>, position: bigint): Promise<boolean> {
+  const fresh = await deps.readModels.waitFor(position, deps.config.READ_MODEL_WAIT_MS);
+  if (!fresh) deps.log.warn({ position: String(position) }, 'read models did not catch up in time');
+  return fresh;
+}
+
 /**
- * Runs a command and returns only once every read model includes its events
- * (read-your-writes). If the projectors do not get there within READ_MODEL_WAIT_MS the
- * answer still goes out, marked with `X-Read-Model-Stale: true`.
+ * Runs a command for a call and waits for the read models to include its events
+ * (read-your-writes), so the call's next query sees them. A wait that runs out marks the call
+ * stale instead of failing it.
  */
 export async function execute<State, Command, Catalogue extends Record<string, EventDefinition>>(
-  deps: ApiDeps,
-  res: Response,
+  deps: Pick<AppDeps, 'store' | 'readModels' | 'config' | 'log' | 'now'>,
+  call: Call,
   stream: string,
   decider: Decider<State, Command, Catalogue>,
   command: Command,
-  context: CommandContext,
+  context: CommandContext = commandContext(deps, call),
 ): Promise<CommandOutcome<EventOf<Catalogue>>> {
-  const outcome = await handleCommand(deps.store, stream, decider, command, context);
-  if (outcome.position !== null) {
-    const fresh = await deps.projections.waitFor(outcome.position, deps.config.READ_MODEL_WAIT_MS);
-    if (!fresh) {
-      res.setHeader('X-Read-Model-Stale', 'true');
-      deps.log.warn({ stream, position: String(outcome.position) }, 'read models did not catch up in time');
-    }
-  }
+  const outcome = await runCommand(deps.store, stream, decider, command, context);
+  if (outcome.position !== null && !(await readModelsCaughtUp(deps, outcome.position))) call.stale = true;
   return outcome;
 }

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { WrongExpectedRevisionError } from './errors.js';
-import type { EventActor, EventStore, NewEvent } from './event-store.js';
+import type { EventActor, EventStore, ExpectedRevision, NewEvent } from './event-store.js';
 import { parseEvent, type EventDefinition, type EventOf } from './events.js';
 
 /** decide and evolve are pure: time and new ids arrive inside the command. */
@@ -29,11 +29,27 @@ export interface CommandOutcome<E> {
 
 const MAX_ATTEMPTS = 3;
 
+/** The one state fold: a stream's events, parsed through the decider's catalogue, folded by evolve. */
+export async function foldStream<State, Command, Catalogue extends Record<string, EventDefinition>>(
+  store: EventStore,
+  stream: string,
+  decider: Decider<State, Command, Catalogue>,
+): Promise<{ state: State; revision: ExpectedRevision }> {
+  const history = await store.readStream(stream);
+  let state = decider.initialState();
+  for (const stored of history) {
+    const event = parseEvent(decider.catalogue, stored);
+    if (event) state = decider.evolve(state, event);
+  }
+  const last = history.at(-1);
+  return { state, revision: last ? last.revision : 'no_stream' };
+}
+
 /**
  * Load the stream, fold it, decide, append with the revision the decision was based on.
  * A concurrent writer makes the append fail; the command is then decided again on fresh state.
  */
-export async function handleCommand<State, Command, Catalogue extends Record<string, EventDefinition>>(
+export async function runCommand<State, Command, Catalogue extends Record<string, EventDefinition>>(
   store: EventStore,
   stream: string,
   decider: Decider<State, Command, Catalogue>,
@@ -41,19 +57,11 @@ export async function handleCommand<State, Command, Catalogue extends Record<str
   context: CommandContext,
 ): Promise<CommandOutcome<EventOf<Catalogue>>> {
   for (let attempt = 1; ; attempt++) {
-    const history = await store.readStream(stream);
-    let state = decider.initialState();
-    for (const stored of history) {
-      const event = parseEvent(decider.catalogue, stored);
-      if (event) state = decider.evolve(state, event);
-    }
+    const { state, revision } = await foldStream(store, stream, decider);
     const events = decider.decide(command, state);
     if (events.length === 0) return { events, position: null };
-    const last = history.at(-1);
     try {
-      const result = await store.append(stream, events.map((event) => toNewEvent(decider.catalogue, event, context)), {
-        expectedRevision: last ? last.revision : 'no_stream',
-      });
+      const result = await store.append(stream, events.map((event) => toNewEvent(decider.catalogue, event, context)), { expectedRevision: revision });
       return { events, position: result.position };
     } catch (error) {
       if (error instanceof WrongExpectedRevisionError && attempt < MAX_ATTEMPTS) continue;

@@ -1,23 +1,28 @@
 import type { Knex } from 'knex';
+
+/** Which database holds the events and read models (health reports it). */
+export type DatabaseKind = 'pglite' | 'postgres';
 import type { Logger } from 'pino';
-import type { ProjectionRunner } from '../adapters/db/projection-runner.js';
+import type { ReadModels } from './projector.js';
 import type { WorkflowEngine } from './workflow.js';
 import type { Config } from './config.js';
-import type { DatabaseKind } from '../adapters/db/database.js';
 import type { EventStore } from './event-store.js';
+import type { EventDefinition } from './events.js';
 import type { BlobStore } from './blob-store.js';
-import type { UrlSigner } from '../adapters/blobs/signed-urls.js';
+import type { UrlSigner } from './signed-urls.js';
 import type { KeyedLock } from './keyed-lock.js';
 import type { TrustAnchors } from '../provenance/trust.js';
 import type { RateLimiter } from './rate-limit.js';
 
-/** Everything the HTTP edge needs, built once by the composition root (src/service.ts). */
-export interface ApiDeps {
+/** Everything the use cases need, built once by the composition root (src/service.ts). */
+export interface AppDeps {
   config: Config;
   knex: Knex;
   databaseKind: DatabaseKind;
   store: EventStore;
-  projections: ProjectionRunner;
+  readModels: ReadModels;
+  /** Every module's event catalogues (the audit history's types and redactions). */
+  eventCatalogues: readonly Record<string, EventDefinition>[];
   log: Logger;
   now: () => Date;
   jwtSecret: Uint8Array;

@@ -1,65 +1,66 @@
 /**
  * The one error model. Domain, analysis and provenance code throw these; exactly one place
- * (src/api/error-middleware.ts) turns them into HTTP responses, using the status kept in the
- * catalogue below. Every code is documented in docs/errors.md (a test keeps the two in step).
+ * (src/adapters/http/error-middleware.ts) turns them into HTTP responses. A code's status
+ * lives in a catalogue: the generic codes below, and each feature's own (its errors.ts,
+ * listed in its module), so the service's catalogue is derived from the module list
+ * (src/modules.ts). docs/errors.md documents every code; a test keeps the two in step.
  */
-export const errorCatalogue = {
-  // 400
+export const coreErrors = {
   VALIDATION_ERROR: 400,
-  INVALID_FORMAT: 400,
-  SHARE_NOT_FOUND: 400,
-  INVALID_ATTESTATION: 400,
-  ATTESTATION_NOT_FOUND: 400,
-  ACCOUNT_NAME_REQUIRED: 400,
   UNSUPPORTED_FORMAT: 400,
   CORRUPT_FILE: 400,
-  // 401
   AUTHENTICATION_REQUIRED: 401,
   INVALID_CREDENTIALS: 401,
   INVALID_TOKEN: 401,
   INVALID_API_KEY: 401,
-  // 402
-  QUOTA_EXCEEDED: 402,
-  BUDGET_EXCEEDED: 402,
-  // 403
   ACCESS_DENIED: 403,
-  NOT_ENTITLED: 403,
-  DOWNLOAD_LIMIT_REACHED: 403,
-  // 404
   NOT_FOUND: 404,
-  VERIFICATION_NOT_FOUND: 404,
-  TAG_NOT_FOUND: 404,
-  COMMENT_NOT_FOUND: 404,
-  PSD_EXPORT_NOT_FOUND: 404,
-  API_KEY_NOT_FOUND: 404,
-  REQUEST_NOT_FOUND: 404,
-  STREAM_NOT_FOUND: 404,
-  ACCOUNT_NOT_FOUND: 404,
-  // 409
-  ALREADY_CLAIMED: 409,
   CONFLICT: 409,
-  EMAIL_TAKEN: 409,
-  TAG_EXISTS: 409,
-  PSD_NOT_READY: 409,
-  REQUEST_HAS_SUBMISSIONS: 409,
-  // 410
-  CLAIM_EXPIRED: 410,
-  EXPIRED: 410,
-  // 413
   PAYLOAD_TOO_LARGE: 413,
-  // 415
   UNSUPPORTED_MEDIA_TYPE: 415,
-  // 422
-  HASH_MISMATCH: 422,
   UNPROCESSABLE_FILE: 422,
-  // 429
   RATE_LIMIT_EXCEEDED: 429,
-  // 500 / 503
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
 } as const;
 
-export type ErrorCode = keyof typeof errorCatalogue;
+/**
+ * Codes the interface spec names for features not built yet (sharing, tags, comments, PSD
+ * export, verification requests). Nothing throws them; each moves to its feature's catalogue
+ * when that feature arrives. docs/errors.md marks them reserved.
+ */
+export const reservedErrors = {
+  INVALID_FORMAT: 400,
+  SHARE_NOT_FOUND: 400,
+  ACCOUNT_NAME_REQUIRED: 400,
+  BUDGET_EXCEEDED: 402,
+  NOT_ENTITLED: 403,
+  DOWNLOAD_LIMIT_REACHED: 403,
+  TAG_NOT_FOUND: 404,
+  COMMENT_NOT_FOUND: 404,
+  PSD_EXPORT_NOT_FOUND: 404,
+  REQUEST_NOT_FOUND: 404,
+  TAG_EXISTS: 409,
+  PSD_NOT_READY: 409,
+  REQUEST_HAS_SUBMISSIONS: 409,
+  EXPIRED: 410,
+} as const;
+
+export type ErrorStatuses = Readonly<Record<string, number>>;
+
+/**
+ * Every code the service can throw. Features add theirs by augmenting this interface next to
+ * their catalogue (see defineErrors), so a typo in a code is a compile error.
+ */
+export interface ErrorCodes extends CoreErrorCodes {}
+type CoreErrorCodes = typeof coreErrors;
+
+export type ErrorCode = Extract<keyof ErrorCodes, string>;
+
+/** A feature's own codes and their statuses (pair it with an `ErrorCodes` augmentation). */
+export function defineErrors<const T extends Record<string, number>>(codes: T): T {
+  return codes;
+}
 
 export interface ErrorOptions {
   suggestion?: string;
@@ -80,11 +81,6 @@ export class AppError extends Error {
     this.name = new.target.name;
     this.suggestion = options.suggestion;
     this.details = options.details;
-  }
-
-  /** The HTTP status lives in the catalogue; only the error middleware reads it. */
-  get status(): number {
-    return errorCatalogue[this.code];
   }
 }
 

@@ -15,3 +15,19 @@ export interface Projector {
   migrate(knex: Knex): Promise<void>;
   apply(trx: Knex.Transaction, event: StoredEvent): Promise<void>;
 }
+
+export interface ProjectorStatus {
+  name: string;
+  position: string;
+  state: 'running' | 'stopped' | 'failed';
+  error?: string;
+}
+
+/** What use cases see of the read models: read-your-writes waits and their state. */
+export interface ReadModels {
+  /** Whether every projector reached `position` within `timeoutMs`. */
+  waitFor(position: bigint, timeoutMs: number): Promise<boolean>;
+  /** Something was appended: look now rather than at the next poll. */
+  poke(): void;
+  status(): ProjectorStatus[];
+}

@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import '../adapters/http/openapi.js';
+import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
+
+// Schemas carry OpenAPI metadata (.openapi(), .describe()) wherever they are declared.
+extendZodWithOpenApi(z);
 
 export const uuidParam = (name: string) => z.strictObject({ [name]: z.uuid() });
 export const isoDate = (value: Date | string | null | undefined): string | null => (value ? new Date(value).toISOString() : null);

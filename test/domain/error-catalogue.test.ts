@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { errorCatalogue } from '../../src/core/errors.js';
+import { errorCatalogue } from '../../src/modules.js';
 
 describe('error catalogue', () => {
   it('matches docs/errors.md code for code and status for status', () => {

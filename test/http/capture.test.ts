@@ -3,7 +3,6 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { Response } from 'express';
 import { base64url, calculateJwkThumbprint, CompactSign, exportJWK } from 'jose';
 import { newDevice, signAttestation as sign, type Device } from '../support/capture.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +12,8 @@ import type { CommandContext } from '../../src/core/decider.js';
 import { AppError } from '../../src/core/errors.js';
 import { databaseTargets } from '../support/databases.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+import { errorCatalogue } from '../../src/modules.js';
+import { newCall } from '../../src/core/principal.js';
 
 const FIXTURE_IMAGE = path.resolve(import.meta.dirname, '../../../shared/fixtures/images/exifr_olympus-em10_door-knocker.jpg');
 const sha256 = (data: Buffer | string) => crypto.createHash('sha256').update(data).digest('hex');
@@ -35,7 +36,7 @@ function payloadFor(nonce: string, overrides: Record<string, unknown> = {}) {
   };
 }
 
-const fakeResponse = () => ({ setHeader() {} }) as unknown as Response;
+const aCall = () => newCall(null, crypto.randomUUID(), '127.0.0.1');
 
 for (const target of databaseTargets) {
   describe(`capture attestation on ${target.name}`, () => {
@@ -56,7 +57,7 @@ for (const target of databaseTargets) {
       now: t.service.deps.now(),
     });
     const redeem = (input: { attestationId: string; accountId: string | null; imageSha256?: string; rawSha256?: string | null; verificationId?: string }) =>
-      redeemAttestation(t.service.deps, fakeResponse(), {
+      redeemAttestation(t.service.deps, aCall(), {
         imageSha256: IMAGE,
         rawSha256: RAW,
         verificationId: crypto.randomUUID(),
@@ -142,7 +143,7 @@ for (const target of databaseTargets) {
       const checked = await validateAttestationForUpload(t.service.deps, { attestationId, accountId: null, imageSha256: IMAGE, rawSha256: RAW });
       expect(checked).toMatchObject({ attestation_validated: true, sequence_number: 42, capture_gps_latitude: 52.52, capture_gps_longitude: 13.405, camera_fingerprint_id });
       const mismatch = await expectRejected(redeem({ attestationId, accountId: null, imageSha256: sha256('other') }), 'HASH_MISMATCH');
-      expect(mismatch.status).toBe(422);
+      expect(errorCatalogue[mismatch.code]).toBe(422);
       expect(mismatch.details).toEqual({ mismatched: ['image'] });
       await expectRejected(redeem({ attestationId, accountId: null, rawSha256: null }), 'HASH_MISMATCH');
       await expectRejected(validateAttestationForUpload(t.service.deps, { attestationId, accountId: null, imageSha256: IMAGE, rawSha256: sha256('x') }), 'HASH_MISMATCH');
@@ -203,10 +204,10 @@ for (const target of databaseTargets) {
     it('refuses unknown and malformed attestation ids', async () => {
       const before = await t.eventCount();
       const unknown = await expectRejected(redeem({ attestationId: crypto.randomUUID(), accountId: null }), 'ATTESTATION_NOT_FOUND');
-      expect(unknown.status).toBe(400);
+      expect(errorCatalogue[unknown.code]).toBe(400);
       for (const garbage of ['', 'garbage', "1' or '1'='1", `${crypto.randomUUID()}x`]) {
         const error = await expectRejected(redeem({ attestationId: garbage, accountId: null }), 'INVALID_ATTESTATION');
-        expect(error.status).toBe(400);
+        expect(errorCatalogue[error.code]).toBe(400);
       }
       // A challenge that was never attested is not an attestation.
       await call('POST', '/capture/challenge');

@@ -9,7 +9,8 @@ import { client, registerAccount, startTestService, type TestService } from '../
 
 /** Every read-model row, once the projectors have reached the head of the log. */
 async function snapshot(t: TestService): Promise<Record<string, unknown[]>> {
-  const { knex, projections, store } = t.service.deps;
+  const { knex, store } = t.service.deps;
+  const projections = t.service.projections;
   expect(await projections.waitFor(await store.headPosition(), 10_000)).toBe(true);
   const tables: Record<string, unknown[]> = {};
   for (const projector of allProjectors) {
@@ -61,7 +62,7 @@ for (const target of databaseTargets) {
       expect(before.verifications).toHaveLength(5);
       expect(before.verification_results!.length).toBeGreaterThan(10);
       expect(before.usage_meterings).toHaveLength(2);
-      await t.service.deps.projections.rebuild();
+      await t.service.projections.rebuild();
       expect(await snapshot(t)).toEqual(before);
     });
 

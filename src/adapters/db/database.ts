@@ -4,7 +4,9 @@ import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import pg from 'pg';
 
-export type DatabaseKind = 'pglite' | 'postgres';
+import type { DatabaseKind } from '../../core/deps.js';
+
+export type { DatabaseKind };
 
 export interface Database {
   kind: DatabaseKind;

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { EventStore } from '../../core/event-store.js';
-import type { Projector } from '../../core/projector.js';
+import type { Projector, ProjectorStatus, ReadModels } from '../../core/projector.js';
 
 const PAGE = 250;
 const POLL_MS = 250;
@@ -14,12 +14,6 @@ export class ProjectionGapError extends Error {
   }
 }
 
-export interface ProjectorStatus {
-  name: string;
-  position: string;
-  state: 'running' | 'stopped' | 'failed';
-  error?: string;
-}
 
 /**
  * Runs every projector in its own catch-up loop with its own checkpoint. Each page of events
@@ -27,7 +21,7 @@ export interface ProjectorStatus {
  * double-apply an event, and two processes running the same projector cannot both apply one
  * (the checkpoint row is locked).
  */
-export class ProjectionRunner {
+export class ProjectionRunner implements ReadModels {
   private readonly progress = new EventEmitter().setMaxListeners(0);
   private readonly positions = new Map<string, bigint>();
   private readonly failures = new Map<string, Error>();

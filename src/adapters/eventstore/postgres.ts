@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { WrongExpectedRevisionError } from '../../core/errors.js';
 import type { AppendResult, EventStore, ExpectedRevision, NewEvent, StoredEvent } from '../../core/event-store.js';
+import { jsonColumn } from '../../core/json.js';
 
 /**
  * Events in one table of the same PostgreSQL (or PGlite) database as the read models.
@@ -48,8 +49,8 @@ function toStored(row: EventRow): StoredEvent {
     revision: Number(row.revision),
     type: row.type,
     version: Number(row.version),
-    data: typeof row.data === 'string' ? JSON.parse(row.data) : row.data,
-    metadata: typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata,
+    data: jsonColumn(row.data),
+    metadata: jsonColumn(row.metadata),
     recorded_at: new Date(row.recorded_at).toISOString(),
   };
 }

@@ -1,22 +1,20 @@
 import crypto from 'node:crypto';
 import express, { type Express } from 'express';
 import { pinoHttp } from 'pino-http';
-import type { ApiDeps } from '../../core/deps.js';
+import type { AppDeps } from '../../core/deps.js';
+import type { FeatureModule } from '../../core/module.js';
+import type { ErrorStatuses } from '../../core/errors.js';
+import { bindRoute, documentRoute } from './route.js';
 import { errorMiddleware, notFoundHandler } from './error-middleware.js';
 import { buildDocument, createRegistry } from './openapi.js';
-import { accountRoutes } from '../../features/accounts/routes.js';
-import { apiKeyRoutes } from '../../features/apikeys/routes.js';
-import { auditRoutes } from '../../features/audit/routes.js';
-import { blobRoutes } from '../../features/blobs/routes.js';
-import { claimRoutes } from '../../features/verifications/claim-routes.js';
-import { captureRoutes } from '../../features/attestations/routes.js';
-import { healthRoutes } from '../../features/health/routes.js';
-import { usageRoutes } from '../../features/usage/routes.js';
-import { verificationRoutes } from '../../features/verifications/routes.js';
-
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
 
-export function createApp(deps: ApiDeps): { app: Express; openapi: ReturnType<typeof buildDocument> } {
+/** The REST door: every module's routes, bound to express and documented in /openapi.json. */
+export function createApp(
+  deps: AppDeps,
+  modules: readonly FeatureModule[],
+  errorCatalogue: ErrorStatuses,
+): { app: Express; openapi: ReturnType<typeof buildDocument> } {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
@@ -39,15 +37,14 @@ export function createApp(deps: ApiDeps): { app: Express; openapi: ReturnType<ty
   app.use(express.json({ limit: deps.config.JSON_BODY_LIMIT_BYTES, strict: true, type: ['application/json', 'application/*+json'] }));
 
   const registry = createRegistry();
-  app.use(healthRoutes(deps, registry));
-  app.use(accountRoutes(deps, registry));
-  app.use(apiKeyRoutes(deps, registry));
-  app.use(auditRoutes(deps, registry));
-  app.use(captureRoutes(deps, registry));
-  app.use(usageRoutes(deps, registry));
-  app.use(claimRoutes(deps, registry));
-  app.use(verificationRoutes(deps, registry));
-  app.use(blobRoutes(deps, registry));
+  const router = express.Router();
+  for (const module of modules) {
+    for (const spec of module.routes?.(deps) ?? []) {
+      bindRoute(router, deps, spec);
+      documentRoute(registry, spec);
+    }
+  }
+  app.use(router);
 
   const openapi = buildDocument(registry, deps.config.PUBLIC_BASE_URL);
   app.get('/openapi.json', (_req, res) => {
@@ -55,6 +52,6 @@ export function createApp(deps: ApiDeps): { app: Express; openapi: ReturnType<ty
   });
 
   app.use(notFoundHandler);
-  app.use(errorMiddleware);
+  app.use(errorMiddleware(errorCatalogue));
   return { app, openapi };
 }

@@ -1,15 +1,15 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, errorCatalogue } from '../../core/errors.js';
-import { RequestValidationError } from './validation.js';
+import { AppError, type ErrorStatuses } from '../../core/errors.js';
+import { RequestValidationError } from '../../core/validation.js';
 
 /**
  * The one place where errors become HTTP responses:
- *   AppError            -> catalogue status, {"detail": {error_code, message, suggestion}}
+ *   AppError            -> its code's status in the catalogue (derived from the module list), {"detail": {error_code, message, suggestion}}
  *   request validation  -> 422, {"detail": [{loc, msg, type}]}
  *   body parser errors  -> 422 (malformed JSON) or 413 (too large)
  *   anything else       -> 500 INTERNAL_ERROR, logged with the request id, no internals leaked
  */
-export const errorMiddleware: ErrorRequestHandler = (error, req, res, _next) => {
+export const errorMiddleware = (catalogue: ErrorStatuses): ErrorRequestHandler => (error, req, res, _next) => {
   if (res.headersSent) {
     res.destroy();
     return;
@@ -22,8 +22,9 @@ export const errorMiddleware: ErrorRequestHandler = (error, req, res, _next) => 
     if (error.code === 'RATE_LIMIT_EXCEEDED' && typeof error.details?.retry_after_seconds === 'number') {
       res.setHeader('Retry-After', String(error.details.retry_after_seconds));
     }
-    if (error.status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
-    res.status(error.status).json(envelope(error));
+    const status = catalogue[error.code] ?? 500;
+    if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
+    res.status(status).json(envelope(error));
     return;
   }
   const parserError = error as { type?: string; status?: number; limit?: number; message?: string };
@@ -63,5 +64,3 @@ export function envelope(error: AppError): { detail: Record<string, unknown> } {
     },
   };
 }
-
-export const catalogueCodes = Object.keys(errorCatalogue);

@@ -1,42 +1,13 @@
 import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { Request, Response, Router } from 'express';
 import type { z } from 'zod';
-import { authenticate, type AuthRequirement, type Principal } from './auth.js';
-import type { ApiDeps } from '../../core/deps.js';
-import { confirmationSchema, errorEnvelopeSchema, validationErrorSchema } from './openapi.js';
-import { parsePart } from './validation.js';
-
-export interface Reply {
-  status: number;
-  body?: unknown;
-  headers?: Record<string, string>;
-}
-
-type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
-
-interface ResponseSpec {
-  description: string;
-  schema?: z.ZodType;
-}
-
-export interface RouteSpec<B, Q, P, A extends AuthRequirement> {
-  method: Method;
-  /** OpenAPI path, e.g. '/v1/apikeys/{key_id}'. */
-  path: string;
-  summary: string;
-  description?: string;
-  tag: string;
-  auth: A;
-  body?: z.ZodType<B>;
-  query?: z.ZodType<Q>;
-  params?: z.ZodType<P>;
-  /** Documents a multipart/form-data body; the handler parses it itself (files are streamed). */
-  multipart?: z.ZodType;
-  responses: Record<number, ResponseSpec>;
-  handler: (
-    input: { body: B; query: Q; params: P; principal: A extends 'none' ? Principal | null : Principal; req: Request; res: Response },
-  ) => Promise<Reply | void>;
-}
+import type { AppDeps } from '../../core/deps.js';
+import { newCall } from '../../core/principal.js';
+import { authenticate } from './auth.js';
+import { errorEnvelopeSchema, validationErrorSchema } from './openapi.js';
+import type { Reply, RouteSpec } from './route-spec.js';
+import { receiveUpload } from './uploads.js';
+import { parsePart } from '../../core/validation.js';
 
 const documentedErrors: Record<number, string> = {
   400: 'Bad request',
@@ -48,20 +19,13 @@ const documentedErrors: Record<number, string> = {
   429: 'Rate limit exceeded',
 };
 
-/**
- * Binds one route to express AND registers it in the OpenAPI registry from the same zod
- * schemas, so the document cannot describe a request shape the service does not enforce.
- */
-export function defineRoute<B = undefined, Q = undefined, P = undefined, A extends AuthRequirement = 'any'>(
-  router: Router,
-  registry: OpenAPIRegistry,
-  deps: ApiDeps,
-  spec: RouteSpec<B, Q, P, A>,
-): void {
+/** Registers a route in the OpenAPI document from the same zod schemas that validate it. */
+export function documentRoute(registry: OpenAPIRegistry, spec: RouteSpec): void {
   const responses: RouteConfig['responses'] = {};
   for (const [status, response] of Object.entries(spec.responses)) {
+    const contentType = Number(status) < 300 && spec.produces ? spec.produces : 'application/json';
     responses[Number(status)] = response.schema
-      ? { description: response.description, content: { 'application/json': { schema: response.schema } } }
+      ? { description: response.description, content: { [contentType]: { schema: response.schema } } }
       : { description: response.description };
   }
   const errorStatuses = new Set(Object.keys(spec.responses).map(Number).filter((s) => s >= 400));
@@ -93,19 +57,39 @@ export function defineRoute<B = undefined, Q = undefined, P = undefined, A exten
     },
     responses,
   });
+}
 
+/**
+ * Binds one route to express: authenticate, validate each part once, hand the use case a
+ * transport-free call, and turn the reply (and a stale read-your-writes wait) into HTTP.
+ */
+export function bindRoute(router: Router, deps: AppDeps, spec: RouteSpec): void {
   const expressPath = spec.path.replace(/\{([^}]+)\}/g, ':$1');
   router[spec.method](expressPath, async (req: Request, res: Response) => {
     const principal = await authenticate(deps, req, spec.auth);
-    const params = spec.params ? parsePart('path', spec.params, req.params) : (undefined as P);
-    const query = spec.query ? parsePart('query', spec.query, req.query) : (undefined as Q);
-    const body = spec.body ? parsePart('body', spec.body, req.body) : (undefined as B);
-    const reply = await spec.handler({ body, query, params, principal: principal as never, req, res });
-    if (!reply) return;
-    for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
-    if (reply.body === undefined) res.status(reply.status).end();
-    else res.status(reply.status).json(reply.body);
+    const params = spec.params ? parsePart('path', spec.params, req.params) : undefined;
+    const query = spec.query ? parsePart('query', spec.query, req.query) : undefined;
+    const body = spec.body ? parsePart('body', spec.body, req.body) : undefined;
+    const call = newCall(principal, String(req.id), req.ip ?? 'unknown');
+    const reply = await spec.handler({
+      body,
+      query,
+      params,
+      principal: principal as never,
+      call,
+      header: (name) => req.get(name),
+      upload: (options) => receiveUpload(req, res, deps.blobs, options),
+    });
+    if (call.stale) res.setHeader('X-Read-Model-Stale', 'true');
+    await send(res, reply);
   });
 }
 
-export { confirmationSchema };
+async function send(res: Response, reply: Reply): Promise<void> {
+  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  res.status(reply.status);
+  if (reply.stream) {
+    await new Promise<void>((resolve, reject) => reply.stream!.on('error', reject).pipe(res).on('finish', resolve).on('error', reject));
+  } else if (reply.body === undefined) res.end();
+  else res.json(reply.body);
+}

@@ -1,19 +1,8 @@
 import type { Request, Response } from 'express';
 import multer from 'multer';
 import { AppError } from '../../core/errors.js';
-import { BlobTooLargeError, type BlobStore, type StagedBlob } from '../../core/blob-store.js';
-import { RequestValidationError } from './validation.js';
-
-export interface UploadedFile {
-  field: string;
-  filename: string;
-  staged: StagedBlob;
-}
-
-export interface ParsedUpload {
-  files: Map<string, UploadedFile>;
-  fields: Record<string, string>;
-}
+import { BlobTooLargeError, type BlobStore, type ParsedUpload, type UploadedFile } from '../../core/blob-store.js';
+import { RequestValidationError } from '../../core/validation.js';
 
 /**
  * Streams multipart files straight into staged blobs (hashing as they arrive) and enforces the

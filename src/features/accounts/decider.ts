@@ -3,9 +3,10 @@ import { AccessDeniedError, AppError, NotFoundError } from '../../core/errors.js
 import type { Decider } from '../../core/decider.js';
 import { assertNever } from '../../core/events.js';
 import { accountEvents, emailClaimEvents, type AccountEvent, type EmailClaimEvent, type Plan, type UserRole } from './events.js';
+import { streamName } from '../../core/streams.js';
 
-export const accountStream = (accountId: string) => `account-${accountId}`;
-export const emailClaimStream = (email: string) => `email-${crypto.createHash('sha256').update(normaliseEmail(email)).digest('hex').slice(0, 40)}`;
+export const accountStream = (accountId: string) => streamName('account', accountId);
+export const emailClaimStream = (email: string) => streamName('email', crypto.createHash('sha256').update(normaliseEmail(email)).digest('hex').slice(0, 40));
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
 interface NewUser {

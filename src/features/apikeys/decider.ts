@@ -2,8 +2,9 @@ import { AppError, NotFoundError } from '../../core/errors.js';
 import type { Decider } from '../../core/decider.js';
 import { assertNever } from '../../core/events.js';
 import { apiKeyEvents, type ApiKeyEvent, type ApiKeyScope } from './events.js';
+import { streamName } from '../../core/streams.js';
 
-export const apiKeyStream = (keyId: string) => `apikey-${keyId}`;
+export const apiKeyStream = (keyId: string) => streamName('apikey', keyId);
 
 /** A use is recorded at most this often per key, so authentication does not append on every call. */
 export const KEY_USE_RECORD_INTERVAL_MS = 60_000;

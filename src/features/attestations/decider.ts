@@ -4,9 +4,10 @@ import { assertNever } from '../../core/events.js';
 import { attestationEvents, type AttestationEvent, type CaptureAttestedData } from './events.js';
 import type { CapturePayload } from './format.js';
 import { cameraFingerprintId, captureTimeConsistent, integrityScore, jailbreakIndicators, securityScore } from './scoring.js';
+import { streamName } from '../../core/streams.js';
 
 /** The stream id is the capture id, which is also the attestation id handed out on success. */
-export const captureStream = (captureId: string) => `capture-${captureId}`;
+export const captureStream = (captureId: string) => streamName('capture', captureId);
 
 /** A challenge must be signed soon after it is fetched: it proves the signature is fresh. */
 export const CHALLENGE_TTL_MS = 5 * 60_000;

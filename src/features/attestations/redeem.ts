@@ -13,12 +13,12 @@
  * Errors: INVALID_ATTESTATION (400) malformed id; ATTESTATION_NOT_FOUND (400) unknown, foreign,
  * expired or already used by another verification; HASH_MISMATCH (422).
  */
-import type { Response } from 'express';
 import { z } from 'zod';
 import { execute } from '../../core/commands.js';
-import type { ApiDeps } from '../../core/deps.js';
+import type { AppDeps } from '../../core/deps.js';
 import { AppError } from '../../core/errors.js';
-import type { CommandContext } from '../../core/decider.js';
+import { foldStream, type CommandContext } from '../../core/decider.js';
+import type { Call } from '../../core/principal.js';
 import { parseEvent } from '../../core/events.js';
 import { attestationDecider, captureStream, checkRedeemable, type AttestationState } from './decider.js';
 import { attestationEvents, type CaptureAttestedData } from './events.js';
@@ -43,7 +43,7 @@ export interface AttestationUse {
   rawSha256: string | null;
 }
 
-export async function validateAttestationForUpload(deps: Pick<ApiDeps, 'store' | 'now'>, input: AttestationUse): Promise<CaptureFacts> {
+export async function validateAttestationForUpload(deps: Pick<AppDeps, 'store' | 'now'>, input: AttestationUse): Promise<CaptureFacts> {
   const attestationId = wellFormedId(input.attestationId);
   const state = await loadState(deps, attestationId);
   const { attestation } = checkRedeemable(state, {
@@ -58,13 +58,13 @@ export async function validateAttestationForUpload(deps: Pick<ApiDeps, 'store' |
 }
 
 export async function redeemAttestation(
-  deps: ApiDeps,
-  res: Response,
+  deps: AppDeps,
+  call: Call,
   input: AttestationUse & { verificationId: string },
   context: CommandContext,
 ): Promise<CaptureFacts> {
   const attestationId = wellFormedId(input.attestationId);
-  await execute(deps, res, captureStream(attestationId), attestationDecider, {
+  await execute(deps, call, captureStream(attestationId), attestationDecider, {
     type: 'RedeemAttestation',
     attestation_id: attestationId,
     account_id: input.accountId,
@@ -88,13 +88,8 @@ function wellFormedId(id: string): string {
   return id.toLowerCase();
 }
 
-async function loadState(deps: Pick<ApiDeps, 'store'>, attestationId: string): Promise<AttestationState> {
-  let state = attestationDecider.initialState();
-  for (const stored of await deps.store.readStream(captureStream(attestationId))) {
-    const event = parseEvent(attestationEvents, stored);
-    if (event) state = attestationDecider.evolve(state, event);
-  }
-  return state;
+async function loadState(deps: Pick<AppDeps, 'store'>, attestationId: string): Promise<AttestationState> {
+  return (await foldStream(deps.store, captureStream(attestationId), attestationDecider)).state;
 }
 
 function toFacts(a: CaptureAttestedData): CaptureFacts {

@@ -4,9 +4,10 @@ import type { Decider } from '../../core/decider.js';
 import { assertNever } from '../../core/events.js';
 import { usageEvents, type UsageEvent } from './events.js';
 import { includedPerMonth, OVERAGE_PRICE } from './plans.js';
+import { streamName } from '../../core/streams.js';
 
 /** One stream per account and calendar month: its revision serialises reservations at the quota edge. */
-export const usageStream = (accountId: string, month: string) => `usage-${accountId}-${month}`;
+export const usageStream = (accountId: string, month: string) => streamName('usage', `${accountId}-${month}`);
 
 export type UsageCommand =
   | {

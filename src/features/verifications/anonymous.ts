@@ -1,4 +1,6 @@
 import crypto from 'node:crypto';
+import { AuthenticationError } from '../../core/errors.js';
+import type { Principal } from '../../core/principal.js';
 
 /**
  * Keyless callers hold an `anonymous_user_id`: a bearer secret handed out on their first
@@ -23,3 +25,14 @@ export function anonymousAccountId(anonymousUserId: string): string {
 
 /** Anonymous records can be claimed for 30 days (spec 8). */
 export const CLAIM_WINDOW_MS = 30 * 86_400_000;
+
+/** The principal of a keyless caller presenting its anonymous_user_id. */
+export function anonymousPrincipal(anonymousUserId: string): Principal {
+  if (!isAnonymousUserId(anonymousUserId)) {
+    throw new AuthenticationError('INVALID_CREDENTIALS', 'The X-Anonymous-User-Id is not a valid anonymous_user_id.', {
+      suggestion: 'Send the anonymous_user_id returned by your first keyless upload, unchanged.',
+    });
+  }
+  const accountId = anonymousAccountId(anonymousUserId);
+  return { via: 'anonymous', userId: accountId, accountId, role: 'member', scope: 'full' };
+}

@@ -2,8 +2,9 @@ import { NotFoundError } from '../../core/errors.js';
 import type { Decider } from '../../core/decider.js';
 import { assertNever } from '../../core/events.js';
 import { verificationEvents, type RenditionKind, type AnalysisData, type GradeData, type StoredFile, type VerificationEvent } from './events.js';
+import { streamName } from '../../core/streams.js';
 
-export const verificationStream = (id: string) => `verification-${id}`;
+export const verificationStream = (id: string) => streamName('verification', id);
 
 /** A verification that has not finished this long after it was queued fails (spec: poll up to 10 min). */
 export const VERIFICATION_DEADLINE_MS = 10 * 60_000;

@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { analysisNames, verdictReasons } from '../../analysis/types.js';
+import { analysisNames, assuranceLevels, verdictReasons, verdicts } from '../../analysis/types.js';
 import { defineEvent, type EventOf } from '../../core/events.js';
 
 export const verificationModes = ['raw_pair', 'image_only'] as const;
 export const verificationStatuses = ['pending', 'queued', 'in_progress', 'completed', 'failed'] as const;
-export const assuranceLevels = ['verified', 'provisional', 'provenance', 'unrated', 'flagged'] as const;
-export const verdicts = ['ai_declared', 'modified_after_signing', 'provenance_verified', 'self_declared_ai', 'unrated'] as const;
+export type VerificationStatus = (typeof verificationStatuses)[number];
 export const renditionKinds = ['thumbnail', 'signed_image', 'badge', 'heatmap'] as const;
 
 const storedFile = z.object({

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { assertNever, parseEvent } from '../../core/events.js';
 import { verificationEvents } from './events.js';
 import type { Projector } from '../../core/projector.js';
+import { streamInstance } from '../../core/streams.js';
 
 const json = (value: unknown) => JSON.stringify(value);
 
@@ -62,7 +63,7 @@ export const verificationsProjector: Projector = {
   async apply(trx, stored) {
     const event = parseEvent(verificationEvents, stored);
     if (!event) return;
-    const id = stored.stream.slice('verification-'.length);
+    const id = streamInstance('verification', stored.stream);
     const position = stored.position.toString();
     const row = () => trx('verifications').where({ id }).andWhere('last_position', '<', position);
     const at = stored.metadata.occurred_at;

@@ -1,7 +1,10 @@
 import { z } from 'zod';
-import { assuranceLevels, verdicts, verificationModes, verificationStatuses } from './events.js';
+import { assuranceLevels, verdicts } from '../../analysis/types.js';
+import { verificationModes, verificationStatuses } from './events.js';
 import { verdictReasons } from '../../analysis/types.js';
 import { isoDate } from '../../core/schemas.js';
+import { jsonColumn } from '../../core/json.js';
+import { imageOf, rawOf, type ResultRow, type VerificationRow } from './queries.js';
 
 export const resultEntrySchema = z
   .object({
@@ -61,12 +64,12 @@ export const verificationSchema = z
 
 export type VerificationView = z.infer<typeof verificationSchema>;
 
-const parseJson = (value: unknown): Record<string, any> => (typeof value === 'string' ? JSON.parse(value) : ((value as Record<string, any>) ?? {}));
+const parseJson = (value: unknown): Record<string, any> => jsonColumn<Record<string, any> | null>(value) ?? {};
 
 /** Read-model rows to the spec's Verification (2.1). */
-export function toVerificationView(row: Record<string, any>, results: Record<string, any>[], thumbnailUrl: string): VerificationView {
-  const image = parseJson(row.image);
-  const raw = row.raw ? parseJson(row.raw) : null;
+export function toVerificationView(row: VerificationRow, results: ResultRow[], thumbnailUrl: string): VerificationView {
+  const image = imageOf(row);
+  const raw = rawOf(row);
   return {
     id: row.id,
     status: row.status,

@@ -1,0 +1,76 @@
+import type { z } from 'zod';
+import '../../core/schemas.js'; // zod's .openapi() extension, before any route schema is built
+import type { ParsedUpload } from '../../core/blob-store.js';
+import type { Call, Principal } from '../../core/principal.js';
+
+/**
+ * A REST route as data: method, path, schemas and a handler that calls a use case. Features
+ * declare these (their routes.ts) without touching express; the HTTP adapter (route.ts) binds
+ * them and registers each in the OpenAPI document from the same zod schemas.
+ */
+
+/**
+ * 'none': public. 'any': JWT or API key. 'jwt': a user session only (e.g. creating API keys).
+ * 'any_or_anonymous': also a keyless caller presenting its anonymous_user_id (reads of its own records).
+ */
+export type AuthRequirement = 'none' | 'any' | 'jwt' | 'any_or_anonymous';
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** A stream of bytes instead of a JSON body (downloads). */
+  stream?: NodeJS.ReadableStream;
+}
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+}
+
+export interface UploadOptions {
+  fileFields: string[];
+  textFields: string[];
+  maxBytes: number;
+}
+
+export interface HandlerInput<B, Q, P, A extends AuthRequirement> {
+  body: B;
+  query: Q;
+  params: P;
+  principal: A extends 'none' ? Principal | null : A extends 'any_or_anonymous' ? Principal : Principal;
+  /** The invocation handed to use cases (principal, correlation id, client address). */
+  call: Call;
+  /** A request header, for the few routes whose contract names one. */
+  header(name: string): string | undefined;
+  /** Streams a multipart body into staged blobs; routes with `multipart` call it when ready. */
+  upload(options: UploadOptions): Promise<ParsedUpload>;
+}
+
+export interface RouteSpec<B = unknown, Q = unknown, P = unknown, A extends AuthRequirement = AuthRequirement> {
+  method: Method;
+  /** OpenAPI path, e.g. '/v1/apikeys/{key_id}'. */
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  auth: A;
+  body?: z.ZodType<B>;
+  query?: z.ZodType<Q>;
+  params?: z.ZodType<P>;
+  /** Documents a multipart/form-data body; the handler receives it through `upload` (files are streamed). */
+  multipart?: z.ZodType;
+  /** Documents a non-JSON success body (e.g. a download's content type). */
+  produces?: string;
+  responses: Record<number, ResponseSpec>;
+  handler: (input: HandlerInput<B, Q, P, A>) => Promise<Reply>;
+}
+
+/** Identity function that lets TypeScript infer a route's body, query and params types from its schemas. */
+export function route<B = undefined, Q = undefined, P = undefined, A extends AuthRequirement = 'any'>(spec: RouteSpec<B, Q, P, A>): RouteSpec {
+  return spec as unknown as RouteSpec;
+}
+
+export const redirect = (url: string): Reply => ({ status: 302, headers: { Location: url, 'Cache-Control': 'no-store' } });

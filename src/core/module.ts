@@ -1,0 +1,22 @@
+import type { RouteSpec } from '../adapters/http/route-spec.js';
+import type { AppDeps } from './deps.js';
+import type { ErrorStatuses } from './errors.js';
+import type { EventDefinition } from './events.js';
+import type { Projector } from './projector.js';
+
+/**
+ * A feature as the service is composed from it. src/modules.ts lists the modules; the
+ * projectors, routes (and with them the OpenAPI document), the audit catalogue and the error
+ * catalogue are all derived from that one list, so adding a feature is its folder plus a line.
+ */
+export interface FeatureModule {
+  name: string;
+  /** Event catalogues the feature's streams hold (audit history: types, versions, redaction). */
+  events?: readonly Record<string, EventDefinition>[];
+  /** Read models the feature owns, migrated and run in list order. */
+  projectors?: readonly Projector[];
+  /** REST routes, thin adapters over the feature's use cases. */
+  routes?: (deps: AppDeps) => readonly RouteSpec[];
+  /** Error codes the feature throws, with their statuses. */
+  errors?: ErrorStatuses;
+}

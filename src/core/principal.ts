@@ -1,0 +1,39 @@
+import type { ApiKeyScope } from '../features/apikeys/events.js';
+import type { UserRole } from '../features/accounts/events.js';
+
+/** Who is calling, however they authenticated (session token, API key, anonymous user id). */
+export interface Principal {
+  via: 'jwt' | 'api_key' | 'anonymous';
+  userId: string;
+  accountId: string;
+  role: UserRole;
+  keyId?: string;
+  scope: ApiKeyScope;
+}
+
+/**
+ * One use-case invocation, built by whichever door it came through (REST today; MCP tools,
+ * HTML pages and background jobs use the same shape). Plain data: no transport in it.
+ */
+export interface Call {
+  principal: Principal | null;
+  /** Ties every event the call records to the request that caused it. */
+  correlationId: string;
+  /** The caller's network address, for per-address limits on keyless use. */
+  clientAddress: string;
+  /**
+   * Set when a write's read models did not catch up within READ_MODEL_WAIT_MS. The answer
+   * still goes out; the door says so (REST: `X-Read-Model-Stale: true`).
+   */
+  stale: boolean;
+}
+
+export function newCall(principal: Principal | null, correlationId: string, clientAddress: string): Call {
+  return { principal, correlationId, clientAddress, stale: false };
+}
+
+/** Narrows a call whose route required authentication. */
+export function callerOf(call: Call): Principal {
+  if (!call.principal) throw new Error('This use case needs an authenticated caller; its route must require one.');
+  return call.principal;
+}

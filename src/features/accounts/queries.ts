@@ -1,0 +1,36 @@
+import type { Knex } from 'knex';
+import type { Plan, UserRole } from './events.js';
+
+/** Rows of the accounts read model (projection.ts owns the tables; this file names them once). */
+export interface AccountRow {
+  id: string;
+  name: string;
+  plan: Plan;
+  billing_country: string;
+  /** numeric: the driver returns a string. */
+  monthly_budget_cap_eur: string | number | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+  last_position: string;
+}
+
+export interface UserRow {
+  id: string;
+  account_id: string;
+  email: string;
+  name: string;
+  role: UserRole;
+  password_hash: string;
+  created_at: Date | string;
+  last_position: string;
+}
+
+export const accountsTable = (knex: Knex) => knex<AccountRow>('accounts');
+export const usersTable = (knex: Knex) => knex<UserRow>('users');
+
+export const findAccount = (knex: Knex, id: string): Promise<AccountRow | undefined> => accountsTable(knex).where({ id }).first();
+export const findUser = (knex: Knex, id: string): Promise<UserRow | undefined> => usersTable(knex).where({ id }).first();
+export const findUserByEmail = (knex: Knex, email: string): Promise<UserRow | undefined> => usersTable(knex).where({ email }).first();
+
+/** An account's users, oldest first. */
+export const listUsersOfAccount = (knex: Knex, accountId: string): Promise<UserRow[]> => usersTable(knex).where({ account_id: accountId }).orderBy('created_at');

@@ -1,0 +1,41 @@
+import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import type { AppDeps } from '../../core/deps.js';
+import { AuthenticationError } from '../../core/errors.js';
+import type { Principal } from '../../core/principal.js';
+import type { UserRole } from './events.js';
+import { findUser } from './queries.js';
+
+/** Session tokens (JWT, HS256) from POST /v1/accounts/login, and the principal they name. */
+const ISSUER = 'photoverify';
+const AUDIENCE = 'photoverify-api';
+
+export async function issueAccessToken(deps: AppDeps, user: { id: string; account_id: string; role: UserRole }) {
+  const issuedAt = Math.floor(deps.now().getTime() / 1000);
+  const expiresAt = issuedAt + deps.config.JWT_TTL_SECONDS;
+  const token = await new SignJWT({ acc: user.account_id, role: user.role })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(user.id)
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(expiresAt)
+    .sign(deps.jwtSecret);
+  return { token, expiresAt: new Date(expiresAt * 1000) };
+}
+
+export async function principalFromJwt(deps: AppDeps, token: string): Promise<Principal> {
+  let subject: string | undefined;
+  try {
+    const { payload } = await jwtVerify(token, deps.jwtSecret, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
+    subject = payload.sub;
+  } catch (error) {
+    const expired = error instanceof joseErrors.JWTExpired;
+    throw new AuthenticationError('INVALID_TOKEN', expired ? 'The access token has expired.' : 'The access token is not valid.', {
+      suggestion: 'Log in again with POST /v1/accounts/login.',
+    });
+  }
+  // The token names the user; the account and role are read fresh so changes apply at once.
+  const user = subject ? await findUser(deps.knex, subject) : undefined;
+  if (!user) throw new AuthenticationError('INVALID_TOKEN', 'The access token names no existing user.', { suggestion: 'Log in again.' });
+  return { via: 'jwt', userId: user.id, accountId: user.account_id, role: user.role, scope: 'full' };
+}

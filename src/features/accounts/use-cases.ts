@@ -1,0 +1,158 @@
+import crypto from 'node:crypto';
+import { commandContext, execute } from '../../core/commands.js';
+import { runCommand } from '../../core/decider.js';
+import type { AppDeps } from '../../core/deps.js';
+import { AccessDeniedError, AppError, AuthenticationError } from '../../core/errors.js';
+import type { Call, Principal } from '../../core/principal.js';
+import { callerOf } from '../../core/principal.js';
+import { accountDecider, accountStream, emailClaimDecider, emailClaimStream, normaliseEmail, type AccountSettings } from './decider.js';
+import type { selfServicePlans, UserRole } from './events.js';
+import { hashPassword, verifyPassword } from './passwords.js';
+import { findAccount, findUser, findUserByEmail, listUsersOfAccount } from './queries.js';
+import { issueAccessToken } from './sessions.js';
+import { toAccount, toUser, type AccountView, type UserView } from './view.js';
+
+export type SelfServicePlan = (typeof selfServicePlans)[number];
+
+/** A user may see and act on their own account only. */
+export function assertAccountAccess(principal: Principal, accountId: string): void {
+  if (principal.accountId !== accountId) throw new AccessDeniedError('You do not have access to this account.');
+}
+
+/** A row the call has just written: absent only when the read models lag behind the write. */
+function written<T>(row: T | undefined, message: string): T {
+  if (!row) throw new AppError('SERVICE_UNAVAILABLE', message, { suggestion: 'Retry the read shortly.' });
+  return row;
+}
+
+/** A row that exists whenever the caller does (users reference their account). */
+function present<T>(row: T | undefined, what: string): T {
+  if (!row) throw new Error(`${what} is missing from the read model`);
+  return row;
+}
+
+export interface Registration {
+  name: string;
+  plan: SelfServicePlan;
+  billing_country: string;
+  monthly_budget_cap_eur: number | null;
+  admin: { email: string; name: string; password: string };
+}
+
+/** Registers an account and its first user, who is its admin. Public: acts as the user it creates. */
+export async function registerAccount(deps: AppDeps, call: Call, input: Registration): Promise<{ account: AccountView; user: UserView }> {
+  const accountId = crypto.randomUUID();
+  const userId = crypto.randomUUID();
+  const passwordHash = await hashPassword(input.admin.password, deps.config.PASSWORD_HASH_COST);
+  const context = commandContext(deps, call, { type: 'user', id: userId, accountId });
+  // The e-mail stream can hold one claim only: this append is the uniqueness check.
+  await runCommand(deps.store, emailClaimStream(input.admin.email), emailClaimDecider, { email: input.admin.email, user_id: userId, account_id: accountId }, context);
+  await execute(deps, call, accountStream(accountId), accountDecider, {
+    type: 'RegisterAccount',
+    account_id: accountId,
+    name: input.name,
+    plan: input.plan,
+    billing_country: input.billing_country,
+    monthly_budget_cap_eur: input.monthly_budget_cap_eur,
+    admin: { user_id: userId, email: normaliseEmail(input.admin.email), name: input.admin.name, password_hash: passwordHash },
+    now: context.now,
+  }, context);
+  const account = written(await findAccount(deps.knex, accountId), 'The account was created but is not readable yet.');
+  const user = written(await findUser(deps.knex, userId), 'The user was created but is not readable yet.');
+  return { account: toAccount(account), user: toUser(user) };
+}
+
+export interface LoginResult {
+  access_token: string;
+  token_type: 'bearer';
+  expires_in: number;
+  expires_at: string;
+  user: UserView;
+  account: AccountView;
+}
+
+/**
+ * Checks e-mail and password and issues a session token. Failed attempts are limited per
+ * address and client; an unknown address costs what a wrong password costs.
+ */
+export async function logIn(deps: AppDeps, call: Call, input: { email: string; password: string }): Promise<LoginResult> {
+  const address = normaliseEmail(input.email);
+  const limiterKey = `${address}|${call.clientAddress}`;
+  await deps.loginLimiter.check(limiterKey, 'failed login attempts');
+  const user = await findUserByEmail(deps.knex, address);
+  const ok = await verifyPassword(input.password, user?.password_hash ?? (await deps.decoyPasswordHash));
+  if (!user || !ok) {
+    await deps.loginLimiter.hit(limiterKey);
+    throw new AuthenticationError('INVALID_CREDENTIALS', 'Wrong e-mail address or password.', { suggestion: 'Check both and try again.' });
+  }
+  await deps.loginLimiter.reset(limiterKey);
+  const account = present(await findAccount(deps.knex, user.account_id), `account ${user.account_id}`);
+  const { token, expiresAt } = await issueAccessToken(deps, user);
+  return {
+    access_token: token,
+    token_type: 'bearer',
+    expires_in: deps.config.JWT_TTL_SECONDS,
+    expires_at: expiresAt.toISOString(),
+    user: toUser(user),
+    account: toAccount(account),
+  };
+}
+
+/** The calling user, their account, and how they authenticated. */
+export async function describeCaller(deps: AppDeps, principal: Principal): Promise<{ user: UserView; account: AccountView; authenticated_via: Principal['via'] }> {
+  const user = present(await findUser(deps.knex, principal.userId), `user ${principal.userId}`);
+  const account = present(await findAccount(deps.knex, principal.accountId), `account ${principal.accountId}`);
+  return { user: toUser(user), account: toAccount(account), authenticated_via: principal.via };
+}
+
+/** An account the caller belongs to. */
+export async function getAccount(deps: AppDeps, principal: Principal, accountId: string): Promise<AccountView> {
+  assertAccountAccess(principal, accountId);
+  return toAccount(present(await findAccount(deps.knex, accountId), `account ${accountId}`));
+}
+
+/** Changes plan, billing country or budget cap (account admins; Enterprise terms excepted: the decider says so). */
+export async function changeAccountSettings(deps: AppDeps, call: Call, accountId: string, changes: Partial<AccountSettings>): Promise<AccountView> {
+  const principal = callerOf(call);
+  assertAccountAccess(principal, accountId);
+  const context = commandContext(deps, call);
+  await execute(deps, call, accountStream(accountId), accountDecider, { type: 'ChangeSettings', by: { user_id: principal.userId }, changes, now: context.now }, context);
+  return toAccount(written(await findAccount(deps.knex, accountId), 'The account was changed but is not readable yet.'));
+}
+
+/** The account's users, oldest first. */
+export async function listAccountUsers(deps: AppDeps, principal: Principal, accountId: string): Promise<{ items: UserView[]; total: number }> {
+  assertAccountAccess(principal, accountId);
+  const rows = await listUsersOfAccount(deps.knex, accountId);
+  return { items: rows.map(toUser), total: rows.length };
+}
+
+export interface NewUserInput {
+  email: string;
+  name: string;
+  password: string;
+  role: UserRole;
+}
+
+/** Adds a user to the account (account admins only); the e-mail claim keeps addresses unique. */
+export async function addUser(deps: AppDeps, call: Call, accountId: string, input: NewUserInput): Promise<UserView> {
+  const principal = callerOf(call);
+  assertAccountAccess(principal, accountId);
+  if (principal.role !== 'admin') throw new AccessDeniedError('Only an admin of the account can add users.');
+  const userId = crypto.randomUUID();
+  const context = commandContext(deps, call);
+  await runCommand(deps.store, emailClaimStream(input.email), emailClaimDecider, { email: input.email, user_id: userId, account_id: accountId }, context);
+  await execute(deps, call, accountStream(accountId), accountDecider, {
+    type: 'AddUser',
+    by_user_id: principal.userId,
+    user: {
+      user_id: userId,
+      email: normaliseEmail(input.email),
+      name: input.name,
+      role: input.role,
+      password_hash: await hashPassword(input.password, deps.config.PASSWORD_HASH_COST),
+    },
+    now: context.now,
+  }, context);
+  return toUser(written(await findUser(deps.knex, userId), 'The user was created but is not readable yet.'));
+}

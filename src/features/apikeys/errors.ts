@@ -1,0 +1,11 @@
+import { defineErrors } from '../../core/errors.js';
+
+/** Error codes of this feature and their HTTP statuses (docs/errors.md documents each). */
+export const apikeyErrors = defineErrors({
+  API_KEY_NOT_FOUND: 404,
+});
+
+type Codes = typeof apikeyErrors;
+declare module '../../core/errors.js' {
+  interface ErrorCodes extends Codes {}
+}

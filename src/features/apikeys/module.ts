@@ -1,0 +1,13 @@
+import type { FeatureModule } from '../../core/module.js';
+import { apikeyErrors } from './errors.js';
+import { apiKeyEvents } from './events.js';
+import { apiKeysProjector } from './projection.js';
+import { apiKeyRoutes } from './routes.js';
+
+export const apiKeysModule: FeatureModule = {
+  name: 'apikeys',
+  events: [apiKeyEvents],
+  projectors: [apiKeysProjector],
+  routes: apiKeyRoutes,
+  errors: apikeyErrors,
+};

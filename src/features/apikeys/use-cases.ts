@@ -1,0 +1,59 @@
+import crypto from 'node:crypto';
+import { commandContext, execute } from '../../core/commands.js';
+import type { AppDeps } from '../../core/deps.js';
+import { AppError, NotFoundError } from '../../core/errors.js';
+import { callerOf, type Call, type Principal } from '../../core/principal.js';
+import { assertAccountAccess } from '../accounts/use-cases.js';
+import { apiKeyDecider, apiKeyStream } from './decider.js';
+import type { ApiKeyScope } from './events.js';
+import { generateApiKey } from './key-material.js';
+import { findApiKey, findApiKeyOfAccount, listApiKeysOfAccount } from './queries.js';
+import { toApiKey, type ApiKeyCreatedView, type ApiKeyView } from './view.js';
+
+/** The caller's account's keys (active, expired and revoked), newest first; raw keys are never kept. */
+export async function listApiKeys(deps: AppDeps, principal: Principal): Promise<ApiKeyView[]> {
+  const rows = await listApiKeysOfAccount(deps.knex, principal.accountId);
+  const now = deps.now();
+  return rows.map((row) => toApiKey(row, now));
+}
+
+export interface NewApiKey {
+  account_id: string;
+  description?: string | null;
+  expires_in_days: number;
+  scope: ApiKeyScope;
+}
+
+/** Creates a key for the calling user; the raw key is in this answer only (only its hash is recorded). */
+export async function createApiKey(deps: AppDeps, call: Call, input: NewApiKey): Promise<ApiKeyCreatedView> {
+  const principal = callerOf(call);
+  assertAccountAccess(principal, input.account_id);
+  const keyId = crypto.randomUUID();
+  const key = generateApiKey();
+  const context = commandContext(deps, call);
+  await execute(deps, call, apiKeyStream(keyId), apiKeyDecider, {
+    type: 'CreateApiKey',
+    key_id: keyId,
+    account_id: input.account_id,
+    user_id: principal.userId,
+    prefix: key.prefix,
+    key_hash: key.hash,
+    description: input.description ?? null,
+    scope: input.scope,
+    expires_in_days: input.expires_in_days,
+    now: context.now,
+  }, context);
+  const row = await findApiKey(deps.knex, keyId);
+  if (!row) throw new AppError('SERVICE_UNAVAILABLE', 'The API key was created but is not readable yet.', { suggestion: 'Retry the read shortly.' });
+  const { is_active: _active, last_used_at: _used, updated_at: _updated, ...created } = toApiKey(row, deps.now());
+  return { ...created, raw_key: key.raw };
+}
+
+/** Revokes one of the account's keys permanently; keys of other accounts answer API_KEY_NOT_FOUND. */
+export async function revokeApiKey(deps: AppDeps, call: Call, keyId: string): Promise<void> {
+  const principal = callerOf(call);
+  const row = await findApiKeyOfAccount(deps.knex, keyId, principal.accountId);
+  if (!row) throw new NotFoundError('API_KEY_NOT_FOUND', 'API key not found.', { suggestion: 'List your keys with GET /v1/apikeys/.' });
+  const context = commandContext(deps, call);
+  await execute(deps, call, apiKeyStream(keyId), apiKeyDecider, { type: 'RevokeApiKey', account_id: principal.accountId, now: context.now }, context);
+}

@@ -1,0 +1,12 @@
+import type { FeatureModule } from '../../core/module.js';
+import { auditErrors } from './errors.js';
+import { streamOwnersProjector } from './projection.js';
+import { auditRoutes } from './routes.js';
+
+/** The audit history: every stream a caller owns, event by event, with secrets redacted. */
+export const auditModule: FeatureModule = {
+  name: 'audit',
+  projectors: [streamOwnersProjector],
+  routes: auditRoutes,
+  errors: auditErrors,
+};

@@ -1,0 +1,13 @@
+import type { FeatureModule } from '../../core/module.js';
+import { usageErrors } from './errors.js';
+import { usageEvents } from './events.js';
+import { usageProjector } from './projection.js';
+import { usageRoutes } from './routes.js';
+
+export const usageModule: FeatureModule = {
+  name: 'usage',
+  events: [usageEvents],
+  projectors: [usageProjector],
+  routes: usageRoutes,
+  errors: usageErrors,
+};

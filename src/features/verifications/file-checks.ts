@@ -1,0 +1,37 @@
+import { describeFile, detectRawFormat } from '../../analysis/raw/index.js';
+import type { UploadedFile } from '../../core/blob-store.js';
+import { FileError } from '../../core/errors.js';
+import { detectImageFormat, mimeTypes, type ImageFormat } from '../../provenance/format.js';
+
+const PAIR_IMAGE_FORMATS: ImageFormat[] = ['jpeg', 'heif'];
+const IMAGE_ONLY_FORMATS: ImageFormat[] = ['jpeg', 'png', 'webp', 'heif', 'avif', 'tiff', 'gif'];
+
+/** Content decides the format, never the name; a clear 400 says what the file actually is. */
+export function checkImage(file: UploadedFile, pair: boolean): { format: ImageFormat; contentType: string } {
+  if (file.staged.size === 0) throw new FileError('UNSUPPORTED_FORMAT', 'The image file is empty (0 bytes).', { suggestion: 'Attach the image file itself.' });
+  // Most RAW formats are TIFF containers: look for a RAW first so a CR2 is not taken for a TIFF.
+  const raw = detectRawFormat(file.staged.head);
+  const format = raw ? undefined : detectImageFormat(file.staged.head);
+  const allowed = pair ? PAIR_IMAGE_FORMATS : IMAGE_ONLY_FORMATS;
+  if (!format || !allowed.includes(format)) {
+    const actual = raw ? `a camera RAW (${raw})` : format ? format.toUpperCase() : describeFile(file.staged.head);
+    throw new FileError('UNSUPPORTED_FORMAT', `The image part is ${actual}, which is not accepted ${pair ? 'with a RAW' : 'for image-only verification'}.`, {
+      suggestion: pair ? 'With a RAW, send the JPEG or HEIF/HEIC rendering in "image" and the RAW in "raw".' : 'Send a JPEG, PNG, WebP, HEIF/HEIC, AVIF, TIFF or GIF.',
+    });
+  }
+  if (format === 'jpeg' && !(file.staged.tail.at(-2) === 0xff && file.staged.tail.at(-1) === 0xd9)) {
+    throw new FileError('CORRUPT_FILE', 'The JPEG is truncated: it does not end with an end-of-image marker.', { suggestion: 'Upload the complete file.' });
+  }
+  return { format, contentType: mimeTypes[format] };
+}
+
+export function checkRaw(file: UploadedFile): string {
+  if (file.staged.size === 0) throw new FileError('UNSUPPORTED_FORMAT', 'The RAW file is empty (0 bytes).', { suggestion: 'Attach the camera RAW file itself.' });
+  const format = detectRawFormat(file.staged.head);
+  if (!format) {
+    throw new FileError('UNSUPPORTED_FORMAT', `The raw part is ${describeFile(file.staged.head)}, not a camera RAW.`, {
+      suggestion: 'Send a CR2, CR3, ARW, NEF, DNG, RAF, ORF, RW2, PEF or SRW file in "raw".',
+    });
+  }
+  return format;
+}

@@ -1,0 +1,68 @@
+import type { Knex } from 'knex';
+import type { AssuranceLevel, Verdict, VerdictReason } from '../../analysis/types.js';
+import { jsonColumn } from '../../core/json.js';
+import type { RenditionKind, StoredFile, VerificationStatus } from './events.js';
+
+/** A row of the verifications read model (projection.ts owns the tables; this file names them once). */
+export interface VerificationRow {
+  id: string;
+  account_id: string;
+  status: VerificationStatus;
+  failure_reason: string | null;
+  verification_mode: 'raw_pair' | 'image_only';
+  name: string;
+  short_code: string;
+  pipeline_build: string;
+  image: unknown;
+  raw: unknown;
+  billing: unknown;
+  capture: unknown;
+  anonymous_origin: string | null;
+  result: boolean | null;
+  result_confidence: number;
+  assurance_level: AssuranceLevel | null;
+  assurance_reason: string | null;
+  verdict: Verdict | null;
+  verdict_reason: VerdictReason | null;
+  evidence_report: unknown;
+  capture_verified: boolean | null;
+  raw_metadata: unknown;
+  image_metadata: unknown;
+  rendition_info: unknown;
+  rendition_corrected_info: unknown;
+  renditions: unknown;
+  created_at: Date | string;
+  updated_at: Date | string;
+  last_position: string;
+}
+
+export interface ResultRow {
+  id: string;
+  verification_id: string;
+  verificator_id: string;
+  analysis: string;
+  result: boolean | null;
+  confidence_score: number;
+  details: unknown;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+export type RenditionRef = { blob_key: string; content_type: string };
+
+export const verificationsTable = (knex: Knex) => knex<VerificationRow>('verifications');
+export const resultsTable = (knex: Knex) => knex<ResultRow>('verification_results');
+
+export const findVerification = (knex: Knex, id: string): Promise<VerificationRow | undefined> => verificationsTable(knex).where({ id }).first();
+
+/** Results of many verifications in one query, oldest first. */
+export const resultsOf = (knex: Knex, ids: string[]): Promise<ResultRow[]> =>
+  ids.length ? resultsTable(knex).whereIn('verification_id', ids).orderBy([{ column: 'created_at' }, { column: 'analysis' }]) : Promise.resolve([]);
+
+/** Verifications still to be processed, oldest first (the workflow sweeps restart these). */
+export const unfinishedVerificationIds = (knex: Knex): Promise<string[]> =>
+  verificationsTable(knex).whereIn('status', ['queued', 'in_progress']).orderBy('created_at').pluck('id');
+
+export const renditionsOf = (row: VerificationRow): Partial<Record<RenditionKind, RenditionRef>> => jsonColumn(row.renditions) ?? {};
+export const imageOf = (row: VerificationRow): StoredFile => jsonColumn<StoredFile>(row.image);
+export const rawOf = (row: VerificationRow): StoredFile | null => (row.raw ? jsonColumn<StoredFile>(row.raw) : null);

@@ -1,0 +1,294 @@
+import crypto from 'node:crypto';
+import type { ParsedUpload, UploadedFile } from '../../core/blob-store.js';
+import { commandContext, execute } from '../../core/commands.js';
+import type { CommandContext } from '../../core/decider.js';
+import type { AppDeps } from '../../core/deps.js';
+import { AppError, NotFoundError, ValidationError } from '../../core/errors.js';
+import { callerOf, type Call, type Principal } from '../../core/principal.js';
+import { RequestValidationError } from '../../core/validation.js';
+import type { ImageFormat } from '../../provenance/format.js';
+import { redeemAttestation, validateAttestationForUpload, type CaptureFacts } from '../attestations/redeem.js';
+import { meterVerification, notBilled, releaseMetering, type Billing } from '../usage/metering.js';
+import { anonymousAccountId, anonymousPrincipal, CLAIM_WINDOW_MS, isAnonymousUserId, newAnonymousUserId } from './anonymous.js';
+import { verificationDecider, verificationStream } from './decider.js';
+import { verificationStatuses, type StoredFile } from './events.js';
+import { checkImage, checkRaw } from './file-checks.js';
+import { findVerification, imageOf, renditionsOf, resultsOf, verificationsTable, type RenditionRef, type VerificationRow } from './queries.js';
+import { toVerificationView, type VerificationView } from './view.js';
+import { VERIFICATION_WORKFLOW_TYPE } from './workflow.js';
+
+const SORT_FIELDS = ['created_at', 'updated_at', 'status'] as const;
+const SHORT_CODE_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const URL_TTL_SECONDS = 3600;
+
+/** The multipart parts a create call accepts (the REST door streams them; MCP passes them in). */
+export const UPLOAD_PARTS = { fileFields: ['image', 'raw'], textFields: ['attestation_id'] };
+
+type CaptureRecord = CaptureFacts & { attestation_id: string };
+
+function shortCode(): string {
+  const bytes = crypto.randomBytes(6);
+  return `L-${[...bytes].map((b) => SHORT_CODE_ALPHABET[b % 32]).join('')}`;
+}
+
+const notFound = () => new NotFoundError('VERIFICATION_NOT_FOUND', 'Verification not found.', { suggestion: 'List your verifications with GET /v1/verifications/.' });
+
+/** The caller's verification; another account's is indistinguishable from a missing one. */
+async function owned(deps: AppDeps, principal: Principal, id: string): Promise<VerificationRow> {
+  const row = await findVerification(deps.knex, id);
+  if (!row || row.account_id !== principal.accountId) throw notFound();
+  return row;
+}
+
+const signedUrl = (deps: AppDeps, target: RenditionRef) => deps.urlSigner.sign(target.blob_key, { now: deps.now(), ttlSeconds: URL_TTL_SECONDS, contentType: target.content_type });
+
+/** Rows to views, with the results of all of them read in one query. */
+async function views(deps: AppDeps, rows: VerificationRow[]): Promise<VerificationView[]> {
+  const results = await resultsOf(deps.knex, rows.map((r) => r.id));
+  return rows.map((row) => {
+    const thumb = renditionsOf(row).thumbnail;
+    return toVerificationView(row, results.filter((r) => r.verification_id === row.id), thumb ? signedUrl(deps, thumb) : '');
+  });
+}
+
+export interface CreateInput {
+  /** A keyless caller's anonymous_user_id, if it sent one (a new one is issued otherwise). */
+  anonymousUserId?: string;
+  /** Receives the files; called once the caller is admitted, so a refused caller uploads nothing. */
+  receive: () => Promise<ParsedUpload>;
+}
+
+export interface Created {
+  id: string;
+  security_score?: number;
+  anonymous_user_id?: string;
+}
+
+/**
+ * Creates a verification: admits the caller (keyless callers are rate-limited and verify as an
+ * anonymous user), checks the files by content, validates an attestation, meters a pair,
+ * commits the files, records the queueing and starts the workflow. Whatever fails undoes what
+ * was done before it: staged files are discarded, committed ones deleted, metering released.
+ */
+export async function createVerification(deps: AppDeps, call: Call, input: CreateInput): Promise<Created> {
+  let anonymousUserId: string | undefined;
+  if (!call.principal) {
+    await deps.anonymousLimiter.take(call.clientAddress, 'anonymous uploads from this address');
+    anonymousUserId = input.anonymousUserId?.trim() || newAnonymousUserId();
+    call = { ...call, principal: anonymousPrincipal(anonymousUserId) };
+  }
+  const principal = callerOf(call);
+  const upload = await input.receive();
+  const staged = [...upload.files.values()];
+  try {
+    const imageFile = upload.files.get('image');
+    if (!imageFile) throw new RequestValidationError([{ loc: ['body', 'image'], msg: 'Field required.', type: 'missing' }]);
+    const rawFile = upload.files.get('raw');
+    const image = checkImage(imageFile, Boolean(rawFile));
+    const rawFormat = rawFile ? checkRaw(rawFile) : null;
+    const attestationId = upload.fields.attestation_id;
+    const attested = { accountId: principal.accountId, imageSha256: imageFile.staged.sha256, rawSha256: rawFile?.staged.sha256 ?? null };
+    // Checked before anything is stored or metered; consumed only once the rest has passed.
+    if (attestationId !== undefined) await validateAttestationForUpload(deps, { attestationId, ...attested });
+
+    const id = crypto.randomUUID();
+    const context = commandContext(deps, call);
+    const billing = rawFile ? await meterVerification(deps, principal.accountId, id, context) : notBilled;
+    let capture: CaptureRecord | null;
+    try {
+      capture = await storeAndQueue(deps, call, { id, context, billing, attestationId, attested, imageFile, image, rawFile, rawFormat });
+    } catch (error) {
+      if (billing.counted) await releaseMetering(deps, principal.accountId, id, context);
+      throw error;
+    }
+    // Queued is durable already: if the start cannot be recorded, the workflow sweep starts it.
+    await deps.workflows.start(VERIFICATION_WORKFLOW_TYPE, id, {}).catch((error) => deps.log.warn({ err: error, verification: id }, 'workflow start deferred to the sweep'));
+    return { id, ...(capture ? { security_score: capture.security_score } : {}), ...(anonymousUserId ? { anonymous_user_id: anonymousUserId } : {}) };
+  } catch (error) {
+    await Promise.all(staged.map((f) => f.staged.discard()));
+    throw error;
+  }
+}
+
+/** Redeems the attestation, commits the staged files and queues; removes what it committed if it fails. */
+async function storeAndQueue(
+  deps: AppDeps,
+  call: Call,
+  input: {
+    id: string;
+    context: CommandContext;
+    billing: Billing;
+    attestationId: string | undefined;
+    attested: { accountId: string; imageSha256: string; rawSha256: string | null };
+    imageFile: UploadedFile;
+    image: { format: ImageFormat; contentType: string };
+    rawFile: UploadedFile | undefined;
+    rawFormat: string | null;
+  },
+): Promise<CaptureRecord | null> {
+  const { id, context, attestationId, attested } = input;
+  const principal = callerOf(call);
+  const committed: string[] = [];
+  const commit = async (file: UploadedFile, name: string, format: string, contentType: string): Promise<StoredFile> => {
+    const stored = await file.staged.commit(`verifications/${id}/${name}.${format.toLowerCase()}`);
+    committed.push(stored.key);
+    return { blob_key: stored.key, filename: file.filename.slice(0, 255), format, content_type: contentType, size: stored.size, sha256: stored.sha256, sha512: stored.sha512 };
+  };
+  try {
+    const capture = attestationId === undefined ? null : { attestation_id: attestationId, ...(await redeemAttestation(deps, call, { attestationId, verificationId: id, ...attested }, context)) };
+    const storedImage = await commit(input.imageFile, 'image', input.image.format, input.image.contentType);
+    const storedRaw = input.rawFile && input.rawFormat ? await commit(input.rawFile, 'raw', input.rawFormat, 'application/octet-stream') : null;
+    await execute(deps, call, verificationStream(id), verificationDecider, {
+      type: 'Queue',
+      data: {
+        verification_id: id,
+        account_id: principal.accountId,
+        mode: storedRaw ? 'raw_pair' : 'image_only',
+        name: storedImage.filename,
+        short_code: shortCode(),
+        pipeline_build: deps.pipelineBuild,
+        image: storedImage,
+        raw: storedRaw,
+        queued_at: context.now.toISOString(),
+        billing: input.billing,
+        capture,
+        anonymous: principal.via === 'anonymous',
+      },
+    }, context);
+    return capture;
+  } catch (error) {
+    await Promise.all(committed.map((key) => deps.blobs.delete(key)));
+    throw error;
+  }
+}
+
+export interface ListQuery {
+  offset: number;
+  size: number;
+  sort_by: string;
+  sort_order: string;
+  search?: string;
+  status?: string;
+  result?: 'true' | 'false';
+  tags?: string;
+  tag_match: 'all' | 'any';
+  request_id?: string;
+}
+
+export interface VerificationPage {
+  items: VerificationView[];
+  total: number;
+  offset: number;
+  size: number;
+  total_pages: number;
+}
+
+export async function listVerifications(deps: AppDeps, principal: Principal, query: ListQuery): Promise<VerificationPage> {
+  if (!(SORT_FIELDS as readonly string[]).includes(query.sort_by)) {
+    throw new ValidationError(`Invalid sort_by "${query.sort_by}".`, { suggestion: `Use one of: ${SORT_FIELDS.join(', ')}.` });
+  }
+  if (!['asc', 'desc'].includes(query.sort_order)) {
+    throw new ValidationError(`Invalid sort_order "${query.sort_order}".`, { suggestion: 'Use asc or desc.' });
+  }
+  const statuses = query.status?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+  const invalid = statuses.filter((s) => !(verificationStatuses as readonly string[]).includes(s));
+  if (invalid.length) {
+    throw new ValidationError(`Invalid status filter: ${invalid.join(', ')}.`, { suggestion: `Use a comma-separated subset of: ${verificationStatuses.join(', ')}.` });
+  }
+  const tags = query.tags?.split(',').map((t) => t.trim()).filter(Boolean) ?? [];
+  if (tags.length > 10) throw new ValidationError('At most 10 tag names may be given in the tags filter.', { suggestion: 'Narrow the filter to 10 names.' });
+
+  const base = verificationsTable(deps.knex).where({ account_id: principal.accountId });
+  if (statuses.length) base.whereIn('status', statuses);
+  if (query.result) base.where({ result: query.result === 'true' });
+  // Tags and verification requests arrive with their own features: until then no record carries one.
+  if (tags.length || query.request_id) base.whereRaw('false');
+  if (query.search) {
+    const term = query.search.trim();
+    const like = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    base.where((q) => {
+      q.whereILike('name', like)
+        .orWhereRaw('id::text = ?', [term.toLowerCase()])
+        .orWhereRaw("image->>'sha256' = ?", [term.toLowerCase().replace(/^sha256:/, '')])
+        .orWhereRaw("raw->>'sha256' = ?", [term.toLowerCase().replace(/^sha256:/, '')]);
+    });
+  }
+  const counted = await base.clone().count<{ count: string }[]>('* as count');
+  const total = Number(counted[0]?.count ?? 0);
+  const rows = (await base.clone().orderBy([{ column: query.sort_by, order: query.sort_order as 'asc' | 'desc' }, { column: 'id', order: 'asc' }]).offset(query.offset).limit(query.size)) as VerificationRow[];
+  const items = await views(deps, rows);
+  return { items, total, offset: query.offset, size: items.length, total_pages: Math.ceil(total / query.size) };
+}
+
+export async function getVerification(deps: AppDeps, principal: Principal, id: string): Promise<VerificationView> {
+  const [view] = await views(deps, [await owned(deps, principal, id)]);
+  return view!;
+}
+
+/** Deletes a verification permanently: its events say so, its files are removed. */
+export async function deleteVerification(deps: AppDeps, call: Call, id: string): Promise<void> {
+  const principal = callerOf(call);
+  await owned(deps, principal, id);
+  const outcome = await execute(deps, call, verificationStream(id), verificationDecider, { type: 'Delete', account_id: principal.accountId, now: deps.now() });
+  for (const event of outcome.events) {
+    if (event.type !== 'VerificationDeleted') continue;
+    await Promise.all(event.data.blob_keys.map((key) => deps.blobs.delete(key)));
+  }
+}
+
+export type FileKind = 'thumbnail' | 'image' | 'badge';
+
+/** A pre-signed URL (1 hour) to one of a verification's files. */
+export async function fileUrl(deps: AppDeps, principal: Principal, id: string, kind: FileKind): Promise<string> {
+  const row = await owned(deps, principal, id);
+  const renditions = renditionsOf(row);
+  const image = imageOf(row);
+  const target =
+    kind === 'thumbnail'
+      ? renditions.thumbnail
+      : kind === 'image'
+        ? (renditions.signed_image ?? { blob_key: image.blob_key, content_type: image.content_type })
+        : row.status === 'completed' && row.result === true
+          ? renditions.badge
+          : undefined;
+  if (!target) throw new NotFoundError('VERIFICATION_NOT_FOUND', 'This rendition does not exist for this verification.', { suggestion: 'Renditions appear when processing has completed.' });
+  return signedUrl(deps, target);
+}
+
+/**
+ * Moves an anonymous user's unclaimed verifications (30-day window) into the caller's account.
+ * Idempotent; a malformed id owns nothing and gets the same answer as an unknown one.
+ */
+export async function claimVerifications(deps: AppDeps, call: Call, anonymousUserId: string): Promise<{ claimed: number; verification_ids: string[] }> {
+  const principal = callerOf(call);
+  await deps.claimLimiter.take(principal.accountId, 'claim attempts');
+  if (!isAnonymousUserId(anonymousUserId)) return { claimed: 0, verification_ids: [] };
+  const anonymousAccount = anonymousAccountId(anonymousUserId);
+  const rows = await verificationsTable(deps.knex).where({ anonymous_origin: anonymousAccount }).select('id', 'account_id', 'created_at');
+  const now = deps.now();
+  const unclaimed = rows.filter((r) => r.account_id === anonymousAccount);
+  const claimable = unclaimed.filter((r) => now.getTime() - new Date(r.created_at).getTime() <= CLAIM_WINDOW_MS);
+  if (claimable.length === 0) {
+    if (rows.some((r) => r.account_id !== anonymousAccount && r.account_id !== principal.accountId) && !rows.some((r) => r.account_id === principal.accountId)) {
+      throw new AppError('ALREADY_CLAIMED', 'These verifications have already been claimed by another account.', {
+        suggestion: 'Ask the owner of that account; anonymous verifications can be claimed once.',
+      });
+    }
+    if (unclaimed.length > 0) {
+      throw new AppError('CLAIM_EXPIRED', 'These verifications are older than the 30-day claim window.', { suggestion: 'Verify the files again from your account.' });
+    }
+    return { claimed: 0, verification_ids: [] };
+  }
+  const context = commandContext(deps, call);
+  const claimed: string[] = [];
+  for (const row of claimable) {
+    const outcome = await execute(deps, call, verificationStream(row.id), verificationDecider, {
+      type: 'Claim',
+      anonymous_account_id: anonymousAccount,
+      new_owner_account_id: principal.accountId,
+      now: context.now,
+    }, context);
+    if (outcome.events.length > 0) claimed.push(row.id);
+  }
+  return { claimed: claimed.length, verification_ids: claimed };
+}
