@@ -1,4 +1,4 @@
-import type { RouteSpec } from '../adapters/http/route-spec.js';
+import type { RouteSpec } from './route-spec.js';
 import type { AppDeps } from './deps.js';
 import type { ErrorStatuses } from './errors.js';
 import type { EventDefinition } from './events.js';

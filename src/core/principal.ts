@@ -1,5 +1,10 @@
-import type { ApiKeyScope } from '../features/apikeys/events.js';
-import type { UserRole } from '../features/accounts/events.js';
+/** Roles of a user in an account (spec 2.6). */
+export const userRoles = ['admin', 'member'] as const;
+export type UserRole = (typeof userRoles)[number];
+
+/** What an API key may do: everything its user may, or only read. */
+export const apiKeyScopes = ['full', 'read'] as const;
+export type ApiKeyScope = (typeof apiKeyScopes)[number];
 
 /** Who is calling, however they authenticated (session token, API key, anonymous user id). */
 export interface Principal {

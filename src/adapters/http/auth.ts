@@ -6,7 +6,7 @@ import { principalFromJwt } from '../../features/accounts/sessions.js';
 import { principalFromApiKey } from '../../features/apikeys/authenticate.js';
 import { looksLikeApiKey } from '../../features/apikeys/key-material.js';
 import { anonymousPrincipal } from '../../features/verifications/anonymous.js';
-import type { AuthRequirement } from './route-spec.js';
+import type { AuthRequirement } from '../../core/route-spec.js';
 
 /** Reads the credentials of a request (headers only) and resolves them through the features that issue them. */
 /** Resolves the caller, or throws 401/403. Public routes get the caller when credentials are sent. */

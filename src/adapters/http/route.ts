@@ -5,7 +5,7 @@ import type { AppDeps } from '../../core/deps.js';
 import { newCall } from '../../core/principal.js';
 import { authenticate } from './auth.js';
 import { errorEnvelopeSchema, validationErrorSchema } from './openapi.js';
-import type { Reply, RouteSpec } from './route-spec.js';
+import type { Reply, RouteSpec } from '../../core/route-spec.js';
 import { receiveUpload } from './uploads.js';
 import { parsePart } from '../../core/validation.js';
 

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { defineEvent, type EventOf } from '../../core/events.js';
+import { userRoles } from '../../core/principal.js';
 
 export const plans = ['free', 'basic', 'professional', 'enterprise'] as const;
 export type Plan = (typeof plans)[number];
 /** Plans an account admin may choose; Enterprise terms are set by contract, by an operator. */
 export const selfServicePlans = ['free', 'basic', 'professional'] as const;
-export const userRoles = ['admin', 'member'] as const;
-export type UserRole = (typeof userRoles)[number];
+export { userRoles, type UserRole } from '../../core/principal.js';
 
 export const accountEvents = {
   AccountRegistered: defineEvent(

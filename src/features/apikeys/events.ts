@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { defineEvent, type EventOf } from '../../core/events.js';
+import { apiKeyScopes } from '../../core/principal.js';
 
 /** `full`: everything the owning user may do. `read`: only reads (GET). */
-export const apiKeyScopes = ['full', 'read'] as const;
-export type ApiKeyScope = (typeof apiKeyScopes)[number];
+export { apiKeyScopes, type ApiKeyScope } from '../../core/principal.js';
 
 export const apiKeyEvents = {
   ApiKeyCreated: defineEvent(

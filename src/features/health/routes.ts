@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { route, type RouteSpec } from '../../adapters/http/route-spec.js';
+import { route, type RouteSpec } from '../../core/route-spec.js';
 import type { AppDeps } from '../../core/deps.js';
 import { checkHealth } from './use-cases.js';
 

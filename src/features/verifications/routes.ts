@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { confirmationSchema } from '../../adapters/http/openapi.js';
-import { redirect, route, type RouteSpec } from '../../adapters/http/route-spec.js';
+import { redirect, route, type RouteSpec } from '../../core/route-spec.js';
 import type { AppDeps } from '../../core/deps.js';
 import { claimVerifications, createVerification, deleteVerification, fileUrl, getVerification, listVerifications, UPLOAD_PARTS, type FileKind } from './use-cases.js';
 import { verificationSchema } from './view.js';

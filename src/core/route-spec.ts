@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import '../../core/schemas.js'; // zod's .openapi() extension, before any route schema is built
-import type { ParsedUpload } from '../../core/blob-store.js';
-import type { Call, Principal } from '../../core/principal.js';
+import './schemas.js'; // zod's .openapi() extension, before any route schema is built
+import type { ParsedUpload } from './blob-store.js';
+import type { Call, Principal } from './principal.js';
 
 /**
  * A REST route as data: method, path, schemas and a handler that calls a use case. Features
