@@ -23,9 +23,15 @@ export function photographScreen(photo: RgbImage, shot: ScreenShot): RgbImage {
   const k = shot.cameraPxPerDisplayPx;
   const width = Math.floor(shot.displayWidth * k * 0.92);
   const height = Math.floor(displayHeight * k * 0.92);
+  const t = (shot.angleDeg * Math.PI) / 180;
+  const cos = Math.cos(t);
+  const sin = Math.sin(t);
   return integrate(width, height, (x, y, out) => {
     // Camera pixel → display coordinates, about the centre, tilted.
-    const [u, v] = rotate(x - width / 2, y - height / 2, shot.angleDeg).map((c) => c / k) as [number, number];
+    const cx = x - width / 2;
+    const cy = y - height / 2;
+    const u = (cx * cos - cy * sin) / k;
+    const v = (cx * sin + cy * cos) / k;
     const du = u + shot.displayWidth / 2;
     const dv = v + displayHeight / 2;
     const i = Math.floor(du);
@@ -35,7 +41,7 @@ export function photographScreen(photo: RgbImage, shot: ScreenShot): RgbImage {
     const sub = (du - i) * 3;
     const channel = Math.floor(sub);
     if (fv > 0.82 || sub - channel > 0.78) return; // black matrix
-    out[channel]! += linear(display.data[(j * shot.displayWidth + i) * 3 + channel]!) * 3;
+    out[channel]! += linear[display.data[(j * shot.displayWidth + i) * 3 + channel]!]! * 3;
   });
 }
 
@@ -50,13 +56,14 @@ export interface PrintShot {
 export function photographPrint(photo: RgbImage, shot: PrintShot): RgbImage {
   const { width, height } = photo;
   const screens = [15, 75, 0].map((a) => ((a + shot.angleDeg) * Math.PI) / 180);
+  const cos = screens.map(Math.cos);
+  const sin = screens.map(Math.sin);
   return integrate(width, height, (x, y, out) => {
     const p = (Math.min(height - 1, Math.max(0, Math.round(y))) * width + Math.min(width - 1, Math.max(0, Math.round(x)))) * 3;
     for (let c = 0; c < 3; c++) {
-      const ink = 1 - linear(photo.data[p + c]!); // cyan absorbs red, magenta green, yellow blue
-      const t = screens[c]!;
-      const xs = (x * Math.cos(t) + y * Math.sin(t)) / shot.periodPx;
-      const ys = (-x * Math.sin(t) + y * Math.cos(t)) / shot.periodPx;
+      const ink = 1 - linear[photo.data[p + c]!]!; // cyan absorbs red, magenta green, yellow blue
+      const xs = (x * cos[c]! + y * sin[c]!) / shot.periodPx;
+      const ys = (-x * sin[c]! + y * cos[c]!) / shot.periodPx;
       const dot = 0.5 + 0.25 * (Math.cos(2 * Math.PI * xs) + Math.cos(2 * Math.PI * ys));
       out[c]! += dot < ink ? 0.04 : 0.92;
     }
@@ -83,10 +90,6 @@ function integrate(width: number, height: number, scene: (x: number, y: number, 
   return { width, height, data };
 }
 
-function rotate(x: number, y: number, deg: number): [number, number] {
-  const t = (deg * Math.PI) / 180;
-  return [x * Math.cos(t) - y * Math.sin(t), x * Math.sin(t) + y * Math.cos(t)];
-}
-
-const linear = (v: number) => Math.pow(v / 255, 2.2);
+/** Display/print light of each 8-bit level (a table: the same values as computing them per sample). */
+const linear = Float64Array.from({ length: 256 }, (_, v) => Math.pow(v / 255, 2.2));
 const encode = (v: number) => Math.round(255 * Math.pow(Math.min(1, Math.max(0, v)), 1 / 2.2));
