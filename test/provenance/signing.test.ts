@@ -180,7 +180,29 @@ describe('timestamps (local openssl TSA)', () => {
   });
   afterAll(() => tsa.close());
 
-  const shortLived = () => ({ notBefore: new Date(Date.now() - 86_400_000), notAfter: new Date(Date.now() + 1500) });
+  /**
+   * Two signatures (without and with a timestamp) under one certificate that expires right after
+   * them, returned once it has expired. Certificate times have whole seconds, so it ends at the
+   * start of the second its notAfter falls in. The validity window starts at 1.5 s and doubles
+   * whenever signing (slow on a busy machine) did not finish inside it: no fixed sleep decides.
+   */
+  async function signedThenExpired(): Promise<{ noTimestamp: Uint8Array; withTimestamp: Uint8Array }> {
+    for (let windowMs = 1500; windowMs <= 24_000; windowMs *= 2) {
+      const validity = { notBefore: new Date(Date.now() - 86_400_000), notAfter: new Date(Date.now() + windowMs) };
+      const expiresAt = Math.floor(validity.notAfter.getTime() / 1000) * 1000;
+      const sign = (tsaUrl?: string) =>
+        signVerifiedImage(input(), signerFrom(ca, validity, tsaUrl)).catch((error: unknown) => {
+          if (Date.now() < expiresAt) throw error; // a real failure, not the certificate running out
+          return undefined;
+        });
+      const noTimestamp = await sign();
+      const withTimestamp = await sign(tsa.url);
+      if (!noTimestamp || !withTimestamp || Date.now() >= expiresAt) continue;
+      await sleep(expiresAt - Date.now() + 2000);
+      return { noTimestamp, withTimestamp };
+    }
+    throw new Error('signing twice took longer than a 24 s certificate lifetime');
+  }
 
   it('a timestamped signature is trusted through the TSA list', async () => {
     const out = await signVerifiedImage(input(), signerFrom(ca, validNow(), tsa.url));
@@ -191,9 +213,7 @@ describe('timestamps (local openssl TSA)', () => {
   });
 
   it('expired certificate without timestamp: Invalid / no_trusted_timestamp; with timestamp: Trusted', async () => {
-    const noTimestamp = await signVerifiedImage(input(), signerFrom(ca, shortLived()));
-    const withTimestamp = await signVerifiedImage(input(), signerFrom(ca, shortLived(), tsa.url));
-    await sleep(3500);
+    const { noTimestamp, withTimestamp } = await signedThenExpired();
     const expired = await checkCredentials(noTimestamp, anchorsOf([ca], [tsaCa]));
     expect(expired.evidence_report.validation_state).toBe('Invalid');
     expect(expired.evidence_report.status_codes.failure.map((s) => s.code)).toContain('signingCredential.expired');
@@ -205,7 +225,7 @@ describe('timestamps (local openssl TSA)', () => {
     // Without the TSA anchor the timestamp does not count and the expiry does.
     const untrustedTsa = await checkCredentials(withTimestamp, anchorsOf([ca]));
     expect(verdictOf(untrustedTsa)).toEqual(['unrated', 'no_trusted_timestamp']);
-  });
+  }, 120_000); // room for the longer certificate lifetimes signedThenExpired falls back to
 
   it('keeps the lists separate: a TSA anchor never makes a signer trusted, nor the reverse', async () => {
     const out = await signVerifiedImage(input(), signerFrom(ca, validNow(), tsa.url));

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { verificationWorkflowBundle } from '../../src/adapters/workflows/temporal/worker.js';
+import { workflowBundle } from '../../src/adapters/workflows/temporal/worker.js';
 
 /**
  * Replays recorded histories against today's workflow code, without a server: a change that
@@ -22,8 +22,9 @@ describe('verification workflow replay (no server)', () => {
 
   it.each(['pair-verified', 'deadline'])('replays the %s history deterministically', async (name) => {
     const history = JSON.parse(fs.readFileSync(path.join(histories, `${name}.json`), 'utf8'));
-    const started = Date.now();
-    await expect(Worker.runReplayHistory({ workflowBundle: await verificationWorkflowBundle() }, history, `verification-${name}`)).resolves.toBeUndefined();
-    expect(Date.now() - started).toBeLessThan(20_000);
-  });
+    await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, `verification-${name}`)).resolves.toBeUndefined();
+    // No stopwatch: replay never waits for timers (the deadline history holds a 10-minute one,
+    // far beyond this timeout). The timeout leaves room for bundling the workflow code, which is
+    // CPU work and slow on a busy machine.
+  }, 180_000);
 });

@@ -6,8 +6,9 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEADLINE_REASON, REJECTED, VERIFICATION_WORKFLOW } from '../../src/adapters/workflows/temporal/shared.js';
-import { verificationWorkflowBundle } from '../../src/adapters/workflows/temporal/worker.js';
+import { temporalWorkflowType } from '../../src/adapters/workflows/temporal/shared.js';
+import { workflowBundle } from '../../src/adapters/workflows/temporal/worker.js';
+import { DEADLINE_REASON, REJECTED, VERIFICATION_WORKFLOW_TYPE } from '../../src/features/verifications/workflow.js';
 import type { verificationWorkflow } from '../../src/adapters/workflows/temporal/workflows.js';
 import { fakeActivities } from './fake-activities.js';
 
@@ -37,13 +38,13 @@ suite(title, () => {
     const worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue,
-      workflowBundle: await verificationWorkflowBundle(),
+      workflowBundle: await workflowBundle(),
       activities,
       // Heartbeats go out at once: the server's clock jumps, the SDK's throttle runs on real time.
       maxHeartbeatThrottleInterval: '10ms',
     });
     const workflowId = `verification-${crypto.randomUUID()}`;
-    const outcome = await worker.runUntil(env.client.workflow.execute<typeof verificationWorkflow>(VERIFICATION_WORKFLOW, { taskQueue, workflowId, args: ['v1'] }));
+    const outcome = await worker.runUntil(env.client.workflow.execute<typeof verificationWorkflow>(temporalWorkflowType(VERIFICATION_WORKFLOW_TYPE), { taskQueue, workflowId, args: ['v1'] }));
     if (captureAs) {
       // TEMPORAL_CAPTURE_HISTORIES=1 refreshes the histories temporal-replay.test.ts replays.
       const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
@@ -65,14 +66,15 @@ suite(title, () => {
     throw ApplicationFailure.create({ message: cancelled ? 'cancelled' : 'the deadline never came' });
   };
 
+  // The 10-minute deadline is reached within this test's timeout, far below 10 minutes of wall
+  // time: that is the proof that the server skipped time, without a stopwatch that a busy
+  // machine could break. The timeout leaves room for bundling the workflow code (CPU work).
   it('fails the verification with the deadline reason when the analysis is still running after 10 minutes', async () => {
-    const began = Date.now();
     const { activities, calls } = fakeActivities({ analyzeAndGrade: endlessAnalysis });
     expect(await run(activities, capture ? 'deadline' : undefined)).toBe('failed');
     expect(calls.map(([step]) => step)).toEqual(['snapshot', 'start', 'analyzeAndGrade', 'fail']);
     expect(calls.at(-1)).toEqual(['fail', 'v1', 'acc_1', DEADLINE_REASON]);
-    expect(Date.now() - began).toBeLessThan(30_000);
-  });
+  }, 180_000);
 
   it('runs the steps in order and completes', async () => {
     const { activities, calls } = fakeActivities();

@@ -150,14 +150,14 @@ describe('decodeRaw: files without usable sensor data get a specific error', () 
     garbage.set(header);
     let seed = 99;
     for (let i = header.length; i < garbage.length; i++) garbage[i] = (seed = (seed * 1664525 + 1013904223) >>> 0) >>> 24;
-    const started = Date.now();
     const outcome = await decodeRaw(garbage).then(
       (o) => o,
       (e: unknown) => e,
     );
-    expect(Date.now() - started).toBeLessThan(35_000);
     expect(outcome).toBeInstanceOf(FileError);
-  });
+    // No stopwatch: the decoder pool's 30 s watchdog ends any decode, so a hang fails this test
+    // by its timeout, set well above the watchdog so a busy machine is not taken for a hang.
+  }, 120_000);
 
   it('a decode that exceeds its time limit is killed and reported as a corrupt file', async () => {
     const pool = new RawDecoderPool({ size: 1, timeoutMs: 1 });
