@@ -2,6 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    globalSetup: ['test/support/build.ts'],
     include: ['test/**/*.test.ts', 'src/**/*.spec.ts'],
     // Two cores: run files in a small pool; suites that start servers isolate themselves.
     pool: 'forks',

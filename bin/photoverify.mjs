@@ -1,7 +1,14 @@
 #!/usr/bin/env node
-// The CLI is TypeScript run through tsx's loader, so the package ships no build step.
-import { register } from 'tsx/esm/api';
-
-register();
-const { main } = await import('../src/cli/main.ts');
-process.exitCode = await main(process.argv.slice(2));
+// Runs the compiled CLI (dist/, built by `npm install` through `prepare`, or `npm run build`).
+const entry = new URL('../dist/cli/main.js', import.meta.url);
+let cli;
+try {
+  cli = await import(entry.href);
+} catch (error) {
+  if (error?.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes(entry.pathname)) {
+    process.stderr.write('photoverify: the compiled CLI is missing (dist/). Run "npm run build" in the package directory.\n');
+    process.exit(2);
+  }
+  throw error;
+}
+process.exitCode = await cli.main(process.argv.slice(2));

@@ -38,7 +38,8 @@ export function runNode(args: string[], env: Record<string, string | undefined>)
 
 /** The service as its own OS process, so it can be killed without a chance to clean up. */
 export async function launchService(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  // The compiled service, as `npm start` runs it (test/support/build.ts builds dist/ before the suites).
+  const child = spawn(process.execPath, ['dist/main.js'], {
     cwd: repo,
     env: { ...process.env, DATABASE_URL: '', EVENTSTORE_URL: '', TEMPORAL_ADDRESS: '', LOG_LEVEL: 'warn', PASSWORD_HASH_COST: '10', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -66,7 +66,9 @@ export class AnalysisPool {
       return ready;
     }
     if (this.busy.size < this.size) {
-      const worker = new Worker(new URL('./analysis-thread-entry.mjs', import.meta.url));
+      // Compiled (dist/): the thread's own .js. From source (vitest, tsx): an .mjs entry registers tsx first.
+      const entry = import.meta.url.endsWith('.ts') ? './analysis-thread-entry.mjs' : './analysis-thread.js';
+      const worker = new Worker(new URL(entry, import.meta.url));
       worker.unref();
       this.busy.add(worker);
       return worker;
