@@ -5,10 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { AppError } from '../../core/errors.js';
-import { analyzePair, type PairAnalysis } from '../../analysis/pipeline.js';
-import { shutdownRawDecoders } from '../../analysis/raw/index.js';
-
-export const summary = 'Analyse a RAW + JPEG/HEIC pair and grade it (exit 0 = verified, 1 = not verified, 2 = error)';
+import type { PairAnalysis } from '../../analysis/pipeline.js';
 
 const usage = 'Usage: photoverify analyze --raw FILE --image FILE [--json]\n';
 
@@ -37,6 +34,9 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`photoverify analyze: both --raw and --image are required.\n${usage}`);
     return 2;
   }
+  // The pipeline (sharp, LibRaw wasm) loads only once the arguments are known to be usable.
+  const { analyzePair } = await import('../../analysis/pipeline.js');
+  const { shutdownRawDecoders } = await import('../../analysis/raw/index.js');
   try {
     const [raw, image] = await Promise.all([readInput(values.raw), readInput(values.image)]);
     const analysis = await analyzePair({

@@ -2,10 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { AppError } from '../../core/errors.js';
-import { checkCredentials, type CredentialsReport } from '../../provenance/check.js';
-import { loadTrustAnchors } from '../../provenance/trust.js';
-
-export const summary = 'Check a file\'s C2PA Content Credentials and print the verdict and evidence';
+import type { CredentialsReport } from '../../provenance/check.js';
 
 function printHuman(file: string, report: CredentialsReport): void {
   const e = report.evidence_report;
@@ -63,6 +60,8 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   try {
+    // The C2PA reader (wasm) loads only when a file is to be checked.
+    const [{ checkCredentials }, { loadTrustAnchors }] = await Promise.all([import('../../provenance/check.js'), import('../../provenance/trust.js')]);
     const anchors = await loadTrustAnchors({
       signerAnchorFiles: parsed.values['trust-anchors'],
       tsaAnchorFiles: parsed.values['tsa-anchors'],

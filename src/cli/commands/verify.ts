@@ -8,8 +8,6 @@ import { checkInput, ClientError, VerificationClient, type InputFile, type Verif
 import { describeVerification, isSuccess } from '../verify/format.js';
 import { formatElapsed, Progress } from '../verify/progress.js';
 
-export const summary = 'Upload an image (and its RAW) to a PhotoVerify service, wait for the result (exit 0 = verified)';
-
 const usage = `Usage: photoverify verify --image FILE [--raw FILE] --url URL --key KEY
                           [--interval SECONDS] [--timeout SECONDS] [--json]
 
