@@ -1,5 +1,4 @@
 import { ConfigError, loadConfig } from './core/config.js';
-import { startService } from './service.js';
 
 async function main(): Promise<void> {
   let config;
@@ -12,19 +11,40 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  // Loaded once the configuration is known to be good: a bad variable is reported at once.
+  const { startService } = await import('./service.js');
   const service = await startService(config);
-  const shutdown = (signal: string) => {
-    service.deps.log.info({ signal }, 'shutting down');
+  const log = service.deps.log;
+
+  // Requests in flight, so the shutdown can say what it waits for.
+  let inFlight = 0;
+  service.server.on('request', (_req, res) => {
+    inFlight++;
+    res.once('close', () => inFlight--);
+  });
+
+  // A terminal's Ctrl-C reaches every process of the group, and `npm start` forwards the signal
+  // it got as well: the service can see SIGINT twice (with a once-only handler, the second one
+  // killed it mid-drain). Repeats are logged and ignored; the drain is bounded by
+  // SHUTDOWN_GRACE_MS and the workflow engine's own grace; SIGKILL still ends it at once.
+  let shuttingDown = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (shuttingDown) {
+      log.info({ signal }, 'already shutting down: still draining');
+      return;
+    }
+    shuttingDown = true;
+    log.info({ signal, requests: inFlight }, `shutting down: no new connections, draining ${inFlight} requests`);
     service.stop().then(
       () => process.exit(0),
       (error) => {
-        service.deps.log.error({ err: error }, 'shutdown failed');
+        log.error({ err: error }, 'shutdown failed');
         process.exit(1);
       },
     );
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
 }
 
 main().catch((error) => {

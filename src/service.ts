@@ -132,12 +132,17 @@ export async function startService(config: Config, options: { logger?: Logger; i
       // Sockets that finish a response during the grace period go idle, not closed: sweep them.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
-      const grace = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_GRACE_MS);
+      const grace = setTimeout(() => {
+        log.warn({ graceMs: config.SHUTDOWN_GRACE_MS }, 'shutdown grace period over: closing connections with requests still running');
+        server.closeAllConnections();
+      }, config.SHUTDOWN_GRACE_MS);
       server.closeIdleConnections();
       await closed;
       clearInterval(sweep);
       clearTimeout(grace);
-      await workflows.stop();
+      log.info('http server closed: in-flight requests drained; draining workflow steps');
+      await workflows.stop(); // running activities finish; runs stay recorded for the next start
+      log.info('workflow steps drained');
       await analysisPool.close();
       await shutdownRawDecoders();
       await projections.stop();
