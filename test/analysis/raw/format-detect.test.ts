@@ -16,6 +16,7 @@ const expected: Record<string, string | null> = {
   'raw/filetype_sony_zv-e10_first100KB.arw': 'ARW',
   'raw/gopro_fusion_front_GPFR7066.GPR': 'DNG',
   'raw/gopro_hero7_GOPR9231.GPR': 'DNG',
+  'raw/gopro_fusion_front_GPFR7066.dng': 'DNG',
   'raw/kodak_dc50.kdc': null,
   'raw/mei_issue247-1_jpeg_content.nef': null,
   'pairs/canon_eos_30d_cr2/IMG_5952.CR2': 'CR2',
@@ -24,6 +25,8 @@ const expected: Record<string, string | null> = {
   'pairs/canon_eos_6d_dng/canon_eos_6d.preview.jpg': null,
   'pairs/canon_eos_r6_cr3_pruned/Canon-R6-pruned.CR3': 'CR3',
   'pairs/canon_eos_r6_cr3_pruned/Canon-R6-pruned.preview.jpg': null,
+  'pairs/gopro_hero7_dng/GOPR9231.dng': 'DNG',
+  'pairs/gopro_hero7_dng/GOPR9231.dcraw-render.jpg': null,
 };
 
 describe('detectRawFormat', () => {
