@@ -5,8 +5,9 @@ import { pino, type Logger } from 'pino';
 import { allProjectors } from './modules.js';
 import { shutdownRawDecoders } from './analysis/raw/index.js';
 import { InProcessWorkflowEngine } from './adapters/workflows/inprocess-engine.js';
-import type { WorkflowEngine } from './core/workflow.js';
-import { createVerificationActivities } from './features/verifications/activities.js';
+import { registerWorkflow, type WorkflowEngine } from './core/workflow.js';
+import { createVerificationActivities, createVerificationWorkflowActivities } from './features/verifications/activities.js';
+import { verificationWorkflow } from './features/verifications/workflow.js';
 import { AnalysisPool } from './features/verifications/analysis-pool.js';
 import { ProjectionRunner } from './adapters/db/projection-runner.js';
 import { createApp } from './adapters/http/app.js';
@@ -75,15 +76,17 @@ export async function startService(config: Config, options: { logger?: Logger; i
     analysisPool,
   });
   // Temporal when configured (loaded lazily: its native bridge is not needed in-process).
+  // Every workflow definition with its activities; both engines run the same list.
+  const workflowRegistrations = [registerWorkflow(verificationWorkflow, createVerificationWorkflowActivities(activities, log))];
   const workflows: WorkflowEngine = config.TEMPORAL_ADDRESS
-    ? new (await import('./adapters/workflows/temporal/engine.js')).TemporalWorkflowEngine(activities, db.knex, log, {
+    ? new (await import('./adapters/workflows/temporal/engine.js')).TemporalWorkflowEngine(workflowRegistrations, db.knex, log, {
         address: config.TEMPORAL_ADDRESS,
         namespace: config.TEMPORAL_NAMESPACE,
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         concurrency: config.WORKFLOW_CONCURRENCY,
         shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
       })
-    : new InProcessWorkflowEngine(activities, db.knex, log, now, config.WORKFLOW_CONCURRENCY);
+    : new InProcessWorkflowEngine(workflowRegistrations, db.knex, log, { concurrency: config.WORKFLOW_CONCURRENCY });
 
   const deps: ApiDeps = {
     config,
@@ -122,7 +125,7 @@ export async function startService(config: Config, options: { logger?: Logger; i
   if (config.PORT === 0) deps.urlSigner.rebase(url);
   // Resuming unfinished verifications waits for the read models that say which those are.
   await projections.waitFor(await store.headPosition(), config.READ_MODEL_WAIT_MS);
-  await workflows.start();
+  await workflows.open();
   log.info({ url, database: db.kind, eventStore: store.kind, dataDir: config.DATA_DIR }, 'photoverify listening');
 
   let stopping: Promise<void> | undefined;

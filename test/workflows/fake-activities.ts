@@ -1,11 +1,15 @@
 import { Context } from '@temporalio/activity';
-import type { TemporalActivities } from '../../src/adapters/workflows/temporal/activities.js';
+import type { VerificationWorkflowActivities } from '../../src/features/verifications/workflow.js';
+
+/** The activities as the Temporal worker registers them (no context argument: the fakes read Temporal's). */
+type TemporalActivities = VerificationWorkflowActivities;
 
 export type Call = [step: string, ...args: unknown[]];
 
 /**
- * Stand-ins for the Temporal activities: they record each call and do no work, so workflow
- * logic (order, deadline, failure reasons) is tested without the analysis, a database or blobs.
+ * Stand-ins for the verification workflow's activities, registered on a Temporal worker directly:
+ * they record each call and do no work, so workflow logic (order, deadline, failure reasons) is
+ * tested without the analysis, a database or blobs.
  */
 export function fakeActivities(overrides: Partial<TemporalActivities> = {}): { activities: TemporalActivities; calls: Call[] } {
   const calls: Call[] = [];

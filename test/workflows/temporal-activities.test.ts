@@ -5,9 +5,10 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { VERIFICATION_DEADLINE_MS } from '../../src/features/verifications/decider.js';
 import { AppError } from '../../src/core/errors.js';
-import { createTemporalActivities } from '../../src/adapters/workflows/temporal/activities.js';
-import { REJECTED, STEP_FAILED } from '../../src/adapters/workflows/temporal/shared.js';
-import { failureReason, type VerificationActivities } from '../../src/features/verifications/activities.js';
+import { registerWorkflow, type WorkflowDefinition } from '../../src/core/workflow.js';
+import { createTemporalActivities, type TemporalActivityFunction } from '../../src/adapters/workflows/temporal/activities.js';
+import { createVerificationWorkflowActivities, failureReason, type VerificationActivities } from '../../src/features/verifications/activities.js';
+import { REJECTED, STEP_FAILED, verificationWorkflow, type VerificationWorkflowActivities } from '../../src/features/verifications/workflow.js';
 
 /** The Temporal activity wrappers alone (MockActivityEnvironment, no server): values and error translation. */
 function steps(overrides: Partial<VerificationActivities> = {}): VerificationActivities {
@@ -28,47 +29,77 @@ const log = pino({ level: 'silent' });
 /** The failures below are intended: keep the SDK's activity-failure warnings off the console. */
 const mockEnvironment = () => new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
 
-describe('Temporal activities (wrappers over the shared verification steps)', () => {
+function temporalActivities(verificationSteps: VerificationActivities): Record<string, TemporalActivityFunction> {
+  return createTemporalActivities([registerWorkflow(verificationWorkflow, createVerificationWorkflowActivities(verificationSteps, log))]);
+}
+
+describe('Temporal activities (the verification workflow activities on a Temporal worker)', () => {
   it('snapshots the verification as plain JSON with its deadline from queued_at', async () => {
-    const activities = createTemporalActivities(steps(), log);
-    const snapshot = await mockEnvironment().run(activities.snapshot, 'v1');
+    const activities = temporalActivities(steps());
+    const snapshot = await mockEnvironment().run(activities.snapshot!, 'v1');
     expect(snapshot).toEqual({ status: 'in_progress', accountId: 'acc_1', deadlineAt: Date.parse('2026-01-01T00:00:00Z') + VERIFICATION_DEADLINE_MS });
     expect(JSON.parse(JSON.stringify(snapshot))).toEqual(snapshot);
   });
 
-  it('heartbeats during the analysis', async () => {
-    const activities = createTemporalActivities(steps({ analyzeAndGrade: async () => (await new Promise((r) => setTimeout(r, 50)), {}) as never }), log);
+  it('returns nothing from steps whose state is not JSON', async () => {
+    const activities = temporalActivities(steps({ start: async () => ({ analyses: new Set(['x']) }) as never }));
+    expect(await mockEnvironment().run(activities.start!, 'v1')).toBeUndefined();
+  });
+
+  it('heartbeats during the analysis (the activity with a heartbeat timeout)', async () => {
+    const activities = temporalActivities(steps({ analyzeAndGrade: async () => (await new Promise((r) => setTimeout(r, 50)), {}) as never }));
     const env = mockEnvironment();
     const beats: unknown[] = [];
     env.on('heartbeat', (details: unknown) => beats.push(details));
-    await env.run(activities.analyzeAndGrade, 'v1');
+    await env.run(activities.analyzeAndGrade!, 'v1');
     expect(beats).toContainEqual({ step: 'analyzeAndGrade' });
   });
 
-  it('turns a business failure into a non-retryable ApplicationFailure carrying the user-facing reason', async () => {
-    const activities = createTemporalActivities(
-      steps({ analyzeAndGrade: async () => Promise.reject(new AppError('UNSUPPORTED_FORMAT', 'This RAW compression is not supported.')) }),
-      log,
+  it('hands the analysis the cancellation signal: cancelling the activity aborts it', async () => {
+    let seen: AbortSignal | undefined;
+    const activities = temporalActivities(
+      steps({
+        analyzeAndGrade: (async (_id: string, signal?: AbortSignal) => {
+          seen = signal;
+          await new Promise((_, reject) => signal!.addEventListener('abort', () => reject(signal!.reason)));
+        }) as never,
+      }),
     );
-    const error = await mockEnvironment().run(activities.analyzeAndGrade, 'v1').catch((e: unknown) => e);
+    const env = mockEnvironment();
+    const running = env.run(activities.analyzeAndGrade!, 'v1').catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 20));
+    env.cancel();
+    await running;
+    expect(seen?.aborted).toBe(true);
+  });
+
+  it('turns a business failure into a non-retryable ApplicationFailure carrying the user-facing reason', async () => {
+    const activities = temporalActivities(steps({ analyzeAndGrade: async () => Promise.reject(new AppError('UNSUPPORTED_FORMAT', 'This RAW compression is not supported.')) }));
+    const error = await mockEnvironment().run(activities.analyzeAndGrade!, 'v1').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApplicationFailure);
     expect(error).toMatchObject({ type: REJECTED, nonRetryable: true, message: 'This RAW compression is not supported.' });
   });
 
   it('turns anything else into a retryable failure with the generic reason (the details keep the cause)', async () => {
-    const activities = createTemporalActivities(steps({ signAndRender: async () => Promise.reject(new Error('ECONNRESET')) }), log);
-    const error = await mockEnvironment().run(activities.signAndRender, 'v1').catch((e: unknown) => e);
+    const activities = temporalActivities(steps({ signAndRender: async () => Promise.reject(new Error('ECONNRESET')) }));
+    const error = await mockEnvironment().run(activities.signAndRender!, 'v1').catch((e: unknown) => e);
     expect(error).toMatchObject({ type: STEP_FAILED, nonRetryable: false, message: failureReason(new Error('x')), details: ['ECONNRESET'] });
   });
 
   it('records the generic reason when the workflow has none of ours', async () => {
     const failed: unknown[] = [];
-    const activities = createTemporalActivities(steps({ fail: async (...args) => void failed.push(args) }), log);
-    await mockEnvironment().run(activities.fail, 'v1', 'acc_1', null);
-    await mockEnvironment().run(activities.fail, 'v2', null, 'The verification did not complete within 10 minutes.');
+    const activities = temporalActivities(steps({ fail: async (...args) => void failed.push(args) }));
+    await mockEnvironment().run(activities.fail!, 'v1', 'acc_1', null);
+    await mockEnvironment().run(activities.fail!, 'v2', null, 'The verification did not complete within 10 minutes.');
     expect(failed).toEqual([
       ['v1', 'acc_1', failureReason(null)],
       ['v2', null, 'The verification did not complete within 10 minutes.'],
     ]);
+  });
+
+  it('refuses two definitions declaring the same activity name (one task queue)', () => {
+    const other: WorkflowDefinition<unknown, Pick<VerificationWorkflowActivities, 'fail'>> = { type: 'other', activities: { fail: verificationWorkflow.activities.fail }, run: async () => undefined };
+    const implementations = createVerificationWorkflowActivities(steps(), log);
+    expect(() => createTemporalActivities([registerWorkflow(verificationWorkflow, implementations), registerWorkflow(other, { fail: implementations.fail })])).toThrow(/registered twice/);
   });
 });

@@ -90,8 +90,8 @@ suite(title, () => {
 
   it('runs a verification once however often it is submitted', async () => {
     // Again after completion: the server refuses a second run of a completed workflow id.
-    t.service.deps.workflows.submit(pairId);
-    t.service.deps.workflows.submit(pairId);
+    await t.service.deps.workflows.start('verification', pairId, {});
+    await t.service.deps.workflows.start('verification', pairId, {});
     await t.settled();
 
     // Twice while running: the second start joins the running workflow.

@@ -2,8 +2,8 @@ import crypto from 'node:crypto';
 import sharp from 'sharp';
 import type { Logger } from 'pino';
 import type { AnalysisResult, Grade } from '../../analysis/types.js';
-import { handleCommand, type CommandContext } from '../../core/decider.js';
-import { verificationDecider, verificationStream, type VerificationCommand, type VerificationState } from './decider.js';
+import { runCommand, type CommandContext } from '../../core/decider.js';
+import { VERIFICATION_DEADLINE_MS, verificationDecider, verificationStream, type VerificationCommand, type VerificationState } from './decider.js';
 import { parseEvent } from '../../core/events.js';
 import { verificationEvents, type AnalysisData, type RenditionKind } from './events.js';
 import { AppError } from '../../core/errors.js';
@@ -16,6 +16,8 @@ import type { SignerConfig } from '../../provenance/signer-config.js';
 import { makeThumbnail } from '../../provenance/thumbnail.js';
 import type { TrustAnchors } from '../../provenance/trust.js';
 import type { AnalysisPool } from './analysis-pool.js';
+import { ActivityError, type ActivityContext, type ActivityImplementations } from '../../core/workflow.js';
+import { REJECTED, STEP_FAILED, type VerificationWorkflowActivities } from './workflow.js';
 
 export interface ActivityDeps {
   store: EventStore;
@@ -59,7 +61,7 @@ export function createVerificationActivities(deps: ActivityDeps) {
 
   async function record(id: string, command: VerificationCommand, accountId: string | null): Promise<void> {
     const ctx = { ...context(id), accountId };
-    const outcome = await handleCommand(deps.store, verificationStream(id), verificationDecider, command, ctx);
+    const outcome = await runCommand(deps.store, verificationStream(id), verificationDecider, command, ctx);
     if (outcome.position !== null) deps.onAppended();
   }
 
@@ -78,8 +80,11 @@ export function createVerificationActivities(deps: ActivityDeps) {
       return load(id);
     },
 
-    /** Runs the analyses and records results and grade (skipped when already graded). */
-    async analyzeAndGrade(id: string): Promise<VerificationState> {
+    /**
+     * Runs the analyses and records results and grade (skipped when already graded). When
+     * `signal` aborts (the deadline passed), the analysis thread is terminated and nothing is recorded.
+     */
+    async analyzeAndGrade(id: string, signal?: AbortSignal): Promise<VerificationState> {
       const state = await load(id);
       if (state.graded || !state.image || !state.accountId) return state;
       const image = await deps.blobs.read(state.image.blob_key);
@@ -91,12 +96,13 @@ export function createVerificationActivities(deps: ActivityDeps) {
       let renditionInfo: Record<string, unknown> = {};
       if (state.mode === 'raw_pair' && state.raw) {
         const raw = await deps.blobs.read(state.raw.blob_key);
-        const analysis = await deps.analysisPool.analyze({ raw, image });
+        const analysis = await deps.analysisPool.analyze({ raw, image }, signal);
         results = analysis.results;
         grade = { ...analysis.grade, evidence_report: null };
         rawMetadata = { ...analysis.rawMetadata };
         imageMetadata = { ...imageMetadata, ...analysis.imageMetadata };
         renditionInfo = analysis.artifacts.transform ? { registration: analysis.artifacts.transform } : {};
+        signal?.throwIfAborted();
         if (analysis.artifacts.heatmap) {
           const { width, height, data } = analysis.artifacts.heatmap;
           const png = await sharp(Buffer.from(data), { raw: { width, height, channels: 3 } }).png().toBuffer();
@@ -104,6 +110,7 @@ export function createVerificationActivities(deps: ActivityDeps) {
         }
       } else {
         const report = await checkCredentials(image, deps.trust);
+        signal?.throwIfAborted();
         results = [
           {
             analysis: 'c2pa_credentials',
@@ -150,8 +157,8 @@ export function createVerificationActivities(deps: ActivityDeps) {
       return load(id);
     },
 
-    /** A verified pair gets the C2PA-signed image and the signed badge rendition. */
-    async signAndRender(id: string): Promise<void> {
+    /** A verified pair gets the C2PA-signed image and the signed badge rendition (nothing more once `signal` aborts). */
+    async signAndRender(id: string, signal?: AbortSignal): Promise<void> {
       const state = await load(id);
       if (state.graded?.assurance_level !== 'verified' || !state.image || !state.raw || !state.accountId || !state.queuedAt) return;
       const [image, raw] = await Promise.all([deps.blobs.read(state.image.blob_key), deps.blobs.read(state.raw.blob_key)]);
@@ -169,12 +176,14 @@ export function createVerificationActivities(deps: ActivityDeps) {
       const ingredient = { bytes: raw, name: state.raw.filename, format: state.raw.format };
       if (!state.renditions.has('signed_image')) {
         const signed = await signVerifiedImage({ image, format, raw: ingredient, assertion, title: state.image.filename }, signer);
+        signal?.throwIfAborted();
         await storeRendition(id, state.accountId, 'signed_image', signed, format, format === 'image/heic' ? 'heic' : 'jpg');
       }
       if (!state.renditions.has('badge') && format === 'image/jpeg') {
         const metadata = state.graded.raw_metadata as { exposureTime?: number; fNumber?: number; iso?: number };
         const badge = await renderBadge({ jpeg: image, createdAt: state.queuedAt, metadata, shortCode: state.shortCode, serviceName: deps.serviceName });
         const signedBadge = await signVerifiedImage({ image: badge, format: 'image/jpeg', raw: ingredient, assertion, title: state.image.filename }, signer);
+        signal?.throwIfAborted();
         await storeRendition(id, state.accountId, 'badge', signedBadge, 'image/jpeg', 'jpg');
       }
     },
@@ -202,6 +211,40 @@ export function createVerificationActivities(deps: ActivityDeps) {
 }
 
 export type VerificationActivities = ReturnType<typeof createVerificationActivities>;
+
+/**
+ * The verification workflow's activities (./workflow.ts) over the steps, for both engines:
+ * JSON-safe values only, and errors named for the retry policy: an AppError (the user's file,
+ * our rule) becomes a non-retryable `VerificationRejected` carrying the user-facing reason;
+ * anything else is logged and becomes a retryable `VerificationStepFailed` with the generic
+ * reason (its details keep the cause).
+ */
+export function createVerificationWorkflowActivities(steps: VerificationActivities, log: Logger): ActivityImplementations<VerificationWorkflowActivities> {
+  async function guard<T>(step: string, id: string, context: ActivityContext, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (context.signal.aborted) throw error; // stopped on purpose (deadline, timeout): nothing to report
+      if (error instanceof AppError) throw new ActivityError(REJECTED, failureReason(error), { nonRetryable: true, details: [error.code] });
+      log.error({ err: error, verification: id, step, attempt: context.attempt }, 'verification step failed');
+      throw new ActivityError(STEP_FAILED, failureReason(error), { details: [(error as Error)?.message ?? String(error)], cause: error });
+    }
+  }
+
+  return {
+    snapshot: (context, id) =>
+      guard('snapshot', id, context, async () => {
+        const state = await steps.load(id);
+        return { status: state.status, accountId: state.accountId ?? null, deadlineAt: (state.queuedAt?.getTime() ?? 0) + VERIFICATION_DEADLINE_MS };
+      }),
+    start: (context, id) => guard('start', id, context, async () => void (await steps.start(id))),
+    analyzeAndGrade: (context, id) => guard('analyzeAndGrade', id, context, async () => void (await steps.analyzeAndGrade(id, context.signal))),
+    signAndRender: (context, id) => guard('signAndRender', id, context, () => steps.signAndRender(id, context.signal)),
+    thumbnail: (context, id) => guard('thumbnail', id, context, () => steps.thumbnail(id)),
+    complete: (context, id, accountId) => guard('complete', id, context, () => steps.complete(id, accountId as string)),
+    fail: (context, id, accountId, reason) => guard('fail', id, context, () => steps.fail(id, accountId, reason ?? failureReason(null))),
+  };
+}
 
 /** The message a user sees for a failure: ours verbatim, anything unexpected generic. */
 export function failureReason(error: unknown): string {

@@ -6,6 +6,8 @@ import type { AnalysisJob, AnalysisReply } from './analysis-thread.js';
 /**
  * Runs pair analyses in worker threads, one job per thread at a time. Threads start on
  * demand, are reused, and are terminated on close. A thread that dies fails only its own job.
+ * A job whose signal aborts (the workflow's deadline passed) stops at once: a waiting job
+ * leaves the queue, a running one has its thread terminated (a fresh one replaces it).
  */
 export class AnalysisPool {
   private readonly idle: Worker[] = [];
@@ -15,8 +17,10 @@ export class AnalysisPool {
 
   constructor(private readonly size: number) {}
 
-  async analyze(job: AnalysisJob): Promise<PairAnalysis> {
-    const worker = await this.acquire();
+  async analyze(job: AnalysisJob, signal?: AbortSignal): Promise<PairAnalysis> {
+    signal?.throwIfAborted();
+    const worker = await this.acquire(signal);
+    let answered = false;
     try {
       const reply = await new Promise<AnalysisReply>((resolve, reject) => {
         const onError = (error: Error) => {
@@ -31,12 +35,20 @@ export class AnalysisPool {
           cleanup();
           resolve(message);
         };
+        const onAbort = () => {
+          cleanup();
+          reject(signal!.reason);
+        };
         const cleanup = () => {
           worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+          signal?.removeEventListener('abort', onAbort);
         };
         worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+        signal?.addEventListener('abort', onAbort, { once: true });
         worker.postMessage(job);
       });
+      // The thread answered: it is healthy whatever the job's outcome, and goes back to the pool.
+      answered = true;
       this.release(worker);
       if (reply.ok) return reply.analysis;
       if (reply.appError) {
@@ -45,7 +57,8 @@ export class AnalysisPool {
       }
       throw new Error(reply.message);
     } catch (error) {
-      if (!(error instanceof AppError)) this.discard(worker);
+      // No answer (the thread died, or the job was aborted mid-analysis): the thread goes.
+      if (!answered) this.discard(worker);
       throw error;
     }
   }
@@ -58,7 +71,7 @@ export class AnalysisPool {
     await Promise.all(all.map((w) => w.terminate()));
   }
 
-  private async acquire(): Promise<Worker> {
+  private async acquire(signal?: AbortSignal): Promise<Worker> {
     if (this.closed) throw new Error('analysis pool is closed');
     const ready = this.idle.pop();
     if (ready) {
@@ -73,7 +86,19 @@ export class AnalysisPool {
       this.busy.add(worker);
       return worker;
     }
-    return new Promise((resolve) => this.waiting.push(resolve));
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        const index = this.waiting.indexOf(take);
+        if (index >= 0) this.waiting.splice(index, 1);
+        reject(signal!.reason);
+      };
+      const take = (worker: Worker) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(worker);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(take);
+    });
   }
 
   private release(worker: Worker): void {

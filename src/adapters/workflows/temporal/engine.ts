@@ -2,17 +2,17 @@ import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@tempo
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { EngineHealth, WorkflowEngine } from '../../../core/workflow.js';
-import type { VerificationActivities } from '../../../features/verifications/activities.js';
+import { checkRegistrations, type EngineHealth, type WorkflowEngine, type WorkflowRegistration } from '../../../core/workflow.js';
 import { createTemporalActivities } from './activities.js';
-import { VERIFICATION_WORKFLOW, workflowIdFor } from './shared.js';
-import { createVerificationWorker, routeTemporalLogs } from './worker.js';
-import type { verificationWorkflow } from './workflows.js';
+import { temporalWorkflowId, temporalWorkflowType } from './shared.js';
+import { createWorker, routeTemporalLogs } from './worker.js';
 
 const SWEEP_MS = 30_000;
 /** Reconnection back-off while the server is unreachable: 1 s doubling to 30 s. */
 const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 30_000;
+/** `start` waits this long for the server to accept; a slower start goes on in the background (the sweep is the backstop). */
+const START_WAIT_MS = 5_000;
 
 export interface TemporalEngineOptions {
   address: string;
@@ -23,18 +23,26 @@ export interface TemporalEngineOptions {
   shutdownGraceMs: number;
 }
 
+interface Start {
+  type: string;
+  id: string;
+  input: unknown;
+}
+
 /**
- * Runs verification workflows on a Temporal server. This process is both a client (it starts
- * `verification-<id>` workflows) and a worker (it runs them and their activities). The workflow
- * id makes submission idempotent: a running workflow is reused, a completed one is not started
- * again, and only a failed/cancelled/terminated one may be started anew (the sweep's way of
- * recovering a workflow that died without recording an outcome).
+ * Runs the registered workflow definitions on a Temporal server (temporal/workflows.ts turns
+ * each into a workflow function). This process is both a client (it starts `<type>-<id>`
+ * workflows of type `<type>Workflow`) and a worker (it runs them and their activities). The
+ * workflow id makes `start` idempotent: a running workflow is reused, a completed one is not
+ * started again, and only a failed/cancelled/terminated one may be started anew (the sweep's
+ * way of recovering a workflow that died without recording an outcome).
  */
 export class TemporalWorkflowEngine implements WorkflowEngine {
   readonly kind = 'temporal' as const;
   private readonly tracked = new Map<string, Promise<void>>();
-  /** Submitted before the client was connected (the HTTP server opens first): started once it is. */
-  private readonly early = new Set<string>();
+  /** Started before the client was connected (the HTTP server opens first, or the server is down): started once it is. */
+  private readonly early = new Map<string, Start>();
+  private readonly types: Map<string, WorkflowRegistration>;
   private client?: Client;
   private clientConnection?: Connection;
   private nativeConnection?: NativeConnection;
@@ -49,18 +57,21 @@ export class TemporalWorkflowEngine implements WorkflowEngine {
   private wakeReconnect?: () => void;
 
   constructor(
-    private readonly activities: VerificationActivities,
+    private readonly registrations: readonly WorkflowRegistration[],
     private readonly knex: Knex,
     private readonly log: Logger,
     private readonly options: TemporalEngineOptions,
-  ) {}
+  ) {
+    checkRegistrations(registrations);
+    this.types = new Map(registrations.map((registration) => [registration.definition.type, registration]));
+  }
 
   /**
    * Connects and starts the worker. A server that cannot be reached does not stop the service:
    * uploads are accepted and queued, health reports `degraded`, and the engine keeps trying in
-   * the background; the sweep then submits everything that waited.
+   * the background; the sweep then starts everything that waited.
    */
-  async start(): Promise<void> {
+  async open(): Promise<void> {
     routeTemporalLogs(this.log);
     try {
       await this.connect();
@@ -95,11 +106,11 @@ export class TemporalWorkflowEngine implements WorkflowEngine {
     let clientConnection: Connection | undefined;
     try {
       clientConnection = await Connection.connect({ address });
-      this.worker = await createVerificationWorker({
+      this.worker = await createWorker({
         connection: nativeConnection,
         namespace,
         taskQueue,
-        activities: createTemporalActivities(this.activities, this.log),
+        activities: createTemporalActivities(this.registrations),
         concurrency: this.options.concurrency,
         shutdownGraceMs: this.options.shutdownGraceMs,
       });
@@ -117,22 +128,38 @@ export class TemporalWorkflowEngine implements WorkflowEngine {
     });
     this.client = new Client({ connection: this.clientConnection, namespace });
     this.log.info({ address, namespace, taskQueue }, 'temporal workflow engine started');
-    for (const id of this.early) this.submit(id);
+    const early = [...this.early.values()];
     this.early.clear();
+    for (const { type, id, input } of early) void this.start(type, id, input);
     await this.sweep();
     this.sweepTimer = setInterval(() => void this.sweep().catch((error) => this.log.error({ err: error }, 'workflow sweep failed')), SWEEP_MS);
     this.sweepTimer.unref();
   }
 
-  /** Starts (or joins) the verification's workflow; a no-op for one already started or finished. */
-  submit(id: string): void {
-    if (this.stopped || this.tracked.has(id)) return;
+  /**
+   * Starts (or joins) the `<type>-<id>` workflow; a no-op for one already started or finished.
+   * Resolves once the server accepted the start (or refused it as a duplicate), at most after
+   * 5 s, or at once while the server is unreachable (held here; the definition's sweep is the
+   * durable record). A failed start is logged, not thrown: the sweep retries it.
+   */
+  async start(type: string, id: string, input: unknown = {}): Promise<void> {
+    if (!this.types.has(type)) throw new Error(`no workflow definition of type ${type}`);
+    const key = temporalWorkflowId(type, id);
+    if (this.stopped || this.tracked.has(key)) return;
     if (!this.client) {
-      this.early.add(id);
+      this.early.set(key, { type, id, input });
       return;
     }
-    const run = this.startAndFollow(this.client, id).finally(() => this.tracked.delete(id));
-    this.tracked.set(id, run);
+    let accepted!: () => void;
+    const started = new Promise<void>((resolve) => (accepted = resolve));
+    const run = this.startAndFollow(this.client, { type, id, input }, accepted).finally(() => {
+      accepted();
+      this.tracked.delete(key);
+    });
+    this.tracked.set(key, run);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([started, new Promise<void>((resolve) => (timer = setTimeout(resolve, START_WAIT_MS)))]);
+    clearTimeout(timer);
   }
 
   /** Stops polling; running workflows stay with the server and continue on any worker. */
@@ -172,26 +199,31 @@ export class TemporalWorkflowEngine implements WorkflowEngine {
     }
   }
 
-  private async startAndFollow(client: Client, id: string): Promise<void> {
+  private async startAndFollow(client: Client, { type, id, input }: Start, accepted: () => void): Promise<void> {
+    const workflowId = temporalWorkflowId(type, id);
     try {
-      const handle = await client.workflow.start<typeof verificationWorkflow>(VERIFICATION_WORKFLOW, {
-        workflowId: workflowIdFor(id),
+      const handle = await client.workflow.start(temporalWorkflowType(type), {
+        workflowId,
         taskQueue: this.options.taskQueue,
-        args: [id],
+        args: [id, input],
         workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
         workflowIdConflictPolicy: 'USE_EXISTING',
       });
+      accepted();
       const outcome = await handle.result();
-      this.log.debug({ verification: id, outcome }, 'verification workflow finished');
+      this.log.debug({ workflowId, outcome }, 'workflow finished');
     } catch (error) {
       if (error instanceof WorkflowExecutionAlreadyStartedError) return; // finished before: nothing to do
       if (this.stopped) return;
-      this.log.warn({ err: error, verification: id }, 'verification workflow not started or not followed; the sweep retries');
+      this.log.warn({ err: error, workflowId }, 'workflow not started or not followed; the sweep retries');
     }
   }
 
+  /** Every definition's sweep: ids the domain says are unfinished (a start for one running or finished is a no-op). */
   private async sweep(): Promise<void> {
-    const unfinished = await this.knex('verifications').whereIn('status', ['queued', 'in_progress']).orderBy('created_at').pluck('id');
-    for (const id of unfinished) this.submit(id);
+    for (const { definition } of this.registrations) {
+      if (!definition.sweep) continue;
+      for (const { id, input } of await definition.sweep({ knex: this.knex })) void this.start(definition.type, id, input);
+    }
   }
 }

@@ -1,12 +1,10 @@
 /**
- * Names and messages shared by the workflow bundle and the Node side. No imports: the workflow
- * bundle (workflows.ts) may only import deterministic code.
+ * Names shared by the workflow bundle and the Node side. No imports: the workflow bundle
+ * (workflows.ts) may only import deterministic code.
  */
-export const VERIFICATION_WORKFLOW = 'verificationWorkflow';
-export const workflowIdFor = (verificationId: string) => `verification-${verificationId}`;
 
-/** ApplicationFailure types thrown by the activities. */
-export const REJECTED = 'VerificationRejected'; // a business failure: the reason is the message, never retried
-export const STEP_FAILED = 'VerificationStepFailed'; // unexpected: retried, then fails the verification generically
+/** The Temporal workflow type of a definition: the name temporal/workflows.ts exports its function under. */
+export const temporalWorkflowType = (type: string) => `${type}Workflow`;
 
-export const DEADLINE_REASON = 'The verification did not complete within 10 minutes.';
+/** One workflow per (type, id): `verification-<id>` for verifications (the ids existing histories carry). */
+export const temporalWorkflowId = (type: string, id: string) => `${type}-${id}`;

@@ -8,8 +8,8 @@ export const workflowsPath = fileURLToPath(new URL(import.meta.url.endsWith('.ts
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 
-/** Bundling takes a few seconds: every worker in the process shares one bundle. */
-export function verificationWorkflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+/** Bundling takes a few seconds: every worker in the process shares one bundle (every definition's workflow). */
+export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   bundle ??= bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger }).catch((error: unknown) => {
     bundle = undefined;
     throw error;
@@ -17,10 +17,11 @@ export function verificationWorkflowBundle(): Promise<WorkflowBundleWithSourceMa
   return bundle;
 }
 
-export interface VerificationWorkerOptions {
+export interface WorkerOptions {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
+  /** Every registered definition's activities (createTemporalActivities). */
   activities: TemporalActivities;
   /** Activities run at the same time (the analysis is CPU-bound: keep it near the core count). */
   concurrency: number;
@@ -28,13 +29,13 @@ export interface VerificationWorkerOptions {
   shutdownGraceMs: number;
 }
 
-/** One worker per process polls one task queue for both workflow and activity tasks. */
-export async function createVerificationWorker(options: VerificationWorkerOptions): Promise<Worker> {
+/** One worker per process polls one task queue for both workflow and activity tasks, of every workflow type. */
+export async function createWorker(options: WorkerOptions): Promise<Worker> {
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    workflowBundle: await verificationWorkflowBundle(),
+    workflowBundle: await workflowBundle(),
     activities: options.activities,
     maxConcurrentActivityTaskExecutions: options.concurrency,
     shutdownGraceTime: options.shutdownGraceMs,

@@ -1,75 +1,93 @@
 /**
- * The verification workflow: deterministic code only (no Node built-ins, no I/O, no clocks but
- * the workflow's). Every effect is an activity (./activities.ts), imported as a type.
+ * The workflow bundle's entry: every definition (src/core/workflow.ts) turned into a Temporal
+ * workflow function, exported under its Temporal type name `<type>Workflow`. Deterministic code
+ * only (no Node built-ins, no I/O, no clocks but the workflow's); every effect is an activity
+ * called through `proxyActivities`, one proxy per distinct option set.
  */
-import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities, sleep, type RetryPolicy } from '@temporalio/workflow';
-import type { TemporalActivities } from './activities.js';
-import { DEADLINE_REASON, REJECTED, STEP_FAILED } from './shared.js';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  proxyActivities,
+  sleep,
+  TimeoutFailure,
+  type ActivityOptions as TemporalActivityOptions,
+} from '@temporalio/workflow';
+import { ActivityFailed, DeadlineExceeded, isDeadlineExceeded, type ActivityInterface, type ActivityOptions, type WorkflowContext, type WorkflowDefinition } from '../../../core/workflow.js';
+import { verificationWorkflow as verification } from '../../../features/verifications/workflow.js';
+
+/** One line per definition; the export's name is `temporalWorkflowType(definition.type)`. */
+export const verificationWorkflow = temporalWorkflow(verification);
 
 /**
- * Transient errors (database, blob store, a dying worker) are retried with backoff; business
- * failures (`VerificationRejected`) never are. Every step is idempotent in the decider, so a
- * retry after a partial attempt records nothing twice.
+ * A definition as a Temporal workflow function taking `(id, input)`. Histories recorded before
+ * the generic port started verifications with `(id)` alone: `input` then defaults to `{}`.
  */
-const retry: RetryPolicy = {
-  initialInterval: '1 second',
-  backoffCoefficient: 2,
-  maximumInterval: '30 seconds',
-  maximumAttempts: 4,
-  nonRetryableErrorTypes: [REJECTED],
-};
+export function temporalWorkflow<I, A extends ActivityInterface<A>, R>(definition: WorkflowDefinition<I, A, R>) {
+  return async function (id: string, input?: I): Promise<R> {
+    const ctx: WorkflowContext<A> = {
+      type: definition.type,
+      id,
+      activities: activityProxies(definition.activities) as A,
+      now: () => new Date(), // the workflow's clock: deterministic on replay
+      sleep: (ms) => sleep(ms),
+      sleepUntil: (at) => sleep(Math.max(0, at.getTime() - Date.now())),
+      withDeadline,
+      nonCancellable: (work) => CancellationScope.nonCancellable(work),
+      isCancellation: (error) => isCancellation(error) && !isDeadlineExceeded(error),
+    };
+    return definition.run(ctx, input ?? ({} as I));
+  };
+}
 
-const { snapshot, start, signAndRender, thumbnail, complete } = proxyActivities<TemporalActivities>({
-  startToCloseTimeout: '2 minutes',
-  retry,
-});
-
-const { analyzeAndGrade } = proxyActivities<TemporalActivities>({
-  startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '30 seconds',
-  retry,
-});
-
-/** Recording the failure must not give up on a transient error: it is what ends the verification. */
-const { fail } = proxyActivities<TemporalActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { ...retry, maximumAttempts: 20, maximumInterval: '1 minute' },
-});
-
-export type VerificationOutcome = 'completed' | 'failed' | 'already_finished';
-
-export async function verificationWorkflow(id: string): Promise<VerificationOutcome> {
-  const verification = await snapshot(id);
-  if (verification.status !== 'queued' && verification.status !== 'in_progress') return 'already_finished';
-  const { accountId, deadlineAt } = verification;
-  try {
-    // The deadline runs from queued_at, not from this run's start: a workflow re-submitted
-    // after an outage keeps the verification's original 10 minutes.
-    await beforeDeadline(deadlineAt - Date.now(), async () => {
-      await start(id);
-      await analyzeAndGrade(id);
-      await signAndRender(id);
-    });
-    await thumbnail(id);
-    await complete(id, accountId);
-    return 'completed';
-  } catch (error) {
-    if (isCancellation(error) && !(error instanceof DeadlineExceeded)) throw error; // cancelled from outside
-    await CancellationScope.nonCancellable(() => fail(id, accountId, reasonFor(error)));
-    return 'failed';
+/** Activity functions that throw the port's `ActivityFailed` (cancellations pass unchanged). */
+function activityProxies(options: Record<string, ActivityOptions>): Record<string, (...args: unknown[]) => Promise<unknown>> {
+  const proxies = new Map<ActivityOptions, Record<string, (...args: unknown[]) => Promise<unknown>>>();
+  const calls: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+  for (const [name, option] of Object.entries(options)) {
+    let proxy = proxies.get(option);
+    if (!proxy) {
+      proxy = proxyActivities<Record<string, (...args: unknown[]) => Promise<unknown>>>(temporalOptions(option));
+      proxies.set(option, proxy);
+    }
+    const activity = proxy[name]!;
+    calls[name] = (...args) => activity(...args).catch((error: unknown) => Promise.reject(portFailure(name, error)));
   }
+  return calls;
 }
 
-class DeadlineExceeded extends Error {
-  override readonly name = 'DeadlineExceeded';
+function temporalOptions(option: ActivityOptions): TemporalActivityOptions {
+  const { retry } = option;
+  return {
+    startToCloseTimeout: option.startToCloseTimeoutMs,
+    ...(option.heartbeatTimeoutMs !== undefined ? { heartbeatTimeout: option.heartbeatTimeoutMs } : {}),
+    retry: {
+      initialInterval: retry.initialIntervalMs,
+      backoffCoefficient: retry.backoffCoefficient,
+      maximumInterval: retry.maximumIntervalMs,
+      maximumAttempts: retry.maximumAttempts,
+      nonRetryableErrorTypes: [...(retry.nonRetryableErrorTypes ?? [])],
+    },
+  };
+}
+
+function portFailure(activity: string, error: unknown): unknown {
+  if (isCancellation(error) || !(error instanceof ActivityFailure)) return error;
+  const cause = error.cause;
+  if (cause instanceof ApplicationFailure) return new ActivityFailed(activity, cause.type ?? 'Error', cause.message, Boolean(cause.nonRetryable));
+  if (cause instanceof TimeoutFailure) return new ActivityFailed(activity, 'Timeout', cause.message, false);
+  return new ActivityFailed(activity, cause?.name ?? 'Error', cause?.message ?? error.message, false);
 }
 
 /**
- * Races `work` against a durable timer. When the timer wins, the steps' scope is cancelled
- * (a running activity is asked to stop) and DeadlineExceeded is thrown.
+ * Races `work` against a durable timer. When the timer wins, the work's scope is cancelled
+ * (a running activity is asked to stop) and DeadlineExceeded is thrown. Commands, in order:
+ * StartTimer, the work's own, CancelTimer when the work finished first.
  */
-async function beforeDeadline(remainingMs: number, work: () => Promise<void>): Promise<void> {
-  if (remainingMs <= 0) throw new DeadlineExceeded(DEADLINE_REASON);
+async function withDeadline<T>(deadlineAt: Date, work: () => Promise<T>): Promise<T> {
+  const remainingMs = deadlineAt.getTime() - Date.now();
+  if (remainingMs <= 0) throw new DeadlineExceeded('deadline passed before the work started');
   let expired = false;
   const steps = new CancellationScope();
   const timer = new CancellationScope();
@@ -79,20 +97,12 @@ async function beforeDeadline(remainingMs: number, work: () => Promise<void>): P
     steps.cancel();
   });
   try {
-    await steps.run(work);
+    return await steps.run(work);
   } catch (error) {
-    if (expired) throw new DeadlineExceeded(DEADLINE_REASON);
+    if (expired) throw new DeadlineExceeded('deadline passed');
     throw error;
   } finally {
     timer.cancel();
     await alarm.catch(() => undefined); // the cancelled timer rejects: expected
   }
-}
-
-/** The failure_reason the user sees; null lets the activity supply the generic one. */
-function reasonFor(error: unknown): string | null {
-  if (error instanceof DeadlineExceeded) return DEADLINE_REASON;
-  const cause = error instanceof ActivityFailure ? error.cause : error;
-  if (cause instanceof ApplicationFailure && (cause.type === REJECTED || cause.type === STEP_FAILED)) return cause.message;
-  return null;
 }
