@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
-import { allProjectors } from './modules.js';
+import { allProjectors, errorCatalogue, eventCatalogues, modules } from './modules.js';
 import { shutdownRawDecoders } from './analysis/raw/index.js';
 import { InProcessWorkflowEngine } from './adapters/workflows/inprocess-engine.js';
 import { registerWorkflow, type WorkflowEngine } from './core/workflow.js';
@@ -11,7 +11,7 @@ import { verificationWorkflow } from './features/verifications/workflow.js';
 import { AnalysisPool } from './features/verifications/analysis-pool.js';
 import { ProjectionRunner } from './adapters/db/projection-runner.js';
 import { createApp } from './adapters/http/app.js';
-import type { ApiDeps } from './core/deps.js';
+import type { AppDeps } from './core/deps.js';
 import { migrateRateLimits, RateLimiter } from './core/rate-limit.js';
 import type { Config } from './core/config.js';
 import { openDatabase, type Database } from './adapters/db/database.js';
@@ -19,7 +19,7 @@ import { EventStoreDbEventStore } from './adapters/eventstore/eventstoredb.js';
 import type { EventStore } from './core/event-store.js';
 import { migrateEventStore, PostgresEventStore } from './adapters/eventstore/postgres.js';
 import { FileBlobStore } from './adapters/blobs/file-store.js';
-import { UrlSigner } from './adapters/blobs/signed-urls.js';
+import { UrlSigner } from './core/signed-urls.js';
 import { KeyedLock } from './core/keyed-lock.js';
 import { decoyHash } from './features/accounts/passwords.js';
 import { ensureDevelopmentSigner } from './provenance/dev-signer.js';
@@ -29,7 +29,9 @@ import { loadTrustAnchors } from './provenance/trust.js';
 import { configuredOrPersistedSecret } from './core/secrets.js';
 
 export interface Service {
-  deps: ApiDeps;
+  deps: AppDeps;
+  /** The read-model runner itself (rebuilds, tests); use cases see it as deps.readModels. */
+  projections: ProjectionRunner;
   server: http.Server;
   url: string;
   stop(): Promise<void>;
@@ -88,12 +90,13 @@ export async function startService(config: Config, options: { logger?: Logger; i
       })
     : new InProcessWorkflowEngine(workflowRegistrations, db.knex, log, { concurrency: config.WORKFLOW_CONCURRENCY });
 
-  const deps: ApiDeps = {
+  const deps: AppDeps = {
     config,
     knex: db.knex,
     databaseKind: db.kind,
     store,
-    projections,
+    readModels: projections,
+    eventCatalogues,
     log,
     now,
     jwtSecret: configuredOrPersistedSecret(config.JWT_SECRET, config.DATA_DIR, 'jwt-secret'),
@@ -109,7 +112,7 @@ export async function startService(config: Config, options: { logger?: Logger; i
     streamLocks: new KeyedLock(),
     trust,
   };
-  const { app } = createApp(deps);
+  const { app } = createApp(deps, modules, errorCatalogue);
   const server = http.createServer(app);
   server.requestTimeout = 10 * 60_000;
   // Longer than clients' and proxies' own idle timeouts, so the server never closes a keep-alive
@@ -154,7 +157,7 @@ export async function startService(config: Config, options: { logger?: Logger; i
       log.info('photoverify stopped');
     })());
 
-  return { deps, server, url, stop };
+  return { deps, projections, server, url, stop };
 }
 
 const files = (list: string | undefined) => list?.split(',').map((f) => f.trim()).filter(Boolean) ?? [];

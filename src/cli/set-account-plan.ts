@@ -10,7 +10,8 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { accountDecider, accountStream, type AccountSettings } from '../features/accounts/decider.js';
 import { plans, type Plan } from '../features/accounts/events.js';
-import { handleCommand } from '../core/decider.js';
+import { systemContext } from '../core/commands.js';
+import { runCommand } from '../core/decider.js';
 import { AppError } from '../core/errors.js';
 import { loadConfig } from '../core/config.js';
 import { openStores } from '../service.js';
@@ -47,16 +48,11 @@ async function main(): Promise<number> {
   const log = pino({ level: process.env.LOG_LEVEL ?? 'warn' });
   const { db, store } = await openStores(config, log);
   try {
-    const id = `operator-${crypto.randomUUID()}`;
-    const now = new Date();
-    const outcome = await handleCommand(store, accountStream(request.accountId), accountDecider, { type: 'ChangeSettings', by: 'operator', changes: request.changes, now }, {
-      accountId: request.accountId,
-      actor: { type: 'system', id: 'operator' },
-      correlationId: id,
-      causationId: id,
-      processingRegion: config.PROCESSING_REGION,
-      now,
-    });
+    const context = systemContext(
+      { config, now: () => new Date() },
+      { actor: { type: 'system', id: 'operator' }, correlationId: `operator-${crypto.randomUUID()}`, accountId: request.accountId },
+    );
+    const outcome = await runCommand(store, accountStream(request.accountId), accountDecider, { type: 'ChangeSettings', by: 'operator', changes: request.changes, now: context.now }, context);
     process.stdout.write(outcome.events.length ? `${JSON.stringify(outcome.events[0]!.data)}\n` : 'No change: the account already has these settings.\n');
     return 0;
   } catch (error) {

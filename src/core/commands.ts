@@ -16,7 +16,10 @@ export function actorOf(principal: Principal | null): EventActor {
  * The one way a command context is built. `as` overrides the actor and account, for calls
  * that act for an identity not yet authenticated (registration creates the user it acts as).
  */
-export function commandContext(deps: Pick<AppDeps, 'config' | 'now'>, call: Call, as?: EventActor & { accountId: string }): CommandContext {
+/** What building a context needs: the region every event records, and the clock. */
+type ContextDeps = { config: Pick<AppDeps['config'], 'PROCESSING_REGION'>; now: () => Date };
+
+export function commandContext(deps: ContextDeps, call: Call, as?: EventActor & { accountId: string }): CommandContext {
   return {
     accountId: as?.accountId ?? call.principal?.accountId ?? null,
     actor: as ? { type: as.type, id: as.id } : actorOf(call.principal),
@@ -29,7 +32,7 @@ export function commandContext(deps: Pick<AppDeps, 'config' | 'now'>, call: Call
 
 /** Context of work the service does by itself (workflows, telemetry): a system or key actor. */
 export function systemContext(
-  deps: Pick<AppDeps, 'config' | 'now'>,
+  deps: ContextDeps,
   input: { actor: EventActor; correlationId: string; accountId: string | null },
 ): CommandContext {
   return {

@@ -44,7 +44,7 @@ export async function startTestService(target: DatabaseTarget, env: Record<strin
     },
     async settled() {
       await service.deps.workflows.idle();
-      if (!(await service.deps.projections.waitFor(await service.deps.store.headPosition(), 30_000))) throw new Error('read models did not catch up within 30 s');
+      if (!(await service.deps.readModels.waitFor(await service.deps.store.headPosition(), 30_000))) throw new Error('read models did not catch up within 30 s');
     },
     async stop() {
       await service.stop();

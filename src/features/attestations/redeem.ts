@@ -19,9 +19,8 @@ import type { AppDeps } from '../../core/deps.js';
 import { AppError } from '../../core/errors.js';
 import { foldStream, type CommandContext } from '../../core/decider.js';
 import type { Call } from '../../core/principal.js';
-import { parseEvent } from '../../core/events.js';
 import { attestationDecider, captureStream, checkRedeemable, type AttestationState } from './decider.js';
-import { attestationEvents, type CaptureAttestedData } from './events.js';
+import type { CaptureAttestedData } from './events.js';
 
 /** The capture fields of a Verification (spec 2.1) that come from its attestation. */
 export interface CaptureFacts {

@@ -2,15 +2,16 @@ import crypto from 'node:crypto';
 import sharp from 'sharp';
 import type { Logger } from 'pino';
 import type { AnalysisResult, Grade } from '../../analysis/types.js';
-import { runCommand, type CommandContext } from '../../core/decider.js';
+import { systemContext } from '../../core/commands.js';
+import { foldStream, runCommand } from '../../core/decider.js';
 import { VERIFICATION_DEADLINE_MS, verificationDecider, verificationStream, type VerificationCommand, type VerificationState } from './decider.js';
-import { parseEvent } from '../../core/events.js';
-import { verificationEvents, type AnalysisData, type RenditionKind } from './events.js';
+import type { AnalysisData, RenditionKind } from './events.js';
 import { AppError } from '../../core/errors.js';
 import type { BlobStore } from '../../core/blob-store.js';
 import type { EventStore } from '../../core/event-store.js';
 import { renderBadge } from '../../provenance/badge.js';
 import { checkCredentials } from '../../provenance/check.js';
+import { gradeFromCredentials } from '../../provenance/grade.js';
 import { signVerifiedImage } from '../../provenance/sign.js';
 import type { SignerConfig } from '../../provenance/signer-config.js';
 import { makeThumbnail } from '../../provenance/thumbnail.js';
@@ -41,26 +42,14 @@ export interface ActivityDeps {
  * crash without duplicating a fact. Both workflow engines call these same functions.
  */
 export function createVerificationActivities(deps: ActivityDeps) {
-  const context = (id: string): CommandContext => ({
-    accountId: null,
-    actor: { type: 'system', id: 'verification-workflow' },
-    causationId: id,
-    correlationId: id,
-    processingRegion: deps.processingRegion,
-    now: deps.now(),
-  });
+  const contextDeps = { config: { PROCESSING_REGION: deps.processingRegion }, now: deps.now };
 
   async function load(id: string): Promise<VerificationState> {
-    let state = verificationDecider.initialState();
-    for (const stored of await deps.store.readStream(verificationStream(id))) {
-      const event = parseEvent(verificationEvents, stored);
-      if (event) state = verificationDecider.evolve(state, event);
-    }
-    return state;
+    return (await foldStream(deps.store, verificationStream(id), verificationDecider)).state;
   }
 
   async function record(id: string, command: VerificationCommand, accountId: string | null): Promise<void> {
-    const ctx = { ...context(id), accountId };
+    const ctx = systemContext(contextDeps, { actor: { type: 'system', id: 'verification-workflow' }, correlationId: id, accountId });
     const outcome = await runCommand(deps.store, verificationStream(id), verificationDecider, command, ctx);
     if (outcome.position !== null) deps.onAppended();
   }
@@ -111,24 +100,7 @@ export function createVerificationActivities(deps: ActivityDeps) {
       } else {
         const report = await checkCredentials(image, deps.trust);
         signal?.throwIfAborted();
-        results = [
-          {
-            analysis: 'c2pa_credentials',
-            result: report.assurance_level === 'provenance' ? true : report.assurance_level === 'flagged' ? false : null,
-            confidence_score: report.evidence_report.validation_state ? 1 : 0,
-            details: { verdict: report.verdict, verdict_reason: report.verdict_reason, validation_state: report.evidence_report.validation_state ?? null },
-          },
-        ];
-        grade = {
-          assurance_level: report.assurance_level,
-          assurance_reason: `Content Credentials: ${report.verdict} (${report.verdict_reason}).`,
-          verdict: report.verdict,
-          verdict_reason: report.verdict_reason,
-          capture_verified: false,
-          result: report.assurance_level === 'provenance',
-          result_confidence: 0,
-          evidence_report: report.evidence_report as unknown as Record<string, unknown>,
-        };
+        ({ results, grade } = gradeFromCredentials(report));
       }
       await record(
         id,

@@ -7,6 +7,7 @@
  * Temporal replays recorded histories against this code (test/workflows/histories): the
  * order of activities and timers is part of the contract. Change it only with versioning.
  */
+import { unfinishedVerificationIds } from './queries.js';
 import { ActivityFailed, isDeadlineExceeded, type ActivityOptions, type RetryPolicy, type WorkflowDefinition } from '../../core/workflow.js';
 
 export const VERIFICATION_WORKFLOW_TYPE = 'verification';
@@ -99,7 +100,7 @@ export const verificationWorkflow: WorkflowDefinition<VerificationWorkflowInput,
 
   /** Verifications the read model shows unfinished: covers a crash between `VerificationQueued` and `start`. */
   async sweep({ knex }) {
-    const ids: string[] = await knex('verifications').whereIn('status', ['queued', 'in_progress']).orderBy('created_at').pluck('id');
+    const ids = await unfinishedVerificationIds(knex);
     return ids.map((id) => ({ id, input: {} }));
   },
 };
