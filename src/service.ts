@@ -3,13 +3,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { allProjectors, errorCatalogue, eventCatalogues, modules } from './modules.js';
-import { shutdownRawDecoders } from './analysis/raw/index.js';
 import { InProcessWorkflowEngine } from './adapters/workflows/inprocess-engine.js';
-import { registerWorkflow, type WorkflowEngine } from './core/workflow.js';
-import { createVerificationActivities, createVerificationWorkflowActivities } from './features/verifications/activities.js';
-import { verificationWorkflow } from './features/verifications/workflow.js';
-import { AnalysisPool } from './features/verifications/analysis-pool.js';
 import { ProjectionRunner } from './adapters/db/projection-runner.js';
+import type { WorkflowEngine } from './core/workflow.js';
 import { createApp } from './adapters/http/app.js';
 import type { AppDeps } from './core/deps.js';
 import { migrateRateLimits, RateLimiter } from './core/rate-limit.js';
@@ -59,38 +55,8 @@ export async function startService(config: Config, options: { logger?: Logger; i
   const log = options.logger ?? pino({ level: config.LOG_LEVEL, base: { service: 'photoverify', region: config.PROCESSING_REGION } });
   const { db, store, projections } = await openStores(config, log, options);
   projections.start();
-  const blobs = new FileBlobStore(config.DATA_DIR);
   const { signer, trust } = await credentialSetup(config);
-  const analysisPool = new AnalysisPool(config.WORKFLOW_CONCURRENCY);
-  const pipelineBuild = `photoverify-${process.env.npm_package_version ?? '0.1.0'}`;
-  const now = () => new Date();
-  const activities = createVerificationActivities({
-    store,
-    blobs,
-    log,
-    now,
-    processingRegion: config.PROCESSING_REGION,
-    serviceName: config.SERVICE_NAME,
-    pipelineBuild,
-    trust,
-    signer,
-    onAppended: () => projections.poke(),
-    analysisPool,
-  });
-  // Temporal when configured (loaded lazily: its native bridge is not needed in-process).
-  // Every workflow definition with its activities; both engines run the same list.
-  const workflowRegistrations = [registerWorkflow(verificationWorkflow, createVerificationWorkflowActivities(activities, log))];
-  const workflows: WorkflowEngine = config.TEMPORAL_ADDRESS
-    ? new (await import('./adapters/workflows/temporal/engine.js')).TemporalWorkflowEngine(workflowRegistrations, db.knex, log, {
-        address: config.TEMPORAL_ADDRESS,
-        namespace: config.TEMPORAL_NAMESPACE,
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
-        concurrency: config.WORKFLOW_CONCURRENCY,
-        shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
-      })
-    : new InProcessWorkflowEngine(workflowRegistrations, db.knex, log, { concurrency: config.WORKFLOW_CONCURRENCY });
-
-  const deps: AppDeps = {
+  const base: Omit<AppDeps, 'workflows'> = {
     config,
     knex: db.knex,
     databaseKind: db.kind,
@@ -98,20 +64,34 @@ export async function startService(config: Config, options: { logger?: Logger; i
     readModels: projections,
     eventCatalogues,
     log,
-    now,
+    now: () => new Date(),
     jwtSecret: configuredOrPersistedSecret(config.JWT_SECRET, config.DATA_DIR, 'jwt-secret'),
     loginLimiter: new RateLimiter(db.knex, 'login', config.LOGIN_RATE_LIMIT_PER_15_MIN, 15 * 60_000),
     anonymousLimiter: new RateLimiter(db.knex, 'anonymous', config.ANONYMOUS_UPLOADS_PER_HOUR, 60 * 60_000),
     claimLimiter: new RateLimiter(db.knex, 'claim', config.CLAIM_ATTEMPTS_PER_15_MIN, 15 * 60_000),
     captureLimiter: new RateLimiter(db.knex, 'capture', config.CAPTURE_CALLS_PER_HOUR, 60 * 60_000),
     decoyPasswordHash: decoyHash(config.PASSWORD_HASH_COST),
-    blobs,
+    blobs: new FileBlobStore(config.DATA_DIR),
     urlSigner: new UrlSigner(configuredOrPersistedSecret(undefined, config.DATA_DIR, 'url-signing-key'), config.PUBLIC_BASE_URL),
-    pipelineBuild,
-    workflows,
+    pipelineBuild: `photoverify-${process.env.npm_package_version ?? '0.1.0'}`,
     streamLocks: new KeyedLock(),
     trust,
+    signer,
   };
+  // Every module's workflows with their activities; both engines run the same list.
+  const releases: (() => Promise<void>)[] = [];
+  const registrations = modules.flatMap((m) => m.workflows?.({ ...base, onStop: (release) => releases.push(release) }) ?? []);
+  // Temporal when configured (loaded lazily: its native bridge is not needed in-process).
+  const workflows: WorkflowEngine = config.TEMPORAL_ADDRESS
+    ? new (await import('./adapters/workflows/temporal/engine.js')).TemporalWorkflowEngine(registrations, db.knex, log, {
+        address: config.TEMPORAL_ADDRESS,
+        namespace: config.TEMPORAL_NAMESPACE,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        concurrency: config.WORKFLOW_CONCURRENCY,
+        shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
+      })
+    : new InProcessWorkflowEngine(registrations, db.knex, log, { concurrency: config.WORKFLOW_CONCURRENCY });
+  const deps: AppDeps = { ...base, workflows };
   const { app } = createApp(deps, modules, errorCatalogue);
   const server = http.createServer(app);
   server.requestTimeout = 10 * 60_000;
@@ -149,8 +129,7 @@ export async function startService(config: Config, options: { logger?: Logger; i
       log.info('http server closed: in-flight requests drained; draining workflow steps');
       await workflows.stop(); // running activities finish; runs stay recorded for the next start
       log.info('workflow steps drained');
-      await analysisPool.close();
-      await shutdownRawDecoders();
+      for (const release of releases) await release();
       await projections.stop();
       await store.close();
       await db.close();

@@ -11,6 +11,7 @@ import type { EventDefinition } from './events.js';
 import type { BlobStore } from './blob-store.js';
 import type { UrlSigner } from './signed-urls.js';
 import type { KeyedLock } from './keyed-lock.js';
+import type { SignerConfig } from '../provenance/signer-config.js';
 import type { TrustAnchors } from '../provenance/trust.js';
 import type { RateLimiter } from './rate-limit.js';
 
@@ -42,6 +43,17 @@ export interface AppDeps {
   workflows: WorkflowEngine;
   /** C2PA trust anchors (signer, TSA, legacy lists) used to validate credentials. */
   trust: TrustAnchors;
+  /** The C2PA signer of verified pairs' credentials (loaded once, on first use). */
+  signer: () => Promise<SignerConfig>;
   /** Serialises this process's writers of contended streams (monthly usage). */
   streamLocks: KeyedLock;
 }
+
+/**
+ * What a module's workflows are built from: every dependency but the engine itself (which is
+ * built from the workflows), and a hook to release what the activities hold at shutdown.
+ */
+export type WorkflowDeps = Omit<AppDeps, 'workflows'> & {
+  /** Runs once the engine has stopped taking work and drained its running steps. */
+  onStop(release: () => Promise<void>): void;
+};

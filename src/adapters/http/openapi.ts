@@ -18,7 +18,6 @@ export const validationErrorSchema = z
   .object({ detail: z.array(z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() })) })
   .openapi('ValidationErrorList');
 
-export const confirmationSchema = z.object({ detail: z.string() }).openapi('Confirmation');
 
 export function createRegistry(): OpenAPIRegistry {
   const registry = new OpenAPIRegistry();

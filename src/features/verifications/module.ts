@@ -1,13 +1,43 @@
+import { shutdownRawDecoders } from '../../analysis/raw/index.js';
+import type { WorkflowDeps } from '../../core/deps.js';
 import type { FeatureModule } from '../../core/module.js';
+import { registerWorkflow } from '../../core/workflow.js';
+import { createVerificationActivities, createVerificationWorkflowActivities } from './activities.js';
+import { AnalysisPool } from './analysis-pool.js';
 import { verificationErrors } from './errors.js';
 import { verificationEvents } from './events.js';
 import { verificationsProjector } from './projection.js';
 import { verificationRoutes } from './routes.js';
+import { verificationWorkflow } from './workflow.js';
 
 export const verificationsModule: FeatureModule = {
   name: 'verifications',
   events: [verificationEvents],
   projectors: [verificationsProjector],
   routes: verificationRoutes,
+  workflows: verificationWorkflows,
   errors: verificationErrors,
 };
+
+/** The verification workflow and its steps; the CPU-bound pair analysis runs in worker threads. */
+function verificationWorkflows(deps: WorkflowDeps) {
+  const analysisPool = new AnalysisPool(deps.config.WORKFLOW_CONCURRENCY);
+  deps.onStop(async () => {
+    await analysisPool.close();
+    await shutdownRawDecoders();
+  });
+  const steps = createVerificationActivities({
+    store: deps.store,
+    blobs: deps.blobs,
+    log: deps.log,
+    now: deps.now,
+    processingRegion: deps.config.PROCESSING_REGION,
+    serviceName: deps.config.SERVICE_NAME,
+    pipelineBuild: deps.pipelineBuild,
+    trust: deps.trust,
+    signer: deps.signer,
+    onAppended: () => deps.readModels.poke(),
+    analysisPool,
+  });
+  return [registerWorkflow(verificationWorkflow, createVerificationWorkflowActivities(steps, deps.log))];
+}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { confirmationSchema } from '../../adapters/http/openapi.js';
+import { confirmationSchema } from '../../core/schemas.js';
 import { redirect, route, type RouteSpec } from '../../core/route-spec.js';
 import type { AppDeps } from '../../core/deps.js';
 import { claimVerifications, createVerification, deleteVerification, fileUrl, getVerification, listVerifications, UPLOAD_PARTS, type FileKind } from './use-cases.js';
