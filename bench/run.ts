@@ -2,7 +2,8 @@
  * `npm run bench`: end-to-end analysis time of the 30D pair (median of 5 runs after a warm-up),
  * time per megapixel, peak RSS, a synthetic 24 MP pair (the 30D reference upscaled: no 24 MP
  * RAW+JPEG pair exists in the fixtures, so the JPEG side is upscaled to 6000x4000), and the RAW
- * side's decode benchmark against native dcraw_emu when bench/decode.ts is present.
+ * side's decode benchmark against native dcraw_emu when bench/decode.ts is present, and the
+ * start-up figures of the compiled service and CLI (bench/startup.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -54,4 +55,6 @@ if (existsSync(decodeBench)) {
 }
 // POST to completed through a real service (bench/e2e.ts): the analysis plus the service's overhead.
 report.end_to_end_pair = await (await import('./e2e.js')).benchEndToEnd();
+// Cold/warm start to healthy and CLI --help, against a bare node:http start measured alongside.
+report.startup = await (await import('./startup.js')).benchStartup();
 process.stdout.write(JSON.stringify(report, null, 2) + '\n');
