@@ -11,17 +11,13 @@ import type { AppDeps } from './core/deps.js';
 import { migrateRateLimits, RateLimiter } from './core/rate-limit.js';
 import type { Config } from './core/config.js';
 import { openDatabase, type Database } from './adapters/db/database.js';
-import { EventStoreDbEventStore } from './adapters/eventstore/eventstoredb.js';
 import type { EventStore } from './core/event-store.js';
 import { migrateEventStore, PostgresEventStore } from './adapters/eventstore/postgres.js';
 import { FileBlobStore } from './adapters/blobs/file-store.js';
 import { UrlSigner } from './core/signed-urls.js';
 import { KeyedLock } from './core/keyed-lock.js';
 import { decoyHash } from './features/accounts/passwords.js';
-import { ensureDevelopmentSigner } from './provenance/dev-signer.js';
-import { loadSignerConfig } from './provenance/signer-config.js';
-import type { SignerConfig } from './provenance/signer-config.js';
-import { loadTrustAnchors } from './provenance/trust.js';
+import { loadTrustConfiguration } from './provenance/trust-config.js';
 import { configuredOrPersistedSecret } from './core/secrets.js';
 
 export interface Service {
@@ -39,7 +35,8 @@ export async function openStores(config: Config, log: Logger, options: { inMemor
   const db: Database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR, inMemory: options.inMemoryDatabase });
   let store: EventStore;
   if (config.EVENTSTORE_URL) {
-    store = new EventStoreDbEventStore(config.EVENTSTORE_URL);
+    // Loaded only when configured: its gRPC client costs start-up time nobody else should pay.
+    store = new (await import('./adapters/eventstore/eventstoredb.js')).EventStoreDbEventStore(config.EVENTSTORE_URL);
   } else {
     await migrateEventStore(db.knex);
     store = new PostgresEventStore(db.knex);
@@ -55,7 +52,8 @@ export async function startService(config: Config, options: { logger?: Logger; i
   const log = options.logger ?? pino({ level: config.LOG_LEVEL, base: { service: 'photoverify', region: config.PROCESSING_REGION } });
   const { db, store, projections } = await openStores(config, log, options);
   projections.start();
-  const { signer, trust } = await credentialSetup(config);
+  // Trust anchors and the credential signer, loaded exactly as the CLI loads them.
+  const { signer, trust } = await loadTrustConfiguration(config, { dataDir: config.DATA_DIR });
   const base: Omit<AppDeps, 'workflows'> = {
     config,
     knex: db.knex,
@@ -137,29 +135,4 @@ export async function startService(config: Config, options: { logger?: Logger; i
     })());
 
   return { deps, projections, server, url, stop };
-}
-
-const files = (list: string | undefined) => list?.split(',').map((f) => f.trim()).filter(Boolean) ?? [];
-
-/**
- * Trust anchors and the credential signer. Without a configured signing key a development CA
- * is created in the data directory; it is added to the signer anchors so the service reads its
- * own development credentials as Trusted (and nobody else's).
- */
-async function credentialSetup(config: Config): Promise<{ signer: () => Promise<SignerConfig>; trust: Awaited<ReturnType<typeof loadTrustAnchors>> }> {
-  const signerAnchorFiles = files(config.C2PA_TRUST_ANCHORS);
-  let signer: Promise<SignerConfig>;
-  if (config.C2PA_SIGNING_KEY && config.C2PA_SIGNING_CHAIN) {
-    signer = loadSignerConfig({ privateKeyFile: config.C2PA_SIGNING_KEY, chainFile: config.C2PA_SIGNING_CHAIN, tsaUrl: config.C2PA_TSA_URL });
-  } else {
-    const development = await ensureDevelopmentSigner(config.DATA_DIR);
-    signerAnchorFiles.push(development.caCertificateFile);
-    signer = Promise.resolve({ ...development.signer, tsaUrl: config.C2PA_TSA_URL });
-  }
-  const trust = await loadTrustAnchors({
-    signerAnchorFiles,
-    tsaAnchorFiles: files(config.C2PA_TSA_TRUST_ANCHORS),
-    legacySignerAnchorFiles: files(config.C2PA_LEGACY_TRUST_ANCHORS),
-  });
-  return { signer: () => signer, trust };
 }

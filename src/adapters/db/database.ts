@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
+import { PGlite } from '@electric-sql/pglite';
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import pg from 'pg';
@@ -24,18 +26,40 @@ export async function openDatabase(options: { url?: string; dataDir?: string; in
     await knex.raw('select 1');
     return { kind: 'postgres', knex, close: () => knex.destroy() };
   }
-  let connection: { filename?: string } = {};
+  let dir: string | undefined;
   if (!options.inMemory) {
     if (!options.dataDir) throw new Error('openDatabase needs dataDir for an embedded database');
-    const filename = path.join(options.dataDir, 'pglite');
-    fs.mkdirSync(filename, { recursive: true });
-    connection = { filename };
+    dir = path.join(options.dataDir, 'pglite');
+    fs.mkdirSync(dir, { recursive: true });
   }
+  const pglite = await openPglite(dir);
   const knex = knexFactory({
     client: ClientPgLite as unknown as typeof knexFactory.Client,
     dialect: 'postgres',
-    connection: connection as Knex.StaticConnectionConfig,
+    connection: { pglite } as unknown as Knex.StaticConnectionConfig,
   });
   await knex.raw('select 1');
   return { kind: 'pglite', knex, close: () => knex.destroy() };
+}
+
+/**
+ * Opens (or creates) an embedded cluster. A new one is unpacked from the empty-cluster template
+ * the build leaves in dist/ (scripts/pglite-template.mjs): initdb would take seconds. Without
+ * the template (a build that skipped it, another PGlite version) it is created the slow way.
+ */
+async function openPglite(dir: string | undefined): Promise<PGlite> {
+  const fresh = dir === undefined || !fs.existsSync(path.join(dir, 'PG_VERSION'));
+  const template = fresh ? emptyClusterTemplate() : undefined;
+  const options = template ? { loadDataDir: new Blob([new Uint8Array(template)]) } : {};
+  return dir === undefined ? PGlite.create(options) : PGlite.create(dir, options);
+}
+
+function emptyClusterTemplate(): Buffer | undefined {
+  // The package does not export its package.json: find it above its entry point.
+  let dir = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+  while (!fs.existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
+  const { version } = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string };
+  // src/adapters/db and dist/adapters/db both sit three levels below the repository.
+  const file = path.resolve(import.meta.dirname, '../../..', 'dist', `pglite-${version}-empty.tgz`);
+  return fs.existsSync(file) ? fs.readFileSync(file) : undefined;
 }

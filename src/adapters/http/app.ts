@@ -14,7 +14,7 @@ export function createApp(
   deps: AppDeps,
   modules: readonly FeatureModule[],
   errorCatalogue: ErrorStatuses,
-): { app: Express; openapi: ReturnType<typeof buildDocument> } {
+): { app: Express } {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
@@ -46,12 +46,14 @@ export function createApp(
   }
   app.use(router);
 
-  const openapi = buildDocument(registry, deps.config.PUBLIC_BASE_URL);
+  // Generated on first request, not at start-up: nobody may ask, and it takes a while.
+  let openapi: ReturnType<typeof buildDocument> | undefined;
   app.get('/openapi.json', (_req, res) => {
+    openapi ??= buildDocument(registry, deps.config.PUBLIC_BASE_URL);
     res.json(openapi);
   });
 
   app.use(notFoundHandler);
   app.use(errorMiddleware(errorCatalogue));
-  return { app, openapi };
+  return { app };
 }
