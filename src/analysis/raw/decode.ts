@@ -8,7 +8,7 @@ import { FileError } from '../../core/errors.js';
 import type { DecodedRaw, RawFormat } from '../types.js';
 import { compressionName, inspectContainer, minSensorBytesPerPixel, type ContainerProblem } from './container.js';
 import { DecodeTimeoutError, DecoderCrashError, rawDecoderPool, type RawDecoderPool } from './decoder-pool.js';
-import { describeFile, detectRawFormat } from './format-detect.js';
+import { describeFile, detectRawFormat, supportedRawFormats, unsupportedRawError } from './format-detect.js';
 import { cameraMetadata, orientationFromFlip, type LibRawMeta } from './metadata.js';
 
 export type RawDecodeOutcome =
@@ -29,8 +29,6 @@ type SensorOutcome =
   | { kind: 'decoded'; sensor: SensorData }
   | { kind: 'unsupported_variant'; variant: string; details: Record<string, unknown> };
 
-const supportedList = 'CR2, CR3, ARW, NEF, DNG, RAF, ORF, RW2, PEF, SRW';
-
 export async function decodeRaw(bytes: Uint8Array, options: DecodeRawOptions = {}): Promise<RawDecodeOutcome> {
   if (bytes.length === 0) {
     throw new FileError('CORRUPT_FILE', 'The file is empty (0 bytes), not a camera RAW.', {
@@ -39,13 +37,13 @@ export async function decodeRaw(bytes: Uint8Array, options: DecodeRawOptions = {
   }
   const format = detectRawFormat(bytes);
   if (!format) {
+    const unsupported = unsupportedRawError(bytes);
+    if (unsupported) throw unsupported;
     const kind = describeFile(bytes);
     const message =
       kind === 'not a recognised image file'
         ? 'The file is not a camera RAW: its bytes match no known image or RAW format.'
-        : kind.endsWith('camera RAW')
-          ? `This file is ${kind}, a RAW format that is not supported (supported: ${supportedList}).`
-          : `This file is ${kind}, not a camera RAW (supported: ${supportedList}).`;
+        : `This file is ${kind}, not a camera RAW (supported: ${supportedRawFormats}).`;
     throw new FileError('UNSUPPORTED_FORMAT', message, {
       suggestion: 'Upload the RAW file exactly as the camera wrote it; the file name extension is ignored.',
       details: { detected: kind },

@@ -1,4 +1,4 @@
-import { describeFile, detectRawFormat } from '../../analysis/raw/index.js';
+import { describeFile, detectRawFormat, detectUnsupportedRaw, supportedRawFormats, unsupportedRawError } from '../../analysis/raw/index.js';
 import type { UploadedFile } from '../../core/blob-store.js';
 import { FileError } from '../../core/errors.js';
 import { detectImageFormat, mimeTypes, type ImageFormat } from '../../provenance/format.js';
@@ -10,7 +10,7 @@ const IMAGE_ONLY_FORMATS: ImageFormat[] = ['jpeg', 'png', 'webp', 'heif', 'avif'
 export function checkImage(file: UploadedFile, pair: boolean): { format: ImageFormat; contentType: string } {
   if (file.staged.size === 0) throw new FileError('UNSUPPORTED_FORMAT', 'The image file is empty (0 bytes).', { suggestion: 'Attach the image file itself.' });
   // Most RAW formats are TIFF containers: look for a RAW first so a CR2 is not taken for a TIFF.
-  const raw = detectRawFormat(file.staged.head);
+  const raw = detectRawFormat(file.staged.head) ?? detectUnsupportedRaw(file.staged.head);
   const format = raw ? undefined : detectImageFormat(file.staged.head);
   const allowed = pair ? PAIR_IMAGE_FORMATS : IMAGE_ONLY_FORMATS;
   if (!format || !allowed.includes(format)) {
@@ -29,8 +29,10 @@ export function checkRaw(file: UploadedFile): string {
   if (file.staged.size === 0) throw new FileError('UNSUPPORTED_FORMAT', 'The RAW file is empty (0 bytes).', { suggestion: 'Attach the camera RAW file itself.' });
   const format = detectRawFormat(file.staged.head);
   if (!format) {
+    const unsupported = unsupportedRawError(file.staged.head);
+    if (unsupported) throw unsupported;
     throw new FileError('UNSUPPORTED_FORMAT', `The raw part is ${describeFile(file.staged.head)}, not a camera RAW.`, {
-      suggestion: 'Send a CR2, CR3, ARW, NEF, DNG, RAF, ORF, RW2, PEF or SRW file in "raw".',
+      suggestion: `Send a camera RAW file in "raw" (supported: ${supportedRawFormats}).`,
     });
   }
   return format;

@@ -127,7 +127,7 @@ describe('decodeRaw: files without usable sensor data get a specific error', () 
   it('a Kodak KDC is named as an unsupported RAW format', async () => {
     const error = await decodeError(fixture('raw/kodak_dc50.kdc'));
     expect(error.code).toBe('UNSUPPORTED_FORMAT');
-    expect(error.message).toMatch(/^This file is a Kodak KDC\/DCR camera RAW, a RAW format that is not supported/);
+    expect(error.message).toBe('Kodak KDC/DCR is a camera RAW format this service does not support; supported: CR2, CR3, ARW, NEF, DNG, RAF, ORF, RW2, PEF, SRW.');
   });
 
   it('an empty buffer is rejected', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeFile, detectRawFormat } from '../../../src/analysis/raw/index.js';
+import { describeFile, detectRawFormat, detectUnsupportedRaw, unsupportedRawError } from '../../../src/analysis/raw/index.js';
 import { fixture, fixtureFiles } from './fixtures.js';
 
 /** What each RAW fixture is, by its content (SOURCES.md), not by its extension. */
@@ -80,5 +80,78 @@ describe('describeFile', () => {
   it('says so for empty and unrecognised bytes', () => {
     expect(describeFile(new Uint8Array(0))).toBe('an empty file');
     expect(describeFile(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]))).toBe('not a recognised image file');
+  });
+});
+
+/**
+ * Headers of RAW formats there is no fixture for, built here from their documented signatures
+ * (LibRaw identify.cpp, RawSpeed): no CRW, MRW, X3F or IIQ file exists in the fixtures.
+ */
+const ascii = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
+const concat = (...parts: Uint8Array[]) => new Uint8Array(Buffer.concat(parts));
+const u16le = (v: number) => Uint8Array.of(v & 0xff, v >> 8);
+const u32le = (v: number) => Uint8Array.of(v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff, v >>> 24);
+
+/**
+ * A minimal Canon CRW: the CIFF header (byte order, header length 26, "HEAPCCDR", version 1.2,
+ * 8 reserved bytes) and an empty root heap (no records; its last 4 bytes point at the table).
+ */
+export function minimalCrw(order: 'II' | 'MM' = 'II'): Uint8Array {
+  const header = concat(ascii(order), order === 'II' ? u32le(26) : Uint8Array.of(0, 0, 0, 26), ascii('HEAPCCDR'), u16le(2), u16le(1), new Uint8Array(8));
+  return concat(header, u16le(0), u32le(0));
+}
+
+/** A little-endian TIFF with IFD0 holding a Make and, if given, a PhotometricInterpretation. */
+function tiffWithMake(make: string, photometric?: number): Uint8Array {
+  const entries: Uint8Array[] = [];
+  const makeText = concat(ascii(make), new Uint8Array(1));
+  const count = photometric === undefined ? 1 : 2;
+  const dataOffset = 8 + 2 + count * 12 + 4;
+  if (photometric !== undefined) entries.push(concat(u16le(262), u16le(3), u32le(1), u16le(photometric), u16le(0)));
+  entries.push(concat(u16le(271), u16le(2), u32le(makeText.length), u32le(dataOffset)));
+  return concat(ascii('II*\0'), u32le(8), u16le(count), ...entries, u32le(0), makeText, new Uint8Array(64));
+}
+
+describe('detectUnsupportedRaw: recognised camera RAW formats the service does not support', () => {
+  it.each([
+    ['Canon CRW (CIFF, little-endian)', minimalCrw('II'), 'Canon CRW'],
+    ['Canon CRW (CIFF, big-endian)', minimalCrw('MM'), 'Canon CRW'],
+    ['Minolta MRW', concat(ascii('\0MRM'), new Uint8Array(60)), 'Minolta MRW'],
+    ['Sigma X3F', concat(ascii('FOVb'), new Uint8Array(60)), 'Sigma X3F'],
+    ['Phase One IIQ', concat(ascii('II*\0'), u32le(0x100), ascii('IIII'), Uint8Array.of(1), ascii('waR'), new Uint8Array(64)), 'Phase One IIQ'],
+    ['a Hasselblad TIFF with CFA data (3FR)', tiffWithMake('Hasselblad', 32803), 'Hasselblad 3FR'],
+    ['a Leaf TIFF with CFA data (MOS)', tiffWithMake('Leaf', 32803), 'Leaf MOS'],
+    ['a Mamiya TIFF with CFA data (MEF)', tiffWithMake('Mamiya-OP Co.,Ltd.', 32803), 'Mamiya MEF'],
+    ['an Epson TIFF with CFA data (ERF)', tiffWithMake('SEIKO EPSON CORP.', 32803), 'Epson ERF'],
+    ['the Kodak DC50 KDC fixture', fixture('raw/kodak_dc50.kdc'), 'Kodak KDC/DCR'],
+  ] as [string, Uint8Array, string][])('%s', (_label, bytes, name) => {
+    expect(detectRawFormat(bytes)).toBeNull();
+    expect(detectUnsupportedRaw(bytes)).toBe(name);
+    expect(describeFile(bytes)).toBe(`a ${name} camera RAW`);
+    const error = unsupportedRawError(bytes)!;
+    expect(error.code).toBe('UNSUPPORTED_FORMAT');
+    expect(error.message).toBe(`${name} is a camera RAW format this service does not support; supported: CR2, CR3, ARW, NEF, DNG, RAF, ORF, RW2, PEF, SRW.`);
+    expect(error.suggestion).toEqual(expect.any(String));
+  });
+
+  it('a TIFF carrying one of those makes but no RAW markers (a scan, an export) stays a TIFF', () => {
+    for (const make of ['Hasselblad', 'Leaf', 'SEIKO EPSON CORP.']) {
+      expect(detectUnsupportedRaw(tiffWithMake(make)), make).toBeNull();
+      expect(describeFile(tiffWithMake(make, 2)), make).toBe('a TIFF image');
+    }
+  });
+
+  it('the CIFF signature is required in full and at offset 6', () => {
+    const crw = minimalCrw();
+    expect(detectUnsupportedRaw(crw.subarray(0, 13))).toBeNull();
+    expect(detectUnsupportedRaw(concat(ascii('XX'), crw.subarray(2)))).toBeNull();
+    expect(detectUnsupportedRaw(concat(new Uint8Array(1), crw))).toBeNull();
+  });
+
+  it('names nothing that is supported or not a RAW: every fixture but the KDC', () => {
+    const files = [...fixtureFiles('raw'), ...fixtureFiles('pairs'), ...fixtureFiles('images'), ...fixtureFiles('c2pa')];
+    for (const file of files) expect([file, detectUnsupportedRaw(fixture(file))]).toEqual([file, file === 'raw/kodak_dc50.kdc' ? 'Kodak KDC/DCR' : null]);
+    expect(detectUnsupportedRaw(new Uint8Array(0))).toBeNull();
+    expect(unsupportedRawError(fixture('pairs/canon_eos_30d_cr2/IMG_5952.CR2'))).toBeNull();
   });
 });
