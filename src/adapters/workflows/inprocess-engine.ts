@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { setMaxListeners } from 'node:events';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import {
@@ -104,6 +105,9 @@ export class InProcessWorkflowEngine implements WorkflowEngine {
     options: InProcessEngineOptions = {},
   ) {
     checkRegistrations(registrations);
+    // Every waiting run and timer listens to the engine's stop signal (50 queued uploads: 50
+    // listeners, each removed when it settles): many listeners are expected, not a leak.
+    setMaxListeners(0, this.stopping.signal);
     this.types = new Map(registrations.map((registration) => [registration.definition.type, registration]));
     this.slots = new Slots(options.concurrency ?? 2);
     this.clock = options.clock ?? systemClock;
