@@ -55,7 +55,7 @@ export interface PairAnalysis {
     transform?: RegistrationSummary;
   };
   rawMetadata: CameraMetadata & { format?: string; container?: Record<string, unknown> };
-  imageMetadata: CameraMetadata & { format?: string; width?: number; height?: number };
+  imageMetadata: CameraMetadata & { format?: string; width?: number; height?: number; trailing_bytes?: number };
 }
 
 export async function analyzePair({ raw: rawBytes, image: imageBytes, onProgress }: PairInput): Promise<PairAnalysis> {
@@ -66,7 +66,13 @@ export async function analyzePair({ raw: rawBytes, image: imageBytes, onProgress
     loadPairImage(imageBytes),
     readCameraMetadata(rawBytes),
   ]);
-  const imageMetadata = { ...loaded.metadata, format: loaded.format, width: loaded.image.width, height: loaded.image.height };
+  const imageMetadata = {
+    ...loaded.metadata,
+    format: loaded.format,
+    width: loaded.image.width,
+    height: loaded.image.height,
+    ...(loaded.trailingBytes === undefined ? {} : { trailing_bytes: loaded.trailingBytes }),
+  };
   if (decoded.kind === 'unsupported_variant') {
     const facts: GradingFacts = { unsupportedVariant: { format: decoded.format, variant: decoded.variant } };
     const results: AnalysisResult[] = [

@@ -28,8 +28,13 @@ export interface StagedBlob {
   sha512: string;
   /** The first bytes, for content-based format detection before committing. */
   head: Buffer;
-  /** The last bytes, e.g. to see whether a JPEG ends with its end-of-image marker. */
+  /** The last bytes. */
   tail: Buffer;
+  /**
+   * The staged bytes, read back from the staging object (before `commit` or `discard` only), for
+   * checks that need the whole file without holding it in memory (a JPEG's structure).
+   */
+  stream(): Readable;
   commit(key: string): Promise<StoredBlob>;
   discard(): Promise<void>;
 }

@@ -59,6 +59,7 @@ export class FileBlobStore implements BlobStore {
       ...digest,
       head: Buffer.concat(head),
       tail,
+      stream: () => fs.createReadStream(file),
       commit: async (key) => {
         const target = this.pathOf(key);
         await fs.promises.mkdir(path.dirname(target), { recursive: true });

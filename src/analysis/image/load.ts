@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import sharp from 'sharp';
 import { FileError } from '../../core/errors.js';
 import type { CameraMetadata, RgbImage } from '../types.js';
+import { checkJpegStructure } from './jpeg-structure.js';
 import { readCameraMetadata } from './metadata.js';
 
 /** Untrusted input: refuse decompression bombs (100 MP covers every current camera). */
@@ -18,6 +19,8 @@ export interface LoadedImage {
   format: PairImageFormat;
   image: RgbImage;
   metadata: CameraMetadata;
+  /** JPEG only: bytes after the end-of-image marker that closes the image (jpeg-structure.ts). */
+  trailingBytes?: number;
 }
 
 export function detectPairImageFormat(bytes: Uint8Array): PairImageFormat | null {
@@ -37,11 +40,14 @@ export async function loadPairImage(bytes: Uint8Array): Promise<LoadedImage> {
       suggestion: 'Submit the JPEG or HEIC exported from the RAW.',
     });
   }
+  // The same structure check as the service's upload check: a truncated JPEG is CORRUPT_FILE
+  // before any decoding, trailing data after its end-of-image marker is accepted and counted.
+  const trailingBytes = format === 'jpeg' ? checkJpegStructure(bytes) : undefined;
   const [image, metadata] = await Promise.all([
     format === 'jpeg' ? decodeJpeg(bytes) : decodeHeif(bytes),
     readCameraMetadata(bytes),
   ]);
-  return { format, image, metadata };
+  return { format, image, metadata, ...(trailingBytes === undefined ? {} : { trailingBytes }) };
 }
 
 async function decodeJpeg(bytes: Uint8Array): Promise<RgbImage> {

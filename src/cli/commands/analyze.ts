@@ -90,6 +90,8 @@ function describe(a: PairAnalysis): string {
     lines.push(`${r.analysis.padEnd(17)} ${verdict}  confidence ${r.confidence_score.toFixed(2)}  ${keyDetails(r.details)}`);
   }
   const g = a.grade;
+  const trailing = a.imageMetadata.trailing_bytes;
+  if (trailing) lines.push(`trailing data     ${trailing} bytes after the JPEG's end-of-image marker (accepted, not analysed)`);
   lines.push('');
   lines.push(`Grade: ${g.assurance_level.toUpperCase()}  (result ${g.result}, capture_verified ${g.capture_verified}, result_confidence ${g.result_confidence.toFixed(3)})`);
   if (g.verdict) lines.push(`Verdict: ${g.verdict} (${g.verdict_reason})`);

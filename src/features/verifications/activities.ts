@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import sharp from 'sharp';
 import type { Logger } from 'pino';
+import { inspectJpeg } from '../../analysis/image/jpeg-structure.js';
 import type { AnalysisResult, Grade } from '../../analysis/types.js';
 import { systemContext } from '../../core/commands.js';
 import { foldStream, runCommand } from '../../core/decider.js';
@@ -98,6 +99,8 @@ export function createVerificationActivities(deps: ActivityDeps) {
           await storeRendition(id, state.accountId, 'heatmap', png, 'image/png', 'png');
         }
       } else {
+        // Pairs get it from the pipeline; same check as at upload (analysis/image/jpeg-structure).
+        if (state.image.format === 'jpeg') imageMetadata = { ...imageMetadata, ...jpegTrailer(image) };
         const report = await checkCredentials(image, deps.trust);
         signal?.throwIfAborted();
         ({ results, grade } = gradeFromCredentials(report));
@@ -221,4 +224,10 @@ export function createVerificationWorkflowActivities(steps: VerificationActiviti
 /** The message a user sees for a failure: ours verbatim, anything unexpected generic. */
 export function failureReason(error: unknown): string {
   return error instanceof AppError ? error.message : 'The analysis failed unexpectedly; the incident was logged.';
+}
+
+/** `trailing_bytes` after the end-of-image marker of a stored JPEG (checked complete at upload). */
+function jpegTrailer(bytes: Uint8Array): { trailing_bytes?: number } {
+  const structure = inspectJpeg(bytes);
+  return structure.ok ? { trailing_bytes: structure.trailingBytes } : {};
 }

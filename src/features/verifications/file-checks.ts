@@ -1,3 +1,4 @@
+import { inspectJpegStream, jpegStructureError } from '../../analysis/image/jpeg-structure.js';
 import { describeFile, detectRawFormat, detectUnsupportedRaw, supportedRawFormats, unsupportedRawError } from '../../analysis/raw/index.js';
 import type { UploadedFile } from '../../core/blob-store.js';
 import { FileError } from '../../core/errors.js';
@@ -6,8 +7,13 @@ import { detectImageFormat, mimeTypes, type ImageFormat } from '../../provenance
 const PAIR_IMAGE_FORMATS: ImageFormat[] = ['jpeg', 'heif'];
 const IMAGE_ONLY_FORMATS: ImageFormat[] = ['jpeg', 'png', 'webp', 'heif', 'avif', 'tiff', 'gif'];
 
-/** Content decides the format, never the name; a clear 400 says what the file actually is. */
-export function checkImage(file: UploadedFile, pair: boolean): { format: ImageFormat; contentType: string } {
+/**
+ * Content decides the format, never the name; a clear 400 says what the file actually is. A
+ * JPEG's structure is checked as the CLI's pipeline checks it (analysis/image/jpeg-structure):
+ * the staged file is streamed up to the end-of-image marker closing the image, never loaded
+ * whole; data after that marker is accepted (its length is recorded with the analysis).
+ */
+export async function checkImage(file: UploadedFile, pair: boolean): Promise<{ format: ImageFormat; contentType: string }> {
   if (file.staged.size === 0) throw new FileError('UNSUPPORTED_FORMAT', 'The image file is empty (0 bytes).', { suggestion: 'Attach the image file itself.' });
   // Most RAW formats are TIFF containers: look for a RAW first so a CR2 is not taken for a TIFF.
   const raw = detectRawFormat(file.staged.head) ?? detectUnsupportedRaw(file.staged.head);
@@ -19,8 +25,9 @@ export function checkImage(file: UploadedFile, pair: boolean): { format: ImageFo
       suggestion: pair ? 'With a RAW, send the JPEG or HEIF/HEIC rendering in "image" and the RAW in "raw".' : 'Send a JPEG, PNG, WebP, HEIF/HEIC, AVIF, TIFF or GIF.',
     });
   }
-  if (format === 'jpeg' && !(file.staged.tail.at(-2) === 0xff && file.staged.tail.at(-1) === 0xd9)) {
-    throw new FileError('CORRUPT_FILE', 'The JPEG is truncated: it does not end with an end-of-image marker.', { suggestion: 'Upload the complete file.' });
+  if (format === 'jpeg') {
+    const structure = await inspectJpegStream(file.staged.stream(), file.staged.size);
+    if (!structure.ok) throw jpegStructureError(structure);
   }
   return { format, contentType: mimeTypes[format] };
 }

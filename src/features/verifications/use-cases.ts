@@ -84,7 +84,7 @@ export async function createVerification(deps: AppDeps, call: Call, input: Creat
     const imageFile = upload.files.get('image');
     if (!imageFile) throw new RequestValidationError([{ loc: ['body', 'image'], msg: 'Field required.', type: 'missing' }]);
     const rawFile = upload.files.get('raw');
-    const image = checkImage(imageFile, Boolean(rawFile));
+    const image = await checkImage(imageFile, Boolean(rawFile));
     const rawFormat = rawFile ? checkRaw(rawFile) : null;
     const attestationId = upload.fields.attestation_id;
     const attested = { accountId: principal.accountId, imageSha256: imageFile.staged.sha256, rawSha256: rawFile?.staged.sha256 ?? null };

@@ -1,0 +1,175 @@
+/**
+ * The upload checks over real HTTP: JPEG structure (trailing data after the end-of-image marker
+ * accepted and recorded, truncated and hostile files a clear 400) and recognised but unsupported
+ * RAW formats named as such. The variants are built here from the fixtures; there is no CRW
+ * fixture, so a minimal CIFF header is built here too. The expected messages come from the
+ * shared check (src/analysis/image/jpeg-structure.ts, src/analysis/raw/format-detect.ts), which
+ * the CLI test (test/cli/analyze-file-checks.test.ts) compares with the CLI's output.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inspectJpeg, jpegStructureError } from '../../src/analysis/image/jpeg-structure.js';
+import { databaseTargets } from '../support/databases.js';
+import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+
+const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
+const fixture = (name: string) => new Uint8Array(fs.readFileSync(path.join(fixtures, name)));
+const pairJpeg = fixture('pairs/canon_eos_30d_cr2/IMG_5952.camera-preview.jpg');
+const pairRaw = fixture('pairs/canon_eos_30d_cr2/IMG_5952.CR2');
+const concat = (...parts: Uint8Array[]) => new Uint8Array(Buffer.concat(parts));
+
+function noise(length: number, seed = 1): Uint8Array {
+  const bytes = new Uint8Array(length);
+  for (let i = 0; i < length; i++) bytes[i] = (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24;
+  return bytes;
+}
+
+/** A 2 KB trailer that holds SOI/EOI bytes and itself ends with FFD9. */
+const trailer2k = concat(Uint8Array.of(0xff, 0xd8, 0xff, 0xd9), noise(2040), Uint8Array.of(0xff, 0xd9, 0xff, 0xd9));
+
+/** Minimal Canon CRW (no fixture exists): CIFF header "II", length 26, "HEAPCCDR", v1.2, and an empty heap. */
+const crw = concat(Uint8Array.of(0x49, 0x49, 26, 0, 0, 0), Buffer.from('HEAPCCDR', 'latin1'), Uint8Array.of(2, 0, 1, 0), new Uint8Array(8), Uint8Array.of(0, 0, 0, 0, 0, 0));
+const crwMessage = 'Canon CRW is a camera RAW format this service does not support; supported: CR2, CR3, ARW, NEF, DNG, RAF, ORF, RW2, PEF, SRW.';
+
+/** The 30D preview cut in the middle of its entropy-coded data. */
+const cutJpeg = pairJpeg.subarray(0, Math.floor(pairJpeg.length / 2));
+/** A camera JPEG cut right after the end-of-image marker of the thumbnail inside its EXIF (APP1). */
+const cameraJpeg = fixture('images/mei_canon-eos450d.jpg');
+const cutAfterThumbnail = cameraJpeg.subarray(0, Buffer.from(cameraJpeg).indexOf(Buffer.from([0xff, 0xd9])) + 2);
+const truncatedMessage = (bytes: Uint8Array) => {
+  const structure = inspectJpeg(bytes);
+  if (structure.ok) throw new Error('expected an incomplete JPEG');
+  return jpegStructureError(structure).message;
+};
+
+type Part = { field: string; name: string; bytes: Uint8Array };
+
+async function upload(url: string, token: string, parts: Part[]) {
+  const form = new FormData();
+  for (const part of parts) form.append(part.field, new Blob([new Uint8Array(part.bytes)]), part.name);
+  const response = await fetch(`${url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  return { status: response.status, body: await response.json() };
+}
+
+const target = databaseTargets[0]!;
+
+describe('upload file checks over HTTP', () => {
+  let t: TestService;
+  let call: ReturnType<typeof client>;
+  let owner: Awaited<ReturnType<typeof registerAccount>>;
+
+  beforeAll(async () => {
+    t = await startTestService(target, { MAX_UPLOAD_BYTES: String(8 * 1024 * 1024) });
+    call = client(t.url);
+    owner = await registerAccount(call);
+  });
+  afterAll(async () => t?.stop());
+
+  async function waitForTerminal(id: string) {
+    for (let i = 0; i < 240; i++) {
+      const res = await call('GET', `/v1/verifications/${id}`, { token: owner.token });
+      if (res.body.status === 'completed' || res.body.status === 'failed') return res.body;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error(`verification ${id} did not finish`);
+  }
+
+  const blobCount = () => {
+    const walk = (dir: string): number => fs.readdirSync(dir, { withFileTypes: true }).reduce((n, e) => n + (e.isDirectory() ? walk(path.join(dir, e.name)) : 1), 0);
+    return walk(path.join(t.dataDir, 'blobs'));
+  };
+
+  it('a pair whose JPEG has 16 zero bytes after its end-of-image marker is accepted, verified, and the length recorded', async () => {
+    const created = await upload(t.url, owner.token, [
+      { field: 'image', name: 'padded.jpg', bytes: concat(pairJpeg, new Uint8Array(16)) },
+      { field: 'raw', name: 'IMG_5952.CR2', bytes: pairRaw },
+    ]);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const v = await waitForTerminal(created.body.id);
+    expect(v).toMatchObject({ status: 'completed', verification_mode: 'raw_pair', assurance_level: 'verified' });
+    expect(v.image_metadata).toMatchObject({ format: 'jpeg', trailing_bytes: 16, size: pairJpeg.length + 16 });
+  }, 120_000);
+
+  it.each([
+    ['the 30D JPEG with a 2 KB trailer', concat(pairJpeg, trailer2k), 2048],
+    ["the R6's camera preview as written (6 zero bytes after EOI)", fixture('pairs/canon_eos_r6_cr3_pruned/Canon-R6-pruned.preview.jpg'), 6],
+    ['a JPEG without trailing data', pairJpeg, 0],
+  ] as [string, Uint8Array, number][])('image-only: %s is accepted and its trailing length recorded', async (_label, bytes, trailing) => {
+    const created = await upload(t.url, owner.token, [{ field: 'image', name: 'image.jpg', bytes }]);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const v = await waitForTerminal(created.body.id);
+    expect(v).toMatchObject({ status: 'completed', verification_mode: 'image_only' });
+    expect(v.image_metadata).toMatchObject({ format: 'jpeg', trailing_bytes: trailing });
+  }, 60_000);
+
+  it.each([
+    ['a JPEG cut in the middle of its scan', [{ field: 'image', name: 'cut.jpg', bytes: cutJpeg }], 'CORRUPT_FILE', truncatedMessage(cutJpeg)],
+    [
+      'a cut JPEG padded with zeros',
+      [{ field: 'image', name: 'cut.jpg', bytes: concat(cutJpeg, new Uint8Array(16)) }],
+      'CORRUPT_FILE',
+      truncatedMessage(concat(cutJpeg, new Uint8Array(16))),
+    ],
+    [
+      "a camera JPEG cut just after its EXIF thumbnail's FFD9 (the old last-two-bytes check accepted it)",
+      [{ field: 'image', name: 'cut.jpg', bytes: cutAfterThumbnail }],
+      'CORRUPT_FILE',
+      /^The JPEG is truncated: the file ends after \d+ bytes, inside the 0xFFE1 segment/,
+    ],
+    [
+      'a pair whose JPEG is cut',
+      [
+        { field: 'image', name: 'cut.jpg', bytes: cutJpeg },
+        { field: 'raw', name: 'IMG_5952.CR2', bytes: pairRaw },
+      ],
+      'CORRUPT_FILE',
+      truncatedMessage(cutJpeg),
+    ],
+    ["a 'JPEG' of random bytes after SOI", [{ field: 'image', name: 'random.jpg', bytes: concat(Uint8Array.of(0xff, 0xd8, 0xff), noise(3_000_000)) }], 'CORRUPT_FILE', /^The JPEG is damaged: an unknown marker/],
+    [
+      "a 'JPEG' of random bytes after SOI ending with FFD9",
+      [{ field: 'image', name: 'random.jpg', bytes: concat(Uint8Array.of(0xff, 0xd8, 0xff), noise(100_000, 7), Uint8Array.of(0xff, 0xd9)) }],
+      'CORRUPT_FILE',
+      /^The JPEG is damaged/,
+    ],
+    ['SOI followed by 0xFF bytes to the end', [{ field: 'image', name: 'ff.jpg', bytes: concat(Uint8Array.of(0xff, 0xd8), new Uint8Array(3_000_000).fill(0xff)) }], 'CORRUPT_FILE', /^The JPEG is truncated: .*before any image data/],
+    ['a file of 0xFF bytes', [{ field: 'image', name: 'ff.jpg', bytes: new Uint8Array(3_000_000).fill(0xff) }], 'UNSUPPORTED_FORMAT', /not a recognised image file/],
+    [
+      'a Canon CRW as the RAW',
+      [
+        { field: 'image', name: 'IMG_5952.jpg', bytes: pairJpeg },
+        { field: 'raw', name: 'CRW_0001.CRW', bytes: crw },
+      ],
+      'UNSUPPORTED_FORMAT',
+      crwMessage,
+    ],
+    ['a Canon CRW as the image', [{ field: 'image', name: 'CRW_0001.jpg', bytes: crw }], 'UNSUPPORTED_FORMAT', 'The image part is a camera RAW (Canon CRW), which is not accepted for image-only verification.'],
+  ] as [string, Part[], string, string | RegExp][])('rejects %s with a clear 400, storing nothing', async (_label, parts, code, message) => {
+    await t.settled();
+    const events = await t.eventCount();
+    const blobs = blobCount();
+    const started = Date.now();
+    const res = await upload(t.url, owner.token, parts);
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.detail.error_code).toBe(code);
+    if (typeof message === 'string') expect(res.body.detail.message).toBe(message);
+    else expect(res.body.detail.message).toMatch(message);
+    expect(res.body.detail.suggestion).toEqual(expect.any(String));
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await t.eventCount()).toBe(events);
+    expect(blobCount()).toBe(blobs);
+  });
+
+  it('the CRW refusal names the supported formats in its details too', async () => {
+    const res = await upload(t.url, owner.token, [
+      { field: 'image', name: 'IMG_5952.jpg', bytes: pairJpeg },
+      { field: 'raw', name: 'CRW_0001.CRW', bytes: crw },
+    ]);
+    expect(res.body.detail).toMatchObject({
+      error_code: 'UNSUPPORTED_FORMAT',
+      suggestion: expect.stringContaining('image-only'),
+      details: { detected: 'Canon CRW', supported: ['CR2', 'CR3', 'ARW', 'NEF', 'DNG', 'RAF', 'ORF', 'RW2', 'PEF', 'SRW'] },
+    });
+  });
+});
