@@ -11,7 +11,7 @@ const commands: Record<string, { summary: string; load: () => Promise<CommandMod
     load: () => import('./commands/analyze.js'),
   },
   credentials: {
-    summary: "Check a file's C2PA Content Credentials and print the verdict and evidence",
+    summary: "Check a file's C2PA Content Credentials: verdict and evidence, trusted as the service does (C2PA_* variables, --data-dir DIR or DATA_DIR)",
     load: () => import('./commands/credentials.js'),
   },
   verify: {

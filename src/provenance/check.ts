@@ -15,7 +15,7 @@ import {
 import { detectImageFormat, mimeTypes, type ImageFormat } from './format.js';
 import { metadataAiDeclarations } from './metadata-declarations.js';
 import { readManifestStore, type ReadOutcome, type SignerTrust } from './read.js';
-import { emptyBuckets, type StatusBuckets, type ValidationState } from './status.js';
+import { collectStatuses, emptyBuckets, failureCodes, nonInvalidating, type StatusBuckets, type ValidationState } from './status.js';
 import type { TrustAnchors } from './trust.js';
 import { decideVerdict, type CredentialOutcome } from './verdict.js';
 
@@ -31,7 +31,18 @@ export interface EvidenceReport {
   manifest_count: number;
   claim_generator?: string;
   actions: ActionSummary[];
-  ingredients: Array<{ title?: string; format?: string; relationship?: string; has_manifest: boolean }>;
+  ingredients: Array<{
+    title?: string;
+    format?: string;
+    relationship?: string;
+    has_manifest: boolean;
+    /**
+     * Failures the signer recorded for the ingredient when it took it. They are the signer's
+     * knowledge at signing time, not a change since: c2pa-rs leaves them out of the ingredient
+     * deltas (and of the state), and so does the verdict. Failures found now are in status_codes.
+     */
+    recorded_failures: string[];
+  }>;
   ai_declarations: AiDeclaration[];
   remote_manifest_url?: string;
   error?: string;
@@ -42,6 +53,22 @@ export interface CredentialsReport {
   verdict_reason: VerdictReason;
   assurance_level: AssuranceLevel;
   evidence_report: EvidenceReport;
+}
+
+/**
+ * The invalidating failures recorded in an ingredient assertion: v3 ingredients keep buckets,
+ * older ones a flat list that holds only problems. An untrusted signer is not one.
+ */
+function recordedFailures(ingredient: { validation_status?: unknown; validation_results?: unknown }): string[] {
+  const codes = ingredient.validation_results
+    ? collectStatuses(ingredient.validation_results).failure.map((s) => s.code)
+    : Array.isArray(ingredient.validation_status)
+      ? ingredient.validation_status.flatMap((s: unknown) => {
+          const code = (s as { code?: unknown } | null)?.code;
+          return typeof code === 'string' ? [code] : [];
+        })
+      : [];
+  return [...new Set(codes.filter((code) => !nonInvalidating(code)))];
 }
 
 function evidenceFrom(format: ImageFormat, outcome: ReadOutcome): Omit<EvidenceReport, 'ai_declarations'> {
@@ -75,6 +102,7 @@ function evidenceFrom(format: ImageFormat, outcome: ReadOutcome): Omit<EvidenceR
           format: i.format,
           relationship: i.relationship,
           has_manifest: Boolean(i.active_manifest),
+          recorded_failures: recordedFailures(i),
         })),
       };
     }
@@ -99,12 +127,14 @@ export async function checkCredentials(bytes: Uint8Array, anchors: TrustAnchors)
   const outcome = await readManifestStore(bytes, mimeTypes[format], anchors);
   const evidence = evidenceFrom(format, outcome);
   const c2paDeclarations = outcome.kind === 'manifest' ? manifestAiDeclarations(outcome.store) : [];
-  // Unsigned metadata only decides when there is no manifest, but is reported either way.
+  // Unsigned metadata is read whatever the manifest says: a declaration of AI counts wherever it is written.
   const metadataDeclarations = await metadataAiDeclarations(bytes, format);
   const timestampTrusted = evidence.timestamp?.trusted ?? false;
+  const failures = outcome.kind === 'manifest' ? failureCodes(outcome.statuses) : { active: [], ingredients: [] };
   const result = decideVerdict({
     outcome: outcome.kind,
-    failureCodes: outcome.kind === 'manifest' ? outcome.statuses.failure.filter((s) => s.scope === 'active').map((s) => s.code) : [],
+    failureCodes: failures.active,
+    ingredientFailureCodes: failures.ingredients,
     signerTrust: outcome.kind === 'manifest' ? outcome.signerTrust : 'unchecked',
     timestampTrusted,
     c2paAiDeclarations: c2paDeclarations,

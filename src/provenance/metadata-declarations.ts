@@ -1,22 +1,22 @@
 /**
  * AI self-declarations outside C2PA: IPTC/XMP DigitalSourceType, text chunks that image
  * generators write into PNGs (Stable Diffusion web UIs' "parameters", ComfyUI's "prompt" and
- * "workflow", InvokeAI, NovelAI...), and EXIF Software / XMP CreatorTool naming a generator.
- * Unsigned: anyone can write or strip them, so they only ever support `self_declared_ai`.
+ * "workflow", InvokeAI, NovelAI...), EXIF Software / XMP CreatorTool and XMP history
+ * softwareAgent naming a generator. Unsigned: anyone can write or strip them, so they only
+ * ever support `self_declared_ai`; they count whether or not the file also has a manifest.
  */
 import { inflateSync } from 'node:zlib';
 import exifr from 'exifr';
-import { generativeSourceTypes, type AiDeclaration } from './declarations.js';
+import { GENERATOR_NAMES, generativeSourceTypes, type AiDeclaration } from './declarations.js';
 import type { ImageFormat } from './format.js';
 
 /** PNG text keys written by known generators. */
 const GENERATOR_PNG_KEYS = new Set(['parameters', 'prompt', 'workflow', 'dream', 'sd-metadata', 'invokeai_metadata', 'generation_data']);
-/** Software / CreatorTool values naming an image generator. */
-const GENERATOR_SOFTWARE =
-  /midjourney|dall[\s·-]?e|stable[\s-]?diffusion|novelai|firefly|imagen|leonardo\.ai|ideogram|automatic1111|comfyui|invokeai|flux\.1|gpt-image/i;
 const MAX_TEXT_CHUNK = 1 << 20;
 
 const XMP_DST = /DigitalSourceType[^\n]{0,200}?cv\.iptc\.org\/newscodes\/digitalsourcetype\/(\w+)/g;
+/** xmpMM:History events name the tool of each step: `stEvt:softwareAgent="..."` or as an element. */
+const XMP_SOFTWARE_AGENT = /stEvt:softwareAgent(?:\s*=\s*["']([^"'<>]{1,200})["']|>([^<]{1,200})<)/g;
 
 function xmpDeclarations(text: string): AiDeclaration[] {
   const found: AiDeclaration[] = [];
@@ -25,6 +25,10 @@ function xmpDeclarations(text: string): AiDeclaration[] {
     if (generativeSourceTypes.has(term)) {
       found.push({ sourceType: term, source: 'xmp', location: 'Iptc4xmpExt:DigitalSourceType' });
     }
+  }
+  for (const match of text.matchAll(XMP_SOFTWARE_AGENT)) {
+    const agent = (match[1] ?? match[2] ?? '').trim();
+    if (GENERATOR_NAMES.test(agent)) found.push({ sourceType: agent, source: 'xmp_software_agent', location: 'xmpMM:History stEvt:softwareAgent' });
   }
   return found;
 }
@@ -79,7 +83,7 @@ async function softwareDeclarations(bytes: Uint8Array): Promise<AiDeclaration[]>
   const found: AiDeclaration[] = [];
   for (const field of ['Software', 'CreatorTool'] as const) {
     const value = tags?.[field];
-    if (typeof value === 'string' && GENERATOR_SOFTWARE.test(value)) {
+    if (typeof value === 'string' && GENERATOR_NAMES.test(value)) {
       found.push({ sourceType: value, source: 'exif_software', location: field });
     }
   }
@@ -95,7 +99,7 @@ export async function metadataAiDeclarations(bytes: Uint8Array, format: ImageFor
       if (key === 'XML:com.adobe.xmp') declarations.push(...xmpDeclarations(value));
       else if (GENERATOR_PNG_KEYS.has(key.toLowerCase())) {
         declarations.push({ sourceType: 'generator', source: 'png_text', location: key });
-      } else if (key === 'Software' && GENERATOR_SOFTWARE.test(value)) {
+      } else if (key === 'Software' && GENERATOR_NAMES.test(value)) {
         declarations.push({ sourceType: value, source: 'png_text', location: key });
       }
     }

@@ -26,7 +26,10 @@ export interface Manifest {
     format?: string;
     relationship?: string;
     active_manifest?: string;
+    /** Failures the ingredient had when the signer took it (v1/v2 ingredients): a list of statuses. */
     validation_status?: unknown;
+    /** The same for v3 ingredients: success / informational / failure buckets with deltas. */
+    validation_results?: unknown;
   }>;
   signature_info?: { alg?: string; issuer?: string; common_name?: string; cert_serial_number?: string; time?: string };
 }

@@ -86,6 +86,8 @@ export interface IngredientInput {
 /**
  * Signs `image` with an arbitrary manifest definition. The building block of
  * signVerifiedImage; tests use it to produce credentials with other declarations.
+ * `verifyAfterSign: false` skips c2pa-rs's check of its own output, so tests can produce the
+ * credentials real signers produce and c2pa-rs rejects (e.g. a certificate outside the profile).
  */
 export async function signManifest(
   image: Uint8Array,
@@ -93,9 +95,11 @@ export async function signManifest(
   definition: Record<string, unknown>,
   signer: SignerConfig,
   ingredients: IngredientInput[] = [],
+  options: { verifyAfterSign?: boolean } = {},
 ): Promise<Uint8Array> {
   const { WasmBuilder } = c2paWasm();
-  const builder = WasmBuilder.fromJson(JSON.stringify(definition), JSON.stringify({ verify: { remote_manifest_fetch: false, ocsp_fetch: false } }));
+  const settings = { verify: { remote_manifest_fetch: false, ocsp_fetch: false, ...(options.verifyAfterSign === false ? { verify_after_sign: false } : {}) } };
+  const builder = WasmBuilder.fromJson(JSON.stringify(definition), JSON.stringify(settings));
   try {
     for (const ingredient of ingredients) {
       const json = JSON.stringify(ingredient.definition);

@@ -61,12 +61,25 @@ export function collectStatuses(validationResults: unknown): StatusBuckets {
  * Failures that do not make a manifest Invalid: an untrusted signer only withholds `Trusted`,
  * and CAWG identity assertions are validated separately from the C2PA claim.
  */
-const nonInvalidating = (code: string): boolean =>
+export const nonInvalidating = (code: string): boolean =>
   code === 'signingCredential.untrusted' || code.startsWith('cawg.');
 
+/**
+ * As c2pa-rs computes `validation_state`: any invalidating failure of the active manifest or of
+ * an ingredient delta (a failure in an ingredient's manifest that the active manifest's signer
+ * did not record when it took the ingredient) makes the store Invalid; only the active
+ * manifest's own signer decides `Trusted`.
+ */
 export function computeValidationState(buckets: StatusBuckets): ValidationState {
-  const active = (s: StatusCode) => s.scope === 'active';
-  if (buckets.failure.some((s) => active(s) && !nonInvalidating(s.code))) return 'Invalid';
-  if (buckets.success.some((s) => active(s) && s.code === 'signingCredential.trusted')) return 'Trusted';
+  if (buckets.failure.some((s) => !nonInvalidating(s.code))) return 'Invalid';
+  if (buckets.success.some((s) => s.scope === 'active' && s.code === 'signingCredential.trusted')) return 'Trusted';
   return 'Valid';
+}
+
+/** Failure codes of the active manifest and of the ingredient deltas, each in reading order. */
+export function failureCodes(buckets: StatusBuckets): { active: string[]; ingredients: string[] } {
+  return {
+    active: buckets.failure.filter((s) => s.scope === 'active').map((s) => s.code),
+    ingredients: buckets.failure.filter((s) => s.scope !== 'active').map((s) => s.code),
+  };
 }

@@ -19,6 +19,11 @@ export interface VerdictInput {
   outcome: CredentialOutcome;
   /** Active-manifest failure codes (empty without a manifest). */
   failureCodes: string[];
+  /**
+   * Failure codes of ingredient manifests that c2pa-rs reports as deltas: failures the active
+   * manifest's signer did not record when it took the ingredient (empty without a manifest).
+   */
+  ingredientFailureCodes: string[];
   signerTrust: SignerTrust;
   timestampTrusted: boolean;
   /** Generative declarations inside the manifest store (signed). */
@@ -41,33 +46,39 @@ const isTamperCode = (code: string): boolean =>
   code === 'assertion.missing' ||
   code === 'assertion.hashedURI.missing' ||
   code === 'ingredient.manifest.missing' ||
+  code === 'ingredient.manifest.mismatch' ||
+  code === 'ingredient.claimSignature.missing' ||
+  code === 'ingredient.claimSignature.mismatch' ||
   code === 'claim.missing' ||
   code === 'manifest.missing';
 
-/** The signature or its credential cannot be relied on, independent of content changes. */
-const isSignatureCode = (code: string): boolean =>
-  code.startsWith('claimSignature.') ||
-  code === 'signingCredential.invalid' ||
-  code === 'signingCredential.revoked' ||
-  code === 'algorithm.unsupported';
+/** The claim no longer matches its signature: whatever it declares cannot be attributed to anyone. */
+const isClaimSignatureCode = (code: string): boolean => code.startsWith('claimSignature.');
+
+/** The signing credential cannot be relied on, independent of content changes. */
+const isCredentialCode = (code: string): boolean =>
+  code === 'signingCredential.invalid' || code === 'signingCredential.revoked' || code === 'algorithm.unsupported';
 
 const IGNORED_FAILURES = new Set(['signingCredential.untrusted', 'signingCredential.expired']);
 
+const metadataVerdict = (declarations: AiDeclaration[]) =>
+  ({
+    verdict: 'self_declared_ai' as const,
+    verdict_reason: declarations.some((d) => d.source === 'xmp') ? ('iptc_digital_source_type' as const) : ('generator_metadata' as const),
+  });
+
 function decide(input: VerdictInput): Omit<VerdictResult, 'assurance_level'> {
   const unrated = (verdict_reason: VerdictReason) => ({ verdict: 'unrated' as const, verdict_reason });
+  const metadataAi = input.metadataAiDeclarations.length > 0;
   switch (input.outcome) {
-    case 'no_manifest': {
-      const declarations = input.metadataAiDeclarations;
-      if (declarations.some((d) => d.source === 'xmp')) return { verdict: 'self_declared_ai', verdict_reason: 'iptc_digital_source_type' };
-      if (declarations.length > 0) return { verdict: 'self_declared_ai', verdict_reason: 'generator_metadata' };
-      return unrated('unrated_no_evidence');
-    }
+    case 'no_manifest':
+      return metadataAi ? metadataVerdict(input.metadataAiDeclarations) : unrated('unrated_no_evidence');
     case 'unknown_algorithm':
-      return unrated('invalid_signature');
+      return metadataAi ? metadataVerdict(input.metadataAiDeclarations) : unrated('invalid_signature');
     case 'remote_manifest':
     case 'prerelease':
     case 'unreadable':
-      return unrated('unrated_indeterminate');
+      return metadataAi ? metadataVerdict(input.metadataAiDeclarations) : unrated('unrated_indeterminate');
     case 'manifest':
       break;
     default: {
@@ -75,21 +86,26 @@ function decide(input: VerdictInput): Omit<VerdictResult, 'assurance_level'> {
       throw new TypeError(`unhandled outcome ${String(unhandled)}`);
     }
   }
-  const failures = input.failureCodes.filter((c) => !c.startsWith('cawg.'));
+  // Active and ingredient failures weigh alike: c2pa-rs reports either as Invalid.
+  const failures = [...input.failureCodes, ...input.ingredientFailureCodes].filter((c) => !c.startsWith('cawg.'));
   if (failures.some(isTamperCode)) return { verdict: 'modified_after_signing', verdict_reason: 'tampered' };
-  if (failures.some((c) => c.startsWith('claimSignature.'))) {
-    return { verdict: 'modified_after_signing', verdict_reason: 'invalid_signature' };
-  }
-  if (failures.some(isSignatureCode)) return unrated('invalid_signature');
-  if (failures.some((c) => !IGNORED_FAILURES.has(c) && !isTamperCode(c) && !isSignatureCode(c))) {
-    return unrated('unrated_indeterminate');
-  }
+  if (failures.some(isClaimSignatureCode)) return { verdict: 'modified_after_signing', verdict_reason: 'invalid_signature' };
+  const expiredUntimed =
+    (input.failureCodes.includes('signingCredential.expired') && !input.timestampTrusted) ||
+    input.ingredientFailureCodes.includes('signingCredential.expired');
+  const otherFailures = failures.filter((c) => !IGNORED_FAILURES.has(c) && !isCredentialCode(c));
+  // A declaration of AI in an intact manifest counts whoever signed it: the signer's trust and
+  // the credential's validity only decide whether it is ai_declared or self-declared.
   if (input.c2paAiDeclarations.length > 0) {
-    return input.signerTrust === 'trusted'
+    const reliable = input.signerTrust === 'trusted' && !failures.some(isCredentialCode) && otherFailures.length === 0 && !expiredUntimed;
+    return reliable
       ? { verdict: 'ai_declared', verdict_reason: 'c2pa_generative_declared' }
       : { verdict: 'self_declared_ai', verdict_reason: 'untrusted_signer_generative' };
   }
-  if (failures.includes('signingCredential.expired') && !input.timestampTrusted) return unrated('no_trusted_timestamp');
+  if (metadataAi) return metadataVerdict(input.metadataAiDeclarations);
+  if (failures.some(isCredentialCode)) return unrated('invalid_signature');
+  if (otherFailures.length > 0) return unrated('unrated_indeterminate');
+  if (expiredUntimed) return unrated('no_trusted_timestamp');
   if (input.signerTrust === 'unchecked') return unrated('trust_unverified');
   if (input.signerTrust !== 'trusted') return unrated('untrusted_signer');
   if (input.captureKind === 'none') return unrated('no_capture_claim');

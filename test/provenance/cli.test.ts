@@ -26,6 +26,14 @@ describe('photoverify credentials', { timeout: 60_000 }, () => {
     expect(report.evidence_report.validation_state).toBe('Invalid');
   });
 
+  it('--help names the trust settings it shares with the service', () => {
+    const result = run('--help');
+    expect(result.status).toBe(0);
+    for (const name of ['--data-dir', 'DATA_DIR', 'C2PA_TRUST_ANCHORS', 'C2PA_TSA_TRUST_ANCHORS', 'C2PA_LEGACY_TRUST_ANCHORS', 'C2PA_SIGNING_KEY']) {
+      expect(result.stdout).toContain(name);
+    }
+  });
+
   it('exits 2 on errors', () => {
     expect(run('/nonexistent/file.jpg').status).toBe(2);
     expect(run(fixture('SOURCES.md')).status).toBe(2);

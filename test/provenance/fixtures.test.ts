@@ -5,13 +5,15 @@ import { readManifestStore } from '../../src/provenance/read.js';
 import { noTrustAnchors } from '../../src/provenance/trust.js';
 import { detectImageFormat, mimeTypes } from '../../src/provenance/format.js';
 import { fixture } from './helpers/paths.js';
+import { pythonAvailable, pythonSkipReason, referenceRead } from './helpers/reference.js';
 
 // No trust anchors are configured here (no official list is available offline), so every
 // valid signer is `unchecked`: see docs/verdicts.md for the verdicts with anchors.
 type Row = [file: string, state: string | undefined, verdict: string, reason: string, extra?: string];
 const c2paTable: Row[] = [
   ['jsl_c2pa-actions-1.2.png', 'Valid', 'unrated', 'trust_unverified'],
-  ['jsl_firefly-1.jpg', 'Valid', 'unrated', 'trust_unverified'],
+  // Firefly 1.0 wrote no digitalSourceType, but its claim generator and com.adobe.generative-ai assertion declare it.
+  ['jsl_firefly-1.jpg', 'Valid', 'self_declared_ai', 'untrusted_signer_generative', 'c2pa.claim_generator'],
   ['jsl_gen-fill.jpg', 'Valid', 'self_declared_ai', 'untrusted_signer_generative'],
   ['ms_DALL-E_cloud_surfing_puppy.webp', 'Valid', 'self_declared_ai', 'untrusted_signer_generative', 'c2pa.ingredient'],
   ['ms_cards_expired_without_timestamp.jpg', 'Invalid', 'unrated', 'no_trusted_timestamp'],
@@ -56,7 +58,7 @@ describe('shared C2PA fixtures', () => {
     expect(report.evidence_report.validation_state).toBe(state);
     expect([report.verdict, report.verdict_reason]).toEqual([verdict, reason]);
     expect(report.assurance_level).toBe(verdict === 'modified_after_signing' ? 'flagged' : 'unrated');
-    if (extra === 'c2pa.ingredient') expect(report.evidence_report.ai_declarations.map((d) => d.source)).toContain('c2pa.ingredient');
+    if (extra?.startsWith('c2pa.')) expect(report.evidence_report.ai_declarations.map((d) => d.source)).toContain(extra);
     else if (extra) expect(report.evidence_report.outcome).toBe(extra);
     if (state) {
       // Every status carries its explanation; failures imply Invalid except trust/CAWG ones.
@@ -75,6 +77,35 @@ describe('shared C2PA fixtures', () => {
       if (outcome.kind === 'manifest') expect([file, outcome.state]).toEqual([file, outcome.reportedState]);
     }
   });
+
+  it.runIf(pythonAvailable)('c2pa-python (reference) reports the same state and failures, active and ingredient, on every file', async () => {
+    const readerErrors: Record<string, RegExp> = {
+      no_manifest: /ManifestNotFound/,
+      remote_manifest: /Remote/,
+      unknown_algorithm: /unknown algorithm/i,
+      prerelease: /prerelease/i,
+    };
+    const sorted = (codes: string[] | undefined) => [...(codes ?? [])].sort();
+    for (const [file] of c2paTable) {
+      const bytes = readFileSync(fixture('c2pa', file));
+      const mime = mimeTypes[detectImageFormat(bytes)!];
+      const ours = await readManifestStore(bytes, mime, noTrustAnchors);
+      const reference = referenceRead(bytes, mime);
+      if (ours.kind !== 'manifest') {
+        expect([file, reference.error]).toEqual([file, expect.stringMatching(readerErrors[ours.kind] ?? /^$/)]);
+        continue;
+      }
+      const active = ours.statuses.failure.filter((s) => s.scope === 'active').map((s) => s.code);
+      const ingredients = ours.statuses.failure.filter((s) => s.scope !== 'active').map((s) => s.code);
+      expect([file, ours.state, sorted(active), sorted(ingredients)]).toEqual([
+        file,
+        reference.validation_state,
+        sorted(reference.failures),
+        sorted(reference.ingredient_failures),
+      ]);
+    }
+  });
+  it.skipIf(pythonAvailable)(`SKIPPED: c2pa-python cross-check of the C2PA fixtures: ${pythonSkipReason}`, () => {});
 
   it('reports the remote manifest URL without fetching it', async () => {
     const report = await checkCredentials(readFileSync(fixture('c2pa', 'rs_cloud_remote_manifest.jpg')), noTrustAnchors);

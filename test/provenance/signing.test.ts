@@ -94,7 +94,7 @@ describe('signVerifiedImage', () => {
     expect(trusted.assurance_level).toBe('provenance');
     expect(trusted.evidence_report.signer).toMatchObject({ trust: 'trusted', algorithm: 'Es256' });
     expect(trusted.evidence_report.ingredients).toEqual([
-      { title: 'IMG_5952.CR2', format: 'image/x-canon-cr2', relationship: 'parentOf', has_manifest: false },
+      { title: 'IMG_5952.CR2', format: 'image/x-canon-cr2', relationship: 'parentOf', has_manifest: false, recorded_failures: [] },
     ]);
   });
 

@@ -11,6 +11,7 @@ import { fixture } from './helpers/paths.js';
 const base: VerdictInput = {
   outcome: 'manifest',
   failureCodes: [],
+  ingredientFailureCodes: [],
   signerTrust: 'trusted',
   timestampTrusted: false,
   c2paAiDeclarations: [],
@@ -41,6 +42,29 @@ describe('decideVerdict (pure table)', () => {
     ['no manifest, XMP AI', { outcome: 'no_manifest', metadataAiDeclarations: [{ ...ai, source: 'xmp' }] }, 'self_declared_ai', 'iptc_digital_source_type', 'unrated'],
     ['no manifest, generator text', { outcome: 'no_manifest', metadataAiDeclarations: [{ ...ai, source: 'png_text' }] }, 'self_declared_ai', 'generator_metadata', 'unrated'],
     ['no manifest, nothing', { outcome: 'no_manifest' }, 'unrated', 'unrated_no_evidence', 'unrated'],
+    // Ingredient failures (c2pa-rs: Invalid) weigh like the active manifest's own.
+    ['ingredient assertion mismatch, trusted capture', { ingredientFailureCodes: ['signingCredential.untrusted', 'assertion.hashedURI.mismatch'] }, 'modified_after_signing', 'tampered', 'flagged'],
+    ['ingredient missing', { ingredientFailureCodes: ['ingredient.manifest.missing'] }, 'modified_after_signing', 'tampered', 'flagged'],
+    ['ingredient claim signature mismatch', { ingredientFailureCodes: ['claimSignature.mismatch'] }, 'modified_after_signing', 'invalid_signature', 'flagged'],
+    ['ingredient signature and assertion (issue 10)', { ingredientFailureCodes: ['claimSignature.mismatch', 'assertion.hashedURI.mismatch'] }, 'modified_after_signing', 'tampered', 'flagged'],
+    ['ingredient credential invalid', { ingredientFailureCodes: ['signingCredential.invalid'] }, 'unrated', 'invalid_signature', 'unrated'],
+    ['ingredient credential expired', { ingredientFailureCodes: ['signingCredential.expired'] }, 'unrated', 'no_trusted_timestamp', 'unrated'],
+    ['ingredient unclassified failure', { ingredientFailureCodes: ['general.error'] }, 'unrated', 'unrated_indeterminate', 'unrated'],
+    ['ingredient signer untrusted only', { ingredientFailureCodes: ['signingCredential.untrusted'] }, 'provenance_verified', 'c2pa_trusted_capture', 'provenance'],
+    // AI declarations count whatever the credential's validity; only tampering comes first.
+    ['AI under an invalid credential (Bing Image Creator)', { c2paAiDeclarations: [ai], failureCodes: ['signingCredential.untrusted', 'signingCredential.invalid'], signerTrust: 'unchecked' }, 'self_declared_ai', 'untrusted_signer_generative', 'unrated'],
+    ['AI by a trusted but revoked credential', { c2paAiDeclarations: [ai], failureCodes: ['signingCredential.revoked'] }, 'self_declared_ai', 'untrusted_signer_generative', 'unrated'],
+    ['AI by a trusted, expired credential without trusted timestamp', { c2paAiDeclarations: [ai], failureCodes: ['signingCredential.expired'] }, 'self_declared_ai', 'untrusted_signer_generative', 'unrated'],
+    ['AI by a trusted signer with a broken ingredient credential', { c2paAiDeclarations: [ai], ingredientFailureCodes: ['signingCredential.invalid'] }, 'self_declared_ai', 'untrusted_signer_generative', 'unrated'],
+    ['AI with an unclassified failure', { c2paAiDeclarations: [ai], failureCodes: ['general.error'], signerTrust: 'untrusted' }, 'self_declared_ai', 'untrusted_signer_generative', 'unrated'],
+    ['AI, content changed after signing', { c2paAiDeclarations: [ai], failureCodes: ['assertion.dataHash.mismatch'] }, 'modified_after_signing', 'tampered', 'flagged'],
+    ['AI, claim signature broken', { c2paAiDeclarations: [ai], failureCodes: ['claimSignature.mismatch'] }, 'modified_after_signing', 'invalid_signature', 'flagged'],
+    ['AI in a manifest and in XMP: the signed one decides', { c2paAiDeclarations: [ai], metadataAiDeclarations: [{ ...ai, source: 'xmp' }] }, 'ai_declared', 'c2pa_generative_declared', 'unrated'],
+    ['XMP AI beside a trusted capture manifest', { metadataAiDeclarations: [{ ...ai, source: 'xmp' }] }, 'self_declared_ai', 'iptc_digital_source_type', 'unrated'],
+    ['generator metadata beside an invalid credential', { metadataAiDeclarations: [{ ...ai, source: 'exif_software' }], failureCodes: ['signingCredential.invalid'] }, 'self_declared_ai', 'generator_metadata', 'unrated'],
+    ['XMP AI beside a tampered manifest', { metadataAiDeclarations: [{ ...ai, source: 'xmp' }], failureCodes: ['assertion.dataHash.mismatch'] }, 'modified_after_signing', 'tampered', 'flagged'],
+    ['XMP AI, manifest with an unknown algorithm', { outcome: 'unknown_algorithm', metadataAiDeclarations: [{ ...ai, source: 'xmp' }] }, 'self_declared_ai', 'iptc_digital_source_type', 'unrated'],
+    ['generator metadata, remote manifest', { outcome: 'remote_manifest', metadataAiDeclarations: [{ ...ai, source: 'png_text' }] }, 'self_declared_ai', 'generator_metadata', 'unrated'],
   ])('%s', (_name, patch, verdict, reason, assurance) => {
     expect(decideVerdict({ ...base, ...patch })).toEqual({ verdict, verdict_reason: reason, assurance_level: assurance });
   });

@@ -1,8 +1,26 @@
-/** `photoverify credentials FILE [--json] [--trust-anchors PEM]... [--tsa-anchors PEM]... [--legacy-anchors PEM]...` */
+/**
+ * `photoverify credentials FILE [--json] [--data-dir DIR] [--trust-anchors PEM]... [--tsa-anchors PEM]... [--legacy-anchors PEM]...`
+ *
+ * Trust comes from the service's own settings, loaded by the service's own function
+ * (provenance/trust-config.ts): C2PA_TRUST_ANCHORS, C2PA_TSA_TRUST_ANCHORS,
+ * C2PA_LEGACY_TRUST_ANCHORS, C2PA_SIGNING_KEY/CHAIN, and with `--data-dir` (or DATA_DIR) the
+ * development CA of that data directory. Run with the service's environment, it gives the
+ * service's verdict. The `--*-anchors` options add PEM files to the lists from the environment.
+ */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { AppError } from '../../core/errors.js';
 import type { CredentialsReport } from '../../provenance/check.js';
+
+const usage = 'Usage: photoverify credentials FILE [--json] [--data-dir DIR] [--trust-anchors PEM]... [--tsa-anchors PEM]... [--legacy-anchors PEM]...\n';
+const help = `
+Trust is configured as for the service, from the same environment variables:
+  C2PA_TRUST_ANCHORS, C2PA_TSA_TRUST_ANCHORS, C2PA_LEGACY_TRUST_ANCHORS   comma-separated PEM files
+  C2PA_SIGNING_KEY, C2PA_SIGNING_CHAIN                                     when set, no development CA is used
+  --data-dir DIR (or DATA_DIR)   the service's data directory: its development CA is a signer anchor
+                                 (created there on first use when missing, as the service does)
+  --trust-anchors, --tsa-anchors, --legacy-anchors PEM   add files to the lists from the environment
+`;
 
 function printHuman(file: string, report: CredentialsReport): void {
   const e = report.evidence_report;
@@ -19,7 +37,9 @@ function printHuman(file: string, report: CredentialsReport): void {
   if (e.claim_generator) lines.push(`Generator:   ${e.claim_generator}`);
   if (e.actions.length > 0) {
     lines.push('Actions:');
-    for (const a of e.actions) lines.push(`  - ${a.action}${a.digitalSourceType ? ` [${a.digitalSourceType}]` : ''}${a.softwareAgent ? ` by ${a.softwareAgent}` : ''}`);
+    for (const a of e.actions) {
+      lines.push(`  - ${a.action}${a.digitalSourceType ? ` [${a.digitalSourceType}]` : ''}${a.softwareAgent ? ` by ${a.softwareAgent}` : ''}${a.description ? `: "${a.description}"` : ''}`);
+    }
   }
   if (e.ingredients.length > 0) {
     lines.push('Ingredients:');
@@ -45,6 +65,8 @@ export async function run(argv: string[]): Promise<number> {
       allowPositionals: true,
       options: {
         json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+        'data-dir': { type: 'string' },
         'trust-anchors': { type: 'string', multiple: true, default: [] },
         'tsa-anchors': { type: 'string', multiple: true, default: [] },
         'legacy-anchors': { type: 'string', multiple: true, default: [] },
@@ -54,19 +76,32 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`photoverify credentials: ${error instanceof Error ? error.message : String(error)}\n`);
     return 2;
   }
+  if (parsed.values.help) {
+    process.stdout.write(`${usage}${help}`);
+    return 0;
+  }
   const file = parsed.positionals[0];
   if (!file || parsed.positionals.length > 1) {
-    process.stderr.write('Usage: photoverify credentials FILE [--json] [--trust-anchors PEM] [--tsa-anchors PEM] [--legacy-anchors PEM]\n');
+    process.stderr.write(usage);
     return 2;
   }
   try {
     // The C2PA reader (wasm) loads only when a file is to be checked.
-    const [{ checkCredentials }, { loadTrustAnchors }] = await Promise.all([import('../../provenance/check.js'), import('../../provenance/trust.js')]);
-    const anchors = await loadTrustAnchors({
-      signerAnchorFiles: parsed.values['trust-anchors'],
-      tsaAnchorFiles: parsed.values['tsa-anchors'],
-      legacySignerAnchorFiles: parsed.values['legacy-anchors'],
-    });
+    const [{ checkCredentials }, { loadTrustConfiguration }] = await Promise.all([
+      import('../../provenance/check.js'),
+      import('../../provenance/trust-config.js'),
+    ]);
+    const env = process.env;
+    const list = (fromEnv: string | undefined, fromOptions: string[]) => [fromEnv, ...fromOptions].filter(Boolean).join(',');
+    const { trust: anchors } = await loadTrustConfiguration(
+      {
+        ...env,
+        C2PA_TRUST_ANCHORS: list(env.C2PA_TRUST_ANCHORS, parsed.values['trust-anchors']),
+        C2PA_TSA_TRUST_ANCHORS: list(env.C2PA_TSA_TRUST_ANCHORS, parsed.values['tsa-anchors']),
+        C2PA_LEGACY_TRUST_ANCHORS: list(env.C2PA_LEGACY_TRUST_ANCHORS, parsed.values['legacy-anchors']),
+      },
+      { dataDir: parsed.values['data-dir'] ?? (env.DATA_DIR?.trim() || undefined) },
+    );
     const report = await checkCredentials(new Uint8Array(await readFile(file)), anchors);
     if (parsed.values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     else printHuman(file, report);
