@@ -8,6 +8,7 @@ import { attestationsModule } from './features/attestations/module.js';
 import { auditModule } from './features/audit/module.js';
 import { blobsModule } from './features/blobs/module.js';
 import { healthModule } from './features/health/module.js';
+import { mailModule } from './features/mail/module.js';
 import { usageModule } from './features/usage/module.js';
 import { verificationsModule } from './features/verifications/module.js';
 
@@ -21,6 +22,7 @@ export const modules: readonly FeatureModule[] = [
   usageModule,
   verificationsModule,
   blobsModule,
+  mailModule,
 ];
 
 export const allProjectors: readonly Projector[] = modules.flatMap((m) => m.projectors ?? []);

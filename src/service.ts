@@ -19,6 +19,7 @@ import { KeyedLock } from './core/keyed-lock.js';
 import { decoyHash } from './features/accounts/passwords.js';
 import { loadTrustConfiguration } from './provenance/trust-config.js';
 import { configuredOrPersistedSecret } from './core/secrets.js';
+import { createMailer } from './adapters/mail/index.js';
 
 export interface Service {
   deps: AppDeps;
@@ -75,6 +76,7 @@ export async function startService(config: Config, options: { logger?: Logger; i
     streamLocks: new KeyedLock(),
     trust,
     signer,
+    mailer: createMailer(config),
   };
   // Every module's workflows with their activities; both engines run the same list.
   const releases: (() => Promise<void>)[] = [];
@@ -128,6 +130,7 @@ export async function startService(config: Config, options: { logger?: Logger; i
       await workflows.stop(); // running activities finish; runs stay recorded for the next start
       log.info('workflow steps drained');
       for (const release of releases) await release();
+      await base.mailer.close();
       await projections.stop();
       await store.close();
       await db.close();

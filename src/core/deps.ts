@@ -14,6 +14,7 @@ import type { KeyedLock } from './keyed-lock.js';
 import type { SignerConfig } from '../provenance/signer-config.js';
 import type { TrustAnchors } from '../provenance/trust.js';
 import type { RateLimiter } from './rate-limit.js';
+import type { Mailer } from './mail.js';
 
 /** Everything the use cases need, built once by the composition root (src/service.ts). */
 export interface AppDeps {
@@ -47,6 +48,8 @@ export interface AppDeps {
   signer: () => Promise<SignerConfig>;
   /** Serialises this process's writers of contended streams (monthly usage). */
   streamLocks: KeyedLock;
+  /** Outgoing mail: SMTP, or the file outbox (only the mail delivery workflow sends; others call queueMail). */
+  mailer: Mailer;
 }
 
 /**

@@ -1,0 +1,103 @@
+import { systemContext } from '../../core/commands.js';
+import { foldStream, runCommand, type CommandContext } from '../../core/decider.js';
+import type { Config } from '../../core/config.js';
+import type { EventStore } from '../../core/event-store.js';
+import { MailSendError, type Mailer } from '../../core/mail.js';
+import type { ActivityContext, ActivityImplementations, RetryPolicy } from '../../core/workflow.js';
+import type { Logger } from 'pino';
+import { mailDecider, mailStream, type AttemptFailure, type MailCommand, type MailMessageState } from './decider.js';
+import type { DeliveryStep, MailDeliveryActivities } from './workflow.js';
+
+export interface MailActivityDeps {
+  store: EventStore;
+  mailer: Mailer;
+  log: Logger;
+  now: () => Date;
+  config: Pick<Config, 'PROCESSING_REGION'>;
+  /** Between attempts, and how many in all. */
+  policy: RetryPolicy;
+  /** Something was appended: the read models look now. */
+  onAppended?: () => void;
+}
+
+/** SMTP_URL's back-off: MAIL_RETRY_INITIAL_MS doubling up to an hour, MAIL_DELIVERY_ATTEMPTS in all (D-029). */
+export function mailRetryPolicy(config: Pick<Config, 'MAIL_RETRY_INITIAL_MS' | 'MAIL_DELIVERY_ATTEMPTS'>): RetryPolicy {
+  return { initialIntervalMs: config.MAIL_RETRY_INITIAL_MS, backoffCoefficient: 2, maximumIntervalMs: 60 * 60_000, maximumAttempts: config.MAIL_DELIVERY_ATTEMPTS };
+}
+
+/** Recording the outcome of a send that happened must outlast a short database outage: a lost MailSent means a resend. */
+const RECORD_OUTCOME_ATTEMPTS = 8;
+
+export function createMailActivities(deps: MailActivityDeps): ActivityImplementations<MailDeliveryActivities> {
+  const context = (state: MailMessageState): CommandContext =>
+    systemContext(deps, { actor: { type: 'system', id: 'mail-delivery' }, correlationId: state.mailId, accountId: state.accountId });
+
+  const run = async (state: MailMessageState, command: MailCommand) => {
+    const outcome = await runCommand(deps.store, mailStream(state.mailId), mailDecider, command, context(state));
+    if (outcome.position !== null) deps.onAppended?.();
+    return outcome.events;
+  };
+
+  /** The outcome of a send, recorded with patience: failing here leaves the attempt open (a resend after restart). */
+  const recordOutcome = async (state: MailMessageState, command: MailCommand) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await run(state, command);
+      } catch (error) {
+        if (attempt >= RECORD_OUTCOME_ATTEMPTS) throw error;
+        deps.log.warn({ err: error, mail: state.mailId, attempt }, 'could not record the outcome of a mail delivery attempt; trying again');
+        await new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** (attempt - 1), 10_000)));
+      }
+    }
+  };
+
+  return {
+    async deliver(activity: ActivityContext, id: string): Promise<DeliveryStep> {
+      const { state } = await foldStream(deps.store, mailStream(id), mailDecider);
+      if (state.status === 'none') {
+        deps.log.error({ mail: id }, 'mail delivery started for a message never queued');
+        return { outcome: 'missing' };
+      }
+      if (state.status !== 'pending') return { outcome: state.status };
+      const now = deps.now();
+      if (state.retryAt && now < state.retryAt) return { outcome: 'retry', retryAt: state.retryAt.getTime() };
+      if (state.attemptOpen) {
+        // The last attempt has no outcome: the process running it died (or it is still running
+        // elsewhere, which the expected count below settles). Its message may or may not have
+        // reached the server; sending again is the safe side for a notification (D-029).
+        deps.log.warn({ mail: id, attempt: state.attempts }, 'mail delivery attempt was interrupted; sending again');
+      }
+
+      const started = await run(state, { type: 'StartAttempt', expected_attempts: state.attempts, transport: deps.mailer.kind, policy: deps.policy, now });
+      const decided = started[0];
+      if (!decided) return { outcome: 'retry', retryAt: now.getTime() + 1_000 }; // another worker moved it on: look again
+      if (decided.type === 'MailDeliveryFailed') return { outcome: 'failed' };
+      if (decided.type !== 'MailSendAttempted') throw new Error(`StartAttempt decided ${decided.type}`);
+      const attempt = decided.data.attempt;
+
+      let response: string;
+      try {
+        ({ response } = await deps.mailer.send(
+          { messageId: state.messageId, from: state.from, to: state.to, subject: state.subject, text: state.text, html: state.html, date: state.queuedAt },
+          { signal: activity.signal },
+        ));
+      } catch (error) {
+        // Cancelled from outside (timeout, shutdown): its outcome is unknown, the attempt stays open.
+        if (activity.signal.aborted) throw error;
+        const failure = asFailure(error);
+        deps.log.warn({ mail: id, attempt, error: failure.error, permanent: failure.permanent }, 'mail delivery attempt failed');
+        const recorded = await recordOutcome(state, { type: 'RecordAttemptFailed', attempt, failure, policy: deps.policy, now: deps.now() });
+        const event = recorded[0];
+        if (event?.type === 'MailAttemptFailed') return { outcome: 'retry', retryAt: Date.parse(event.data.retry_at) };
+        return { outcome: 'failed' };
+      }
+      await recordOutcome(state, { type: 'RecordSent', attempt, transport: deps.mailer.kind, response, now: deps.now() });
+      return { outcome: 'sent' };
+    },
+  };
+}
+
+function asFailure(error: unknown): AttemptFailure {
+  if (error instanceof MailSendError) return { error: error.message, smtp_code: error.details.responseCode, permanent: error.permanent };
+  return { error: (error as Error)?.message ?? String(error), smtp_code: null, permanent: false };
+}

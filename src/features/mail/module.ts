@@ -1,0 +1,28 @@
+import type { WorkflowDeps } from '../../core/deps.js';
+import type { FeatureModule } from '../../core/module.js';
+import { registerWorkflow } from '../../core/workflow.js';
+import { createMailActivities, mailRetryPolicy } from './activities.js';
+import { mailEvents } from './events.js';
+import { mailMessagesProjector } from './projection.js';
+import { mailDeliveryWorkflow } from './workflow.js';
+
+/** Outgoing e-mail: queued by other features (use-cases.ts: queueMail), delivered by a workflow. No routes of its own. */
+export const mailModule: FeatureModule = {
+  name: 'mail',
+  events: [mailEvents],
+  projectors: [mailMessagesProjector],
+  workflows: mailWorkflows,
+};
+
+function mailWorkflows(deps: WorkflowDeps) {
+  const activities = createMailActivities({
+    store: deps.store,
+    mailer: deps.mailer,
+    log: deps.log,
+    now: deps.now,
+    config: deps.config,
+    policy: mailRetryPolicy(deps.config),
+    onAppended: () => deps.readModels.poke(),
+  });
+  return [registerWorkflow(mailDeliveryWorkflow, activities)];
+}
