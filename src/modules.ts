@@ -9,6 +9,7 @@ import { auditModule } from './features/audit/module.js';
 import { blobsModule } from './features/blobs/module.js';
 import { healthModule } from './features/health/module.js';
 import { mailModule } from './features/mail/module.js';
+import { sharingModule } from './features/sharing/module.js';
 import { usageModule } from './features/usage/module.js';
 import { verificationsModule } from './features/verifications/module.js';
 
@@ -21,6 +22,7 @@ export const modules: readonly FeatureModule[] = [
   attestationsModule,
   usageModule,
   verificationsModule,
+  sharingModule,
   blobsModule,
   mailModule,
 ];

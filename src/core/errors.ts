@@ -30,8 +30,6 @@ export const coreErrors = {
  * when that feature arrives. docs/errors.md marks them reserved.
  */
 export const reservedErrors = {
-  INVALID_FORMAT: 400,
-  SHARE_NOT_FOUND: 400,
   ACCOUNT_NAME_REQUIRED: 400,
   BUDGET_EXCEEDED: 402,
   NOT_ENTITLED: 403,

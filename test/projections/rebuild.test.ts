@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allProjectors } from '../../src/modules.js';
 import { ProjectionGapError, ProjectionRunner } from '../../src/adapters/db/projection-runner.js';
+import { openSharedReport } from '../../src/features/sharing/use-cases.js';
 import { databaseTargets } from '../support/databases.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 
@@ -48,6 +49,15 @@ for (const target of databaseTargets) {
         const created = await fetch(`${t.url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form(i !== 2) }).then((r) => r.json());
         const anonymous = await fetch(`${t.url}/v1/verifications/`, { method: 'POST', body: form(false) }).then((r) => r.json());
         await t.settled();
+        // Sharing: a share with invitations and views (i = 2), one removed (i = 1), one whose verification is deleted (i = 0).
+        const share = `/v1/verifications/${created.id}/share`;
+        const link = await call('POST', share, { token, json: { access_type: 'restricted' } });
+        await call('POST', `${share}/invites`, { token, json: { email: `judge${i}@example.eu` } });
+        await call('POST', `${share}/invites`, { token, json: { email: `editor${i}@example.eu` } });
+        await call('DELETE', `${share}/invites`, { token, json: { email: `judge${i}@example.eu` } });
+        await call('POST', share, { token, json: { access_type: 'anyone_with_link' } });
+        for (const visitorKey of ['a', 'b', 'a']) await openSharedReport(t.service.deps, { token: link.body.share_url.split('/').pop(), viewer: null, visitorKey });
+        if (i === 1) await call('DELETE', share, { token });
         if (i === 0) await call('DELETE', `/v1/verifications/${created.id}`, { token });
         if (i === 1) await call('POST', '/v1/verifications/claim', { token, json: { anonymous_user_id: anonymous.anonymous_user_id } });
       }
@@ -62,6 +72,9 @@ for (const target of databaseTargets) {
       expect(before.verifications).toHaveLength(5);
       expect(before.verification_results!.length).toBeGreaterThan(10);
       expect(before.usage_meterings).toHaveLength(2);
+      expect(before.shares).toHaveLength(1);
+      expect(before.share_invites).toHaveLength(1);
+      expect(before.share_views).toHaveLength(4);
       await t.service.projections.rebuild();
       expect(await snapshot(t)).toEqual(before);
     });

@@ -7,6 +7,7 @@ import type { ErrorStatuses } from '../../core/errors.js';
 import { bindRoute, documentRoute } from './route.js';
 import { errorMiddleware, notFoundHandler } from './error-middleware.js';
 import { buildDocument, createRegistry } from './openapi.js';
+import { withoutLinkTokensInRequest } from '../../features/sharing/tokens.js';
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
 
 /** The REST door: every module's routes, bound to express and documented in /openapi.json. */
@@ -31,6 +32,8 @@ export function createApp(
         return id;
       },
       redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'],
+      // Share links carry their token (and an invitee's proof) in the URL: never logged.
+      serializers: { req: withoutLinkTokensInRequest },
       customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     }),
   );

@@ -1,0 +1,14 @@
+import type { FeatureModule } from '../../core/module.js';
+import { sharingErrors } from './errors.js';
+import { shareEvents, shareViewEvents } from './events.js';
+import { sharesProjector } from './projection.js';
+import { sharingRoutes } from './routes.js';
+
+/** Sharing: report links (anyone with the link, or restricted to invited addresses), invitations by e-mail, view analytics. */
+export const sharingModule: FeatureModule = {
+  name: 'sharing',
+  events: [shareEvents, shareViewEvents],
+  projectors: [sharesProjector],
+  routes: sharingRoutes,
+  errors: sharingErrors,
+};

@@ -1,0 +1,123 @@
+import { jsonColumn } from '../../core/json.js';
+import { isoDate } from '../../core/schemas.js';
+import { imageOf, rawOf, renditionsOf, type ResultRow, type VerificationRow } from '../verifications/queries.js';
+import type { AccessType } from './events.js';
+
+/** How a viewer came to see a shared report. */
+export type ViewerAccess = 'owner' | 'link' | 'invitation';
+
+/**
+ * A verification as a shared report shows it (spec 2.3: "shows results but hides account
+ * information and internal IDs"): no verification, account, user or result ids, no e-mail
+ * addresses, no blob keys or URLs that embed them. Files are named by kind; the report page
+ * serves them through openSharedFile, behind the same access check.
+ */
+export interface SharedReport {
+  name: string;
+  short_code: string;
+  status: VerificationRow['status'];
+  failure_reason: string | null;
+  verification_mode: 'raw_pair' | 'image_only';
+  result: boolean | null;
+  result_confidence: number;
+  assurance_level: VerificationRow['assurance_level'];
+  assurance_reason: string | null;
+  verdict: VerificationRow['verdict'];
+  verdict_reason: VerificationRow['verdict_reason'];
+  capture_verified: boolean | null;
+  evidence_report: Record<string, unknown> | null;
+  raw_metadata: Record<string, unknown>;
+  image_metadata: Record<string, unknown>;
+  rendition_info: Record<string, unknown>;
+  rendition_corrected_info: Record<string, unknown>;
+  /** One per analysis, oldest first. */
+  results: { analysis: string; result: boolean | null; confidence_score: number; details: Record<string, unknown>; recorded_at: string }[];
+  image_photo_hash: string;
+  raw_photo_hash: string;
+  /** Attestation facts, when the photo came with a capture attestation (device ids and location left out). */
+  capture: { attestation_validated: boolean; security_score: number | null; integrity_score: number | null } | null;
+  /** The verification date (server side, UTC). */
+  created_at: string;
+  updated_at: string;
+  /** Where the analysis ran (from the events that recorded it). */
+  processing_region: string | null;
+  /** Which files openSharedFile can serve for this report. */
+  files: Record<SharedFileKind, boolean>;
+  access_type: AccessType;
+  /** 'owner' (not counted as a view), 'link' or 'invitation'. */
+  viewer: ViewerAccess;
+}
+
+export const sharedFileKinds = ['image', 'thumbnail', 'badge', 'heatmap', 'raw_reference'] as const;
+export type SharedFileKind = (typeof sharedFileKinds)[number];
+
+const object = (value: unknown): Record<string, unknown> => jsonColumn<Record<string, unknown> | null>(value) ?? {};
+
+/** The blob behind a file kind, with the same rules as the owner's endpoints (badge: completed and authentic only). */
+export function sharedFileOf(row: VerificationRow, kind: SharedFileKind): { blob_key: string; content_type: string } | undefined {
+  const renditions = renditionsOf(row);
+  switch (kind) {
+    case 'image': {
+      const image = imageOf(row);
+      return renditions.signed_image ?? { blob_key: image.blob_key, content_type: image.content_type };
+    }
+    case 'thumbnail':
+      return renditions.thumbnail;
+    case 'badge':
+      return row.status === 'completed' && row.result === true ? renditions.badge : undefined;
+    case 'heatmap':
+      return renditions.heatmap;
+    case 'raw_reference':
+      return renditions.raw_reference;
+  }
+}
+
+export function toSharedReport(
+  row: VerificationRow,
+  results: ResultRow[],
+  extra: { processingRegion: string | null; accessType: AccessType; viewer: ViewerAccess },
+): SharedReport {
+  const raw = rawOf(row);
+  const capture = row.capture ? object(row.capture) : null;
+  return {
+    name: row.name,
+    short_code: row.short_code,
+    status: row.status,
+    failure_reason: row.failure_reason ?? null,
+    verification_mode: row.verification_mode,
+    result: row.result ?? null,
+    result_confidence: Number(row.result_confidence ?? 0),
+    assurance_level: row.assurance_level ?? null,
+    assurance_reason: row.assurance_reason ?? null,
+    verdict: row.verdict ?? null,
+    verdict_reason: row.verdict_reason ?? null,
+    capture_verified: row.capture_verified ?? null,
+    evidence_report: row.evidence_report ? object(row.evidence_report) : null,
+    raw_metadata: object(row.raw_metadata),
+    image_metadata: object(row.image_metadata),
+    rendition_info: object(row.rendition_info),
+    rendition_corrected_info: object(row.rendition_corrected_info),
+    results: results.map((r) => ({
+      analysis: r.analysis,
+      result: r.result,
+      confidence_score: Number(r.confidence_score),
+      details: object(r.details),
+      recorded_at: isoDate(r.created_at)!,
+    })),
+    image_photo_hash: `sha256:${imageOf(row).sha256}`,
+    raw_photo_hash: raw ? `sha256:${raw.sha256}` : '',
+    capture: capture
+      ? {
+          attestation_validated: capture.attestation_validated === true,
+          security_score: typeof capture.security_score === 'number' ? capture.security_score : null,
+          integrity_score: typeof capture.integrity_score === 'number' ? capture.integrity_score : null,
+        }
+      : null,
+    created_at: isoDate(row.created_at)!,
+    updated_at: isoDate(row.updated_at)!,
+    processing_region: extra.processingRegion,
+    files: Object.fromEntries(sharedFileKinds.map((kind) => [kind, Boolean(sharedFileOf(row, kind))])) as Record<SharedFileKind, boolean>,
+    access_type: extra.accessType,
+    viewer: extra.viewer,
+  };
+}
