@@ -7,7 +7,10 @@
  *   pairs, which get verdict `unrated` / `unrated_indeterminate` (the evidence cannot decide).
  * - `provisional`: the pixels correspond and nothing contradicts, but the RAW is not proven
  *   original sensor data (converter-written DNG, or integrity undecided). `result` stays true,
- *   `capture_verified` false, no badge (rule 4).
+ *   `capture_verified` false, no badge (rule 4). Integrity undecided while a pixel analysis or
+ *   the recapture check is undecided too grades `unrated`: nothing is proven either way.
+ * - `flagged` for the RAW itself only when raw_integrity is false, which it is only on positive
+ *   evidence of fabrication; an encoding it cannot read leaves it null (never flagged).
  * - `result` (legacy) is true for verified and provisional, false otherwise.
  * - `result_confidence` is the mean export similarity: SSIM, pHash similarity (1 − d/63) and
  *   histogram similarity, whichever were computed; 0 when none were.
@@ -61,7 +64,9 @@ export function gradePair(results: AnalysisResult[], facts: GradingFacts = {}): 
   }
   const integrity = by.get('raw_integrity');
   if (integrity?.result === false && !facts.rawConverted) {
-    return grade('flagged', 'The RAW does not hold real sensor data.');
+    // raw_integrity is false only on evidence of fabrication (docs/analysis.md, "Flag only on
+    // positive evidence"); statistics that do not fit for reasons of encoding leave it null.
+    return grade('flagged', `The RAW does not hold real sensor data${evidenceOf(integrity)}.`);
   }
   if (pixelFailures.length) {
     return grade('flagged', `The image does not correspond to the RAW's pixels (${pixelFailures.join(', ')}).`);
@@ -75,10 +80,31 @@ export function gradePair(results: AnalysisResult[], facts: GradingFacts = {}): 
     return grade('provisional', 'The image matches the RAW, but the RAW was written by a converter and is not original sensor data.');
   }
   if (integrity?.result !== true) {
-    return grade('provisional', 'The image matches the RAW, but the RAW could not be confirmed as original sensor data.');
+    const why = undecidedOf(integrity);
+    const open = [...pixelAnalyses, 'recapture' as const].filter((name) => by.get(name)?.result !== true);
+    if (open.length) {
+      return grade('unrated', `The RAW could not be confirmed as original sensor data${why}, and ${open.join(', ')} could not be decided: the pair cannot be rated.`);
+    }
+    return grade('provisional', `The image matches the RAW, but the RAW could not be confirmed as original sensor data${why}.`);
   }
   const exifNote = by.get('exif')?.result === true ? '' : ' (no EXIF to compare; advisory)';
   return grade('verified', `The RAW holds real sensor data and the image is a faithful rendering of it${exifNote}.`);
+}
+
+/** The failed checks named by raw_integrity, for the assurance reason. */
+function evidenceOf(integrity: AnalysisResult): string {
+  const checks = integrity.details.checks as Record<string, { verdict?: string }> | undefined;
+  const failed = checks ? Object.entries(checks).filter(([, c]) => c.verdict === 'fail').map(([name]) => name) : [];
+  return failed.length ? ` (evidence: ${failed.join(', ')})` : '';
+}
+
+/** Why raw_integrity stayed undecided (its checks that did not pass), for the assurance reason. */
+function undecidedOf(integrity: AnalysisResult | undefined): string {
+  const checks = integrity?.details.checks as Record<string, { verdict?: string }> | undefined;
+  const core = integrity?.details.coreChecks as string[] | undefined;
+  if (!checks || !core) return '';
+  const open = core.filter((name) => checks[name]?.verdict !== 'pass');
+  return open.length ? ` (undecided: ${open.join(', ')}; the numbers are in its details)` : '';
 }
 
 function resultConfidence(by: Map<AnalysisName, AnalysisResult>): number {

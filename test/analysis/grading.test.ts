@@ -47,6 +47,24 @@ describe('gradePair (spec section 1 grading rules)', () => {
     else expect(g.verdict).toBeNull();
   });
 
+  it('integrity undecided while another analysis is undecided too grades unrated, never flagged', () => {
+    const integrity = r('raw_integrity', null, { checks: { photon_transfer: { verdict: 'undecided' }, noise_whiteness: { verdict: 'pass' } }, coreChecks: ['photon_transfer', 'noise_whiteness'] });
+    const g = gradePair([integrity, ...genuine({ processing_chain: null }).slice(1)]);
+    expect(g.assurance_level).toBe('unrated');
+    expect(g.assurance_reason).toMatch(/photon_transfer/);
+    expect(g.assurance_reason).toMatch(/processing_chain/);
+    const provisional = gradePair([integrity, ...genuine().slice(1)]);
+    expect(provisional.assurance_level).toBe('provisional');
+    expect(provisional.assurance_reason).toMatch(/undecided: photon_transfer/);
+  });
+
+  it('a RAW flagged for fabrication names the evidence', () => {
+    const integrity = r('raw_integrity', false, { checks: { interpolation_periodicity: { verdict: 'fail' }, photon_transfer: { verdict: 'undecided' } } });
+    const g = gradePair([integrity, ...genuine().slice(1)]);
+    expect(g.assurance_level).toBe('flagged');
+    expect(g.assurance_reason).toBe('The RAW does not hold real sensor data (evidence: interpolation_periodicity).');
+  });
+
   it('names the undecodable variant (rule 3)', () => {
     expect(gradePair([], { unsupportedVariant: { format: 'DNG', variant: 'VC-5' } }).assurance_reason).toContain('VC-5');
   });

@@ -4,6 +4,7 @@
  * rather than failing), and which compression variant it uses. Pure byte inspection.
  */
 import type { RawFormat } from '../types.js';
+import { readDngLevels } from './dng-levels.js';
 import { imageExtent, readTiff, Tag, tagNumber, tagText, type ImageDataExtent, type TiffFile } from './tiff.js';
 
 /**
@@ -149,6 +150,10 @@ function inspectTiffBased(bytes: Uint8Array, format: RawFormat | 'KDC'): Contain
     facts.photometric = photometric === 32803 ? 'CFA' : photometric === 34892 ? 'LinearRaw' : photometric;
   }
   if (extent.width > 0 && extent.height > 0) Object.assign(facts, { storedWidth: extent.width, storedHeight: extent.height });
+  if (dngIfd) {
+    const levels = readDngLevels(bytes, tiff, extent.ifd);
+    if (levels) facts.dngLevels = levels;
+  }
   if (extent.endsAt > bytes.length) {
     return { facts, problem: truncated(bytes.length, `the sensor image (${extent.ifd.path})`, extent.endsAt) };
   }

@@ -10,18 +10,34 @@ import type { SensorData } from './decode.js';
 import { measureMosaic, type MosaicStats } from './sensor-stats.js';
 
 export const integrityThresholds = {
-  /** Same-plane residual correlation above this = noise is not white (smoothed/interpolated). White noise: -0.4. */
-  maxSamePlaneResidualCorrelation: -0.15,
+  /**
+   * Same-plane residual correlation: white noise gives -0.4. At most -0.1 passes (genuine data
+   * reached -0.14: GoPro's wavelet codec correlates noise a little); above -0.04 fails (noise
+   * shared between neighbours: smoothed or interpolated planes); between is undecided.
+   */
+  maxSamePlaneResidualCorrelation: -0.1,
+  failSamePlaneResidualCorrelation: -0.04,
   /** Residual correlation of adjacent different-colour pixels above this = colours share sources (demosaiced). */
   maxCrossPlaneResidualCorrelation: 0.3,
   /** Even/odd residual energy ratio above this = interpolation periodicity (upscaled planes). */
   maxInterpolationPeriodicity: 1.5,
   /** Exact-duplicate neighbours above this multiple of what the noise predicts = duplicated pixels. */
   maxDuplicateExcess: 8,
+  /**
+   * Textured 16x16-pixel blocks found again, sample for sample, at one displacement: this many
+   * or more = a region of the mosaic was copied (real sensor noise never repeats; genuine
+   * files showed 0).
+   */
+  maxRepeatedBlocks: 3,
   /** Noise-vs-signal line must explain at least this much of the band variance to be read. */
   minPhotonTransferR2: 0.8,
-  /** The fitted read-noise variance (intercept, DN^2) may dip below 0 by estimator noise, not by more. */
-  minReadVariance: -1,
+  /**
+   * The fitted read-noise variance (intercept) may dip below 0 by estimator noise: by up to this
+   * fraction of the darkest band's variance (at least 1 DN^2). Beyond, the line meets zero noise
+   * above the declared black level: the black level or the linearisation is not what the file
+   * says, and the fit is undecided (never a fail: it is an encoding question, not fabrication).
+   */
+  readVarianceTolerance: 0.5,
   /** Fewest brightness bands for a photon-transfer fit. */
   minBands: 4,
   /**
@@ -30,11 +46,19 @@ export const integrityThresholds = {
    * (large-pixel full frame); the bounds leave a factor of 2 and 1.5 of room.
    */
   saturationElectronsAtIso100: [1_500, 150_000] as [number, number],
-  /** Without ISO: shot-noise variance at the brightest band must at least equal the read noise. */
+  /**
+   * Without ISO: shot-noise variance over the signal span, relative to the read noise. At least
+   * 1 passes; below 0.3 (noise practically independent of signal) fails; between is undecided.
+   */
   minShotToReadNoise: 1,
+  failShotToReadNoise: 0.3,
+  /** A fit without any shot-noise term accuses only over at least this many decades of signal. */
+  minDecadesForNoShotNoise: 1.5,
   /** Darkest-band noise variance / optical-black variance (the same read noise, measured twice). */
   readNoiseRatio: [0.35, 3] as [number, number],
-  /** |optical black mean - black level| above max(this, 2% of range) = implausible black level. */
+  /** Read noise is compared only when the codes near black are finer than this many noise sigmas. */
+  maxStepToReadSigma: 1,
+  /** |optical black mean - black level| above max(this, 2% of range) = the declared black level is off (undecided). */
   maxBlackMismatch: 3,
   /** R/G and B/G both within this of 1 = the planes are indistinguishable (greyscale posed as CFA). */
   minPlaneContrast: 0.02,
@@ -42,6 +66,13 @@ export const integrityThresholds = {
   maxGreenImbalance: 0.1,
   /** Flat patches needed before noise statistics are read. */
   minFlatPatches: 200,
+  /**
+   * Flat patches count as noise-dominated when the photon-transfer fit holds, or when the bands
+   * follow one power law (log-log R² at least this) with a noise-like exponent (at most
+   * maxNoiseExponent; texture gives ~2).
+   */
+  minLogLogR2: 0.9,
+  maxNoiseExponent: 1.2,
 } as const;
 
 type Verdict = 'pass' | 'fail' | 'undecided';
@@ -56,7 +87,7 @@ interface Check {
 }
 
 /** Checks that must all pass for a positive verdict. */
-const coreChecks = ['container_origin', 'black_level', 'photon_transfer', 'noise_whiteness', 'cross_colour_independence', 'interpolation_periodicity', 'duplicate_pixels'] as const;
+const coreChecks = ['container_origin', 'black_level', 'photon_transfer', 'noise_whiteness', 'cross_colour_independence', 'interpolation_periodicity', 'duplicate_pixels', 'duplicated_regions'] as const;
 
 const clamp01 = (v: number): number => Math.min(1, Math.max(0, v));
 const round = (v: number, digits = 4): number => (Number.isFinite(v) ? Number(v.toFixed(digits)) : v);
@@ -74,7 +105,12 @@ function containerOrigin(raw: SensorData): Check {
     };
   }
   if (c.sensorCompression === 34892) {
-    return { verdict: 'fail', reason: 'the sensor data is lossy-compressed (DNG 1.4 lossy JPEG): original sensor values are not preserved', measured, thresholds };
+    return {
+      verdict: 'undecided',
+      reason: 'the sensor data is lossy-compressed (DNG 1.4 lossy JPEG): the noise statistics the other checks read are not preserved',
+      measured,
+      thresholds,
+    };
   }
   return { verdict: 'pass', reason: 'the mosaic is read from the sensor image of the container', measured, thresholds, margin: 1 };
 }
@@ -86,14 +122,19 @@ function blackLevel(raw: SensorData): Check {
   const thresholds = { blackBelowFractionOfWhite: 0.5, maxOpticalBlackMismatch: allowed };
   const measured: Record<string, unknown> = { blackLevel: raw.blackLevel, whiteLevel: raw.whiteLevel };
   if (!(raw.blackLevel >= 0 && raw.blackLevel < 0.5 * raw.whiteLevel)) {
-    return { verdict: 'fail', reason: `black level ${raw.blackLevel} is implausible for white level ${raw.whiteLevel}`, measured, thresholds };
+    return { verdict: 'undecided', reason: `black level ${raw.blackLevel} is implausible for white level ${raw.whiteLevel}: the levels the file declares do not fit its data`, measured, thresholds };
   }
   if (!optical) return { verdict: 'pass', reason: 'black level is within range (no masked pixels to cross-check)', measured, thresholds, margin: 0.5 };
   const mean = optical.mean.reduce((a, b) => a + b, 0) / optical.mean.length;
   const mismatch = Math.abs(mean - raw.blackLevel);
   Object.assign(measured, { opticalBlackMean: round(mean, 2), opticalBlackStd: optical.std.map((s) => round(s, 3)), mismatch: round(mismatch, 2) });
   if (mismatch > allowed) {
-    return { verdict: 'fail', reason: `the masked (optically black) pixels average ${round(mean, 1)}, far from the declared black level ${raw.blackLevel}`, measured, thresholds };
+    return {
+      verdict: 'undecided',
+      reason: `the masked (optically black) pixels average ${round(mean, 1)}, far from the declared black level ${raw.blackLevel}: the declared level is not the sensor's`,
+      measured,
+      thresholds,
+    };
   }
   return { verdict: 'pass', reason: 'the masked pixels confirm the declared black level', measured, thresholds, margin: clamp01(1 - mismatch / allowed) };
 }
@@ -101,43 +142,99 @@ function blackLevel(raw: SensorData): Check {
 function photonTransfer(raw: SensorData, stats: MosaicStats, iso: number | undefined): Check {
   const t = integrityThresholds;
   const fit = stats.photonTransfer;
-  const thresholds = { minR2: t.minPhotonTransferR2, minBands: t.minBands, minReadVariance: t.minReadVariance, saturationElectronsAtIso100: t.saturationElectronsAtIso100, minShotToReadNoise: t.minShotToReadNoise };
+  const enc = stats.encoding;
+  const thresholds = {
+    minR2: t.minPhotonTransferR2,
+    minBands: t.minBands,
+    readVarianceTolerance: t.readVarianceTolerance,
+    saturationElectronsAtIso100: t.saturationElectronsAtIso100,
+    minShotToReadNoise: t.minShotToReadNoise,
+    failShotToReadNoise: t.failShotToReadNoise,
+  };
   const measured: Record<string, unknown> = {
     bands: stats.bands.map((b) => ({ signal: round(b.signal, 1), variance: round(b.variance, 2), patches: b.patches })),
-    fit: fit && { gainDnPerElectron: round(fit.gain, 5), readVariance: round(fit.readVariance, 3), r2: round(fit.r2, 4), signalSpan: round(fit.signalSpan, 1) },
+    fit: fit && {
+      model: fit.model,
+      logLogExponent: fit.logLog && round(fit.logLog.slope, 3),
+      gainDnPerElectron: round(fit.gain, 5),
+      readVariance: round(fit.readVariance, 3),
+      prnu: round(fit.prnu, 8),
+      r2: round(fit.r2, 4),
+      signalSpan: round(fit.signalSpan, 1),
+      bandsUsed: fit.bandsUsed,
+      ...(fit.excludedAbove === undefined ? {} : { excludedAbove: round(fit.excludedAbove, 1) }),
+    },
+    levels: { declaredWhite: raw.whiteLevel, effectiveWhite: enc.effectiveWhite, saturation: enc.saturation, dataMaximum: enc.dataMaximum, black: raw.channelBlack ?? raw.blackLevel },
   };
-  if (!fit || stats.bands.length < t.minBands) {
-    return { verdict: 'undecided', reason: 'too few brightness levels with flat areas to read the noise-vs-signal relation', measured, thresholds };
+  const undecided = (reason: string): Check => ({ verdict: 'undecided', reason, measured, thresholds });
+  if (lossyContainer(raw)) return undecided('the sensor data is lossy-compressed: its noise is not the sensor\'s');
+  if (!fit || fit.bandsUsed < t.minBands) {
+    return undecided('too few brightness levels with flat areas to read the noise-vs-signal relation');
   }
   if (fit.r2 < t.minPhotonTransferR2) {
-    return { verdict: 'undecided', reason: `noise does not follow a line against signal (R² ${round(fit.r2, 3)}): texture or a non-linear encoding dominates, so shot noise cannot be read`, measured, thresholds };
+    return undecided(`noise does not follow the photon-transfer curve against signal (R² ${round(fit.r2, 3)}): texture, lossy compression or a non-linear encoding dominates, so shot noise cannot be read`);
   }
-  if (fit.gain <= 0) {
-    return { verdict: 'fail', reason: 'noise does not grow with signal: no photon shot noise, as in synthetic or denoised data', measured, thresholds };
+  const slope = fit.logLog?.slope;
+  if (slope === undefined || !(slope > 0) || slope > t.maxNoiseExponent) {
+    return undecided(`the variance of the flat areas grows with signal as scene texture does (power ${slope === undefined ? '-' : round(slope, 2)}), not as noise (at most ${t.maxNoiseExponent}): shot noise cannot be read`);
   }
-  if (fit.readVariance < t.minReadVariance) {
-    return { verdict: 'fail', reason: 'the fitted read noise is negative: noise grows faster than linearly with signal, as in tone-mapped or re-encoded data', measured, thresholds };
+  const darkest = stats.bands[0]!.variance;
+  const tolerance = Math.max(1, t.readVarianceTolerance * darkest);
+  if (fit.readVariance < -tolerance) {
+    const offset = fit.gain > 0 ? -fit.readVariance / fit.gain : undefined;
+    if (offset !== undefined) measured.zeroNoiseSignal = round(offset, 1);
+    return undecided(
+      `the fitted read noise is negative (${round(fit.readVariance, 1)} DN², beyond the ${round(tolerance, 1)} the fit's uncertainty allows)${offset === undefined ? '' : `: the noise line reaches zero ${round(offset, 1)} DN above the declared black level`}, so the black level or the linearisation is not what the file declares`,
+    );
   }
-  const shotToRead = (fit.gain * fit.signalSpan) / Math.max(fit.readVariance, 1e-6);
+  const read = Math.max(fit.readVariance, 0);
+  const shotToRead = (fit.gain * fit.signalSpan) / Math.max(read, 1e-6);
+  // Leaving out the falling bright bands adapts the fit to an encoding: it may confirm shot
+  // noise, never accuse.
+  const adapted = fit.excludedAbove !== undefined;
   measured.shotToReadNoise = round(shotToRead, 3);
+  if (fit.gain === 0) {
+    // Only a constant and a quadratic term fit: no shot noise at all. Accuse only when the bands
+    // span enough signal for the linear and quadratic terms to be told apart.
+    const decades = Math.log10(Math.max(...stats.bands.slice(0, fit.bandsUsed).map((b) => b.signal)) / Math.max(stats.bands[0]!.signal, 1e-9));
+    measured.signalDecades = round(decades, 2);
+    if (adapted || decades < t.minDecadesForNoShotNoise) {
+      return undecided(`no shot-noise term fits, but over ${round(decades, 2)} decades of signal${adapted ? ' with the bright bands left out' : ''} a linear and a quadratic rise cannot be told apart`);
+    }
+    return { verdict: 'fail', reason: `noise does not grow linearly with signal over ${round(decades, 2)} decades: no photon shot noise, as in synthetic or smoothed data`, measured, thresholds };
+  }
   if (iso !== undefined) {
-    const electrons = ((raw.whiteLevel - raw.blackLevel) / fit.gain) * (iso / 100);
+    const black = Math.min(raw.blackLevel, ...(raw.channelBlack ?? []));
+    const electrons = ((enc.effectiveWhite - black) / fit.gain) * (iso / 100);
     measured.saturationElectronsAtIso100 = Math.round(electrons);
     const [low, high] = t.saturationElectronsAtIso100;
-    if (electrons < low || electrons > high) {
+    if (electrons > high && adapted) {
+      return undecided(`the noise implies ${Math.round(electrons)} electrons at saturation (ISO 100), above ${high}, but only with the bright bands above ${round(fit.excludedAbove!, 0)} DN left out`);
+    }
+    if (electrons > high) {
       return {
         verdict: 'fail',
-        reason: `the noise grows too ${electrons > high ? 'little' : 'much'} with signal for a camera sensor: it implies ${Math.round(electrons)} electrons at saturation (ISO 100), outside ${low}-${high}`,
+        reason: `the noise grows too little with signal for a camera sensor: it implies ${Math.round(electrons)} electrons at saturation (ISO 100), above ${high}`,
         measured,
         thresholds,
       };
     }
-    return { verdict: 'pass', reason: 'noise variance rises linearly with signal at a gain a real sensor has (shot noise) above a read-noise floor', measured, thresholds, margin: clamp01(Math.min(Math.log(electrons / low), Math.log(high / electrons)) / Math.log(4)) };
+    if (electrons < low) {
+      return undecided(`the noise grows faster with signal than a camera sensor's: it implies ${Math.round(electrons)} electrons at saturation (ISO 100), below ${low}; extra noise or a mis-declared ISO or white level, not a sign of fabrication`);
+    }
+    return { verdict: 'pass', reason: 'noise variance rises with signal at a gain a real sensor has (shot noise) above a read-noise floor', measured, thresholds, margin: clamp01(Math.min(Math.log(electrons / low), Math.log(high / electrons)) / Math.log(4)) };
   }
-  if (shotToRead < t.minShotToReadNoise) {
+  if (shotToRead < t.failShotToReadNoise && !adapted) {
     return { verdict: 'fail', reason: 'noise is nearly independent of signal: no photon shot noise', measured, thresholds };
   }
+  if (shotToRead < t.minShotToReadNoise || shotToRead < t.failShotToReadNoise) {
+    return undecided(`shot noise over the signal span is only ${round(shotToRead, 2)}x the read noise (no ISO to judge the gain by)`);
+  }
   return { verdict: 'pass', reason: 'noise variance rises linearly with signal above a read-noise floor', measured, thresholds, margin: clamp01(Math.log(shotToRead) / Math.log(20)) };
+}
+
+function lossyContainer(raw: SensorData): boolean {
+  return raw.container.sensorCompression === 34892;
 }
 
 function readNoiseFloor(raw: SensorData, stats: MosaicStats): Check {
@@ -148,37 +245,49 @@ function readNoiseFloor(raw: SensorData, stats: MosaicStats): Check {
   if (!optical || !darkest) return { verdict: 'undecided', reason: 'no masked pixels or no dark flat areas to compare read noise', measured: {}, thresholds };
   const opticalVariance = optical.std.reduce((a, s) => a + s * s, 0) / optical.std.length;
   const ratio = darkest.variance / Math.max(opticalVariance, 1e-6);
-  const measured = { darkestBandSignal: round(darkest.signal, 1), darkestBandVariance: round(darkest.variance, 3), opticalBlackVariance: round(opticalVariance, 3), ratio: round(ratio, 3) };
+  const step = stats.encoding.stepAtBlack;
+  const measured = { darkestBandSignal: round(darkest.signal, 1), darkestBandVariance: round(darkest.variance, 3), opticalBlackVariance: round(opticalVariance, 3), ratio: round(ratio, 3), codeStepAtBlack: round(step, 2) };
+  if (step > integrityThresholds.maxStepToReadSigma * Math.sqrt(opticalVariance)) {
+    return { verdict: 'undecided', reason: `the codes near black are ${round(step, 1)} DN apart, coarser than the read noise (σ ${round(Math.sqrt(opticalVariance), 2)}): the encoding hides it`, measured, thresholds };
+  }
   if (ratio < low || ratio > high) {
     return { verdict: 'fail', reason: `noise in the darkest image areas is ${round(ratio, 2)}x the read noise of the masked pixels: the image area was ${ratio < low ? 'smoothed or interpolated' : 'given extra noise'}`, measured, thresholds };
   }
   return { verdict: 'pass', reason: 'noise in the darkest image areas matches the read noise of the masked pixels', measured, thresholds, margin: clamp01(Math.min(Math.log(ratio / low), Math.log(high / ratio)) / Math.log(2)) };
 }
 
-function noiseGated(stats: MosaicStats): string | undefined {
+function noiseGated(raw: SensorData, stats: MosaicStats): string | undefined {
+  if (lossyContainer(raw)) return 'the sensor data is lossy-compressed';
   if (stats.flatPatches < integrityThresholds.minFlatPatches) return `only ${stats.flatPatches} flat patches`;
+  const t = integrityThresholds;
   const fit = stats.photonTransfer;
-  if (!fit || fit.r2 < integrityThresholds.minPhotonTransferR2) return 'the flat areas are not noise-dominated (no photon-transfer fit)';
-  return undefined;
+  const noiseLike = (p: { slope: number } | null | undefined): boolean => p !== null && p !== undefined && p.slope > 0 && p.slope <= t.maxNoiseExponent;
+  if (fit && fit.bandsUsed >= t.minBands && fit.r2 >= t.minPhotonTransferR2 && noiseLike(fit.logLog)) return undefined;
+  const power = stats.logLogFit;
+  if (power && stats.bands.length >= t.minBands && power.r2 >= t.minLogLogR2 && noiseLike(power)) return undefined;
+  return `the flat areas are not shown to be noise-dominated (no photon-transfer fit; log-log R² ${power ? round(power.r2, 3) : '-'}, exponent ${power ? round(power.slope, 2) : '-'})`;
 }
 
-function noiseWhiteness(stats: MosaicStats): Check {
+function noiseWhiteness(raw: SensorData, stats: MosaicStats): Check {
   const limit = integrityThresholds.maxSamePlaneResidualCorrelation;
   const rho = stats.samePlaneResidualCorrelation;
   const measured = { samePlaneResidualCorrelation: round(rho), whiteNoiseExpectation: -0.4, flatPatches: stats.flatPatches };
-  const thresholds = { max: limit };
-  const gate = noiseGated(stats);
+  const thresholds = { pass: limit, fail: integrityThresholds.failSamePlaneResidualCorrelation };
+  const gate = noiseGated(raw, stats);
   if (gate) return { verdict: 'undecided', reason: `noise whiteness not measurable: ${gate}`, measured, thresholds };
-  if (rho > limit) return { verdict: 'fail', reason: 'neighbouring same-colour pixels share their noise: the planes were smoothed or interpolated', measured, thresholds };
-  return { verdict: 'pass', reason: 'per-pixel noise is independent, as photon and read noise are', measured, thresholds, margin: clamp01((limit - rho) / 0.25) };
+  if (rho > integrityThresholds.failSamePlaneResidualCorrelation) return { verdict: 'fail', reason: 'neighbouring same-colour pixels share their noise: the planes were smoothed or interpolated', measured, thresholds };
+  if (rho > limit) {
+    return { verdict: 'undecided', reason: `neighbouring same-colour pixels share some of their noise (${round(rho, 3)}): more than any calibrated camera, less than smoothed or interpolated data`, measured, thresholds };
+  }
+  return { verdict: 'pass', reason: 'per-pixel noise is independent, as photon and read noise are', measured, thresholds, margin: clamp01((limit - rho) / 0.2) };
 }
 
-function crossColour(stats: MosaicStats): Check {
+function crossColour(raw: SensorData, stats: MosaicStats): Check {
   const limit = integrityThresholds.maxCrossPlaneResidualCorrelation;
   const c = stats.crossPlaneResidualCorrelation;
   const measured = { crossPlaneResidualCorrelation: round(c) };
   const thresholds = { max: limit };
-  const gate = noiseGated(stats);
+  const gate = noiseGated(raw, stats);
   if (gate) return { verdict: 'undecided', reason: `cross-colour independence not measurable: ${gate}`, measured, thresholds };
   if (c > limit) return { verdict: 'fail', reason: 'adjacent pixels of different colours have correlated noise: colours were interpolated from shared samples (demosaiced data)', measured, thresholds };
   return { verdict: 'pass', reason: 'adjacent different-colour pixels have independent noise', measured, thresholds, margin: clamp01((limit - c) / limit) };
@@ -194,14 +303,31 @@ function periodicity(stats: MosaicStats): Check {
   return { verdict: 'pass', reason: 'no interpolation periodicity', measured, thresholds, margin: clamp01((limit - p) / (limit - 1)) };
 }
 
-function duplicates(stats: MosaicStats): Check {
+function duplicates(raw: SensorData, stats: MosaicStats): Check {
   const limit = integrityThresholds.maxDuplicateExcess;
   const d = stats.duplicateExcess;
   const measured = { duplicateExcess: round(d, 3), quantizationStep: round(stats.quantizationStep, 2) };
   const thresholds = { max: limit };
   if (stats.flatPatches < integrityThresholds.minFlatPatches) return { verdict: 'undecided', reason: 'too few flat patches', measured, thresholds };
+  if (lossyContainer(raw)) return { verdict: 'undecided', reason: 'the sensor data is lossy-compressed: equal neighbours are a codec effect', measured, thresholds };
   if (d > limit) return { verdict: 'fail', reason: `neighbouring pixels are exactly equal ${round(d, 1)}x more often than noise allows: duplicated or heavily quantised data`, measured, thresholds };
   return { verdict: 'pass', reason: 'no duplicated pixels', measured, thresholds, margin: clamp01((limit - d) / (limit - 1)) };
+}
+
+function duplicatedRegions(stats: MosaicStats): Check {
+  const limit = integrityThresholds.maxRepeatedBlocks;
+  const d = stats.duplicatedRegions;
+  const measured = { plane: d.plane, blocksIndexed: d.indexed, repeatedBlocks: d.repeatedBlocks, strongestDisplacement: d.strongest };
+  const thresholds = { maxBlocksAtOneDisplacement: limit, blockPixels: 16 };
+  if (d.strongest && d.strongest.blocks > limit) {
+    return {
+      verdict: 'fail',
+      reason: `${d.strongest.blocks} textured 16x16-pixel blocks recur sample for sample ${d.strongest.dx} px across and ${d.strongest.dy} px down: a region of the mosaic was copied (sensor noise never repeats)`,
+      measured,
+      thresholds,
+    };
+  }
+  return { verdict: 'pass', reason: 'no region of the mosaic recurs elsewhere', measured, thresholds, margin: 1 };
 }
 
 function planeStructure(raw: SensorData, stats: MosaicStats): Check {
@@ -256,10 +382,11 @@ export function assessSensorIntegrity(raw: SensorData): AnalysisResult {
     cfa_planes: planeStructure(raw, stats),
     photon_transfer: photonTransfer(raw, stats, raw.metadata.iso),
     read_noise_floor: readNoiseFloor(raw, stats),
-    noise_whiteness: noiseWhiteness(stats),
-    cross_colour_independence: crossColour(stats),
+    noise_whiteness: noiseWhiteness(raw, stats),
+    cross_colour_independence: crossColour(raw, stats),
     interpolation_periodicity: periodicity(stats),
-    duplicate_pixels: duplicates(stats),
+    duplicate_pixels: duplicates(raw, stats),
+    duplicated_regions: duplicatedRegions(stats),
   };
   const { result, confidence, summary } = combine(checks);
   return {

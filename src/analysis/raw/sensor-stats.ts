@@ -5,6 +5,7 @@
  * scene texture dominates, are the lower quartile of noise variance within each brightness band.
  */
 import type { DecodedRaw } from '../types.js';
+import { type DuplicatedRegions, findDuplicatedRegions } from './duplicated-regions.js';
 
 export type MosaicInput = Pick<DecodedRaw, 'cfa' | 'width' | 'height' | 'blackLevel' | 'whiteLevel' | 'channelBlack'>;
 
@@ -32,12 +33,58 @@ export interface NoiseBand {
   patches: number;
 }
 
+export interface PhotonTransferFit {
+  /**
+   * 'linear': variance = readVariance + gain * signal. 'quadratic': plus prnu * signal^2, the
+   * pixel response non-uniformity that dominates bright bands of low-ISO sensors (so the gain
+   * is not inflated by it). gain 0 = no shot noise term fits.
+   */
+  model: 'linear' | 'quadratic';
+  gain: number;
+  readVariance: number;
+  prnu: number;
+  r2: number;
+  signalSpan: number;
+  /** Bands the fit used (from the darkest), of all bands. */
+  bandsUsed: number;
+  /** Power law through the bands used: noise grows with an exponent up to ~1, scene texture ~2. */
+  logLog: { slope: number; r2: number } | null;
+  /**
+   * Set when the brightest bands were left out: their noise falls although the signal rises
+   * (no linear sensor does that; lossy compression or clipping of the brightest areas does).
+   */
+  excludedAbove?: number;
+}
+
+/** How the values are encoded, as far as the data itself shows it. */
+export interface EncodingFacts {
+  /** Largest sample. */
+  dataMaximum: number;
+  /** Smallest 2^n - 1 holding every sample (the bit depth the data actually uses). */
+  dataCeiling: number;
+  /**
+   * The declared white level, unless it exceeds dataCeiling by 4x or more (two or more bits the
+   * data never uses: 12-bit data declared with WhiteLevel 65535): then dataCeiling.
+   */
+  effectiveWhite: number;
+  /** Where the sensor clips: a pile-up of samples at one top value, else effectiveWhite. */
+  saturation: number;
+  /** Typical spacing of the values used near the black level (1 for dense data). */
+  stepAtBlack: number;
+}
+
 export interface MosaicStats {
   planes: PlaneLevels;
   /** Photon-transfer points: noise variance by signal level, flat patches only. */
   bands: NoiseBand[];
-  /** Least-squares line variance = readVariance + gain * signal through the bands. */
-  photonTransfer: { gain: number; readVariance: number; r2: number; signalSpan: number } | null;
+  /** Least-squares fit of variance against signal through the bands. */
+  photonTransfer: PhotonTransferFit | null;
+  /**
+   * Straight line through log(variance) against log(signal), every band weighted alike: noise
+   * has a slope up to ~1 (read noise to shot noise), scene texture in "flat" patches a slope ~2.
+   */
+  logLogFit: { slope: number; r2: number } | null;
+  encoding: EncodingFacts;
   /** Correlation of horizontally adjacent same-plane residuals in flat patches (white noise: -0.4). */
   samePlaneResidualCorrelation: number;
   /** Correlation of residuals of horizontally adjacent different-colour pixels in flat patches (independent noise: ~0). */
@@ -46,6 +93,8 @@ export interface MosaicStats {
   interpolationPeriodicity: number;
   /** Observed / expected fraction of exactly equal same-plane horizontal neighbours in flat patches. */
   duplicateExcess: number;
+  /** Textured blocks of one green plane that recur exactly elsewhere in the frame (copy-move). */
+  duplicatedRegions: DuplicatedRegions;
   /** Fractions of samples at or above the white level, and below the black level. */
   clippedFraction: number;
   belowBlackFraction: number;
@@ -62,6 +111,8 @@ interface Patch {
   py: number;
   mean: number;
   variance: number;
+  /** Spacing of the values used around this patch's level (quantisation step). */
+  step: number;
 }
 
 function quantile(sorted: number[], q: number): number {
@@ -85,10 +136,15 @@ function residualAt(c: Uint16Array, i: number, row: number): number {
  */
 const patchStride = 2 * patchSide;
 
-function measurePatches(m: MosaicInput, blacks: number[]): Patch[] {
+function measurePatches(m: MosaicInput, blacks: number[], saturation: number, stepAt: (value: number) => number): Patch[] {
   const planeW = m.width >> 1;
   const planeH = m.height >> 1;
-  const clip = m.whiteLevel * 0.97;
+  // Samples this close to saturation are (partly) clipped: their noise is cut off. Patches in
+  // the top tenth of the range are left out whatever their own spread (judging them by their
+  // own variance would keep only the quiet ones).
+  const range = Math.max(1, saturation - Math.min(...blacks));
+  const clip = saturation - 0.03 * range;
+  const brightest = saturation - 0.1 * range;
   const c = m.cfa;
   const row = 2 * m.width;
   const n = patchSide * patchSide;
@@ -109,7 +165,10 @@ function measurePatches(m: MosaicInput, blacks: number[]): Patch[] {
             sum += v;
           }
         }
-        if (!clipped) patches.push({ plane, px, py, mean: sum / n - blacks[plane]!, variance: sumSq / n / residualGain });
+        const level = sum / n;
+        const variance = sumSq / n / residualGain;
+        if (clipped || level >= brightest) continue;
+        patches.push({ plane, px, py, mean: level - blacks[plane]!, variance, step: stepAt(level) });
       }
     }
   }
@@ -138,27 +197,119 @@ function selectFlat(patches: Patch[], span: number): { flat: Patch[]; bands: Noi
   return { flat, bands };
 }
 
-function fitLine(bands: NoiseBand[]): MosaicStats['photonTransfer'] {
-  if (bands.length < 3) return null;
-  const n = bands.length;
-  const mx = bands.reduce((s, b) => s + b.signal, 0) / n;
-  const my = bands.reduce((s, b) => s + b.variance, 0) / n;
+/**
+ * Least squares of variance on 1 and the chosen terms of (s, s^2); signals scaled to 0..1 for
+ * conditioning. coef is always [constant, linear, quadratic] (0 for a term left out).
+ */
+function leastSquares(bands: NoiseBand[], [linear, quadratic]: [boolean, boolean]): { coef: number[]; r2: number } | null {
+  const k = 1 + (linear ? 1 : 0) + (quadratic ? 1 : 0);
+  if (bands.length < k + 1) return null;
+  const scale = Math.max(...bands.map((b) => b.signal)) || 1;
+  const features = (x: number): number[] => [1, ...(linear ? [x] : []), ...(quadratic ? [x * x] : [])];
+  const ata = Array.from({ length: k }, () => new Array<number>(k).fill(0));
+  const atb = new Array<number>(k).fill(0);
+  for (const b of bands) {
+    const row = features(b.signal / scale);
+    for (let i = 0; i < k; i++) {
+      atb[i]! += row[i]! * b.variance;
+      for (let j = 0; j < k; j++) ata[i]![j]! += row[i]! * row[j]!;
+    }
+  }
+  const solved = solve(ata, atb);
+  if (!solved) return null;
+  const coef = [solved[0]!, linear ? solved[1]! : 0, quadratic ? solved[k - 1]! : 0];
+  const mean = bands.reduce((s, b) => s + b.variance, 0) / bands.length;
+  let ssRes = 0;
+  let ssTot = 0;
+  for (const b of bands) {
+    const x = b.signal / scale;
+    ssRes += (b.variance - (coef[0]! + coef[1]! * x + coef[2]! * x * x)) ** 2;
+    ssTot += (b.variance - mean) ** 2;
+  }
+  return { coef: [coef[0]!, coef[1]! / scale, coef[2]! / (scale * scale)], r2: ssTot > 0 ? Math.max(0, 1 - ssRes / ssTot) : 0 };
+}
+
+/** Gaussian elimination with partial pivoting; null when singular. */
+function solve(a: number[][], b: number[]): number[] | null {
+  const n = b.length;
+  const m = a.map((row, i) => [...row, b[i]!]);
+  for (let c = 0; c < n; c++) {
+    let p = c;
+    for (let r = c + 1; r < n; r++) if (Math.abs(m[r]![c]!) > Math.abs(m[p]![c]!)) p = r;
+    if (Math.abs(m[p]![c]!) < 1e-12) return null;
+    [m[c], m[p]] = [m[p]!, m[c]!];
+    for (let r = 0; r < n; r++) {
+      if (r === c) continue;
+      const f = m[r]![c]! / m[c]![c]!;
+      for (let j = c; j <= n; j++) m[r]![j]! -= f * m[c]![j]!;
+    }
+  }
+  return m.map((row, i) => row[n]! / row[i]!);
+}
+
+/** Fewest bands, and decades of signal, a fit that leaves out falling bright bands must keep. */
+const minPrefixBands = 5;
+const minPrefixDecades = 1.2;
+
+/**
+ * The photon-transfer fit: variance = read + gain * signal + prnu * signal^2 with gain >= 0 and
+ * prnu >= 0 (non-negative least squares over the subsets of terms; the quadratic term only
+ * with 5 or more bands). Noise variance of a linear sensor never falls as the signal rises;
+ * when the brightest bands do fall (lossy compression quantises their noise away, or they sit
+ * in near-clipped highlights) they are left out, provided the rising part alone still spans at
+ * least 5 bands and 1.2 decades of signal from the darkest band. Otherwise every band is used.
+ */
+function fitPhotonTransfer(all: NoiseBand[]): PhotonTransferFit | null {
+  if (all.length < 3) return null;
+  let peak = 0;
+  all.forEach((b, i) => {
+    if (b.variance > all[peak]!.variance) peak = i;
+  });
+  let bands = all;
+  let excludedAbove: number | undefined;
+  if (peak < all.length - 1 && peak + 1 >= minPrefixBands && Math.log10(all[peak]!.signal / Math.max(all[0]!.signal, 1e-9)) >= minPrefixDecades) {
+    bands = all.slice(0, peak + 1);
+    excludedAbove = all[peak]!.signal;
+  }
+  const candidates: { terms: [boolean, boolean]; fit: { coef: number[]; r2: number } | null }[] = [
+    { terms: [true, true], fit: bands.length >= 5 ? leastSquares(bands, [true, true]) : null },
+    { terms: [true, false], fit: leastSquares(bands, [true, false]) },
+    { terms: [false, true], fit: bands.length >= 5 ? leastSquares(bands, [false, true]) : null },
+    { terms: [false, false], fit: leastSquares(bands, [false, false]) },
+  ];
+  const feasible = candidates
+    .filter((c): c is { terms: [boolean, boolean]; fit: { coef: number[]; r2: number } } => c.fit !== null && c.fit.coef[1]! >= 0 && c.fit.coef[2]! >= 0)
+    .sort((a, b) => b.fit.r2 - a.fit.r2);
+  const chosen = feasible[0];
+  if (!chosen) return null;
+  const signals = bands.map((b) => b.signal);
+  return {
+    model: chosen.terms[1] ? 'quadratic' : 'linear',
+    readVariance: chosen.fit.coef[0]!,
+    gain: chosen.fit.coef[1]!,
+    prnu: chosen.fit.coef[2]!,
+    r2: chosen.fit.r2,
+    signalSpan: Math.max(...signals) - Math.min(...signals),
+    bandsUsed: bands.length,
+    logLog: fitLogLog(bands),
+    ...(excludedAbove === undefined ? {} : { excludedAbove }),
+  };
+}
+
+function fitLogLog(bands: NoiseBand[]): MosaicStats['logLogFit'] {
+  const points = bands.filter((b) => b.signal > 0 && b.variance > 0).map((b) => [Math.log(b.signal), Math.log(b.variance)] as const);
+  if (points.length < 3) return null;
+  const mx = points.reduce((s, p) => s + p[0], 0) / points.length;
+  const my = points.reduce((s, p) => s + p[1], 0) / points.length;
   let sxx = 0;
   let sxy = 0;
   let syy = 0;
-  for (const b of bands) {
-    sxx += (b.signal - mx) ** 2;
-    sxy += (b.signal - mx) * (b.variance - my);
-    syy += (b.variance - my) ** 2;
+  for (const [x, y] of points) {
+    sxx += (x - mx) ** 2;
+    sxy += (x - mx) * (y - my);
+    syy += (y - my) ** 2;
   }
-  const gain = sxx > 0 ? sxy / sxx : 0;
-  const signals = bands.map((b) => b.signal);
-  return {
-    gain,
-    readVariance: my - gain * mx,
-    r2: sxx > 0 && syy > 0 ? (sxy * sxy) / (sxx * syy) : 0,
-    signalSpan: Math.max(...signals) - Math.min(...signals),
-  };
+  return sxx > 0 && syy > 0 ? { slope: sxy / sxx, r2: (sxy * sxy) / (sxx * syy) } : null;
 }
 
 function correlation(sxy: number, sxx: number, syy: number): number {
@@ -203,8 +354,11 @@ function flatPatchStats(m: MosaicInput, flat: Patch[]) {
         if (c[i] === c[i + 2]) equal++;
       }
     }
-    // P(two samples with independent noise of variance v are equal) ~ 1/sqrt(4*pi*v) for v >~ 1.
-    expectedEqual += patchSide * (patchSide - 1) * Math.min(1, 1 / Math.sqrt(4 * Math.PI * Math.max(p.variance, 0.25)));
+    // P(two samples with independent noise of variance v, quantised in steps q, are equal)
+    // ~ q/sqrt(4*pi*v) for v >~ q^2: coarse codes (companding curves, 8-bit data scaled up) make
+    // equal neighbours proportionally more common without any duplication.
+    const q = p.step;
+    expectedEqual += patchSide * (patchSide - 1) * Math.min(1, q / Math.sqrt(4 * Math.PI * Math.max(p.variance, 0.25 * q * q)));
   }
   const mean = energy.map((e, k) => e / Math.max(1, counts[k]!));
   const ratio = (a: number, b: number): number => (a > 0 && b > 0 ? Math.max(a / b, b / a) : a === b ? 1 : Infinity);
@@ -281,7 +435,16 @@ function levelStats(m: MosaicInput, blacks: number[]) {
   }
   let distinct = 0;
   for (let v = low; v <= high; v++) if (histogram[v]! > 0) distinct++;
+  let dataMaximum = 0;
+  for (let v = 65535; v >= 0; v--) {
+    if (histogram[v]! > 0) {
+      dataMaximum = v;
+      break;
+    }
+  }
   return {
+    histogram,
+    dataMaximum,
     means: sums.map((s, i) => s / Math.max(1, counts[i]!)),
     clippedFraction: clipped / total,
     belowBlackFraction: below / total,
@@ -290,11 +453,47 @@ function levelStats(m: MosaicInput, blacks: number[]) {
   };
 }
 
+/** Typical spacing of the values in use around a level: (value range of 16 neighbouring codes) / 16. */
+function quantisationSteps(histogram: Uint32Array): (value: number) => number {
+  const used: number[] = [];
+  for (let v = 0; v < histogram.length; v++) if (histogram[v]! > 0) used.push(v);
+  const window = 8;
+  return (value: number): number => {
+    if (used.length < 2 * window + 1) return 1;
+    let lo = 0;
+    let hi = used.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (used[mid]! < value) lo = mid + 1;
+      else hi = mid;
+    }
+    const a = Math.max(0, Math.min(lo - window, used.length - 1 - 2 * window));
+    return Math.max(1, (used[a + 2 * window]! - used[a]!) / (2 * window));
+  };
+}
+
+function encodingFacts(m: MosaicInput, levels: ReturnType<typeof levelStats>, blacks: number[], stepAt: (v: number) => number): EncodingFacts {
+  const dataCeiling = 2 ** Math.max(1, Math.ceil(Math.log2(levels.dataMaximum + 1))) - 1;
+  const effectiveWhite = m.whiteLevel >= 4 * (dataCeiling + 1) - 1 ? dataCeiling : m.whiteLevel;
+  const black = Math.min(...blacks);
+  // A clipping sensor piles its brightest samples up at one value.
+  const piled = levels.topPile.share >= 0.2 && levels.topPile.value > black + 0.5 * (effectiveWhite - black);
+  return {
+    dataMaximum: levels.dataMaximum,
+    dataCeiling,
+    effectiveWhite,
+    saturation: piled ? Math.min(effectiveWhite, levels.topPile.value) : effectiveWhite,
+    stepAtBlack: stepAt(black),
+  };
+}
+
 export function measureMosaic(m: MosaicInput, greenPlanes: number[]): MosaicStats {
   const blacks = m.channelBlack ?? [m.blackLevel, m.blackLevel, m.blackLevel, m.blackLevel];
   const levels = levelStats(m, blacks);
-  const span = Math.max(2, m.whiteLevel - Math.min(...blacks));
-  const { flat, bands } = selectFlat(measurePatches(m, blacks), span);
+  const stepAt = quantisationSteps(levels.histogram);
+  const encoding = encodingFacts(m, levels, blacks, stepAt);
+  const span = Math.max(2, encoding.effectiveWhite - Math.min(...blacks));
+  const { flat, bands } = selectFlat(measurePatches(m, blacks, encoding.saturation, stepAt), span);
   const greenMean = greenPlanes.reduce((s, p) => s + levels.means[p]! - blacks[p]!, 0) / Math.max(1, greenPlanes.length);
   return {
     planes: {
@@ -302,7 +501,10 @@ export function measureMosaic(m: MosaicInput, greenPlanes: number[]): MosaicStat
       relativeToGreen: levels.means.map((v, i) => (greenMean > 0 ? (v - blacks[i]!) / greenMean : NaN)),
     },
     bands,
-    photonTransfer: fitLine(bands),
+    duplicatedRegions: findDuplicatedRegions(m, greenPlanes[0] ?? 1, encoding.saturation),
+    photonTransfer: fitPhotonTransfer(bands),
+    logLogFit: fitLogLog(bands),
+    encoding,
     ...flatPatchStats(m, flat),
     clippedFraction: levels.clippedFraction,
     belowBlackFraction: levels.belowBlackFraction,

@@ -190,3 +190,28 @@ export function imageExtent(ifd: TiffIfd): ImageDataExtent | null {
     partial: offsets.count > n || counts.count > n,
   };
 }
+
+/**
+ * All numeric values of an entry (TiffEntry.values keeps only the first 64), up to `limit`:
+ * for long arrays such as a DNG LinearizationTable. Empty when the values lie outside the file.
+ */
+export function entryNumbers(bytes: Uint8Array, littleEndian: boolean, entry: TiffEntry, limit = 65536): number[] {
+  const size = ({ 1: 1, 3: 2, 4: 4, 5: 8, 8: 2, 9: 4, 10: 8 } as Record<number, number>)[entry.type];
+  const n = Math.min(entry.count, limit);
+  if (!size || entry.valueOffset < 0 || entry.valueOffset + size * n > bytes.length) return [];
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out: number[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const o = entry.valueOffset + i * size;
+    switch (entry.type) {
+      case 1: out[i] = bytes[o]!; break;
+      case 3: out[i] = view.getUint16(o, littleEndian); break;
+      case 8: out[i] = view.getInt16(o, littleEndian); break;
+      case 4: out[i] = view.getUint32(o, littleEndian); break;
+      case 9: out[i] = view.getInt32(o, littleEndian); break;
+      case 5: out[i] = view.getUint32(o, littleEndian) / (view.getUint32(o + 4, littleEndian) || 1); break;
+      default: out[i] = view.getInt32(o, littleEndian) / (view.getInt32(o + 4, littleEndian) || 1); break;
+    }
+  }
+  return out;
+}

@@ -137,3 +137,20 @@ export function uniformNoise(m: Mosaic, sigma: number, seed = 7): Uint16Array {
   for (let i = 0; i < base.length; i++) out[i] = Math.max(0, Math.min(65535, Math.round(base[i]! + sigma * next())));
   return out;
 }
+
+/**
+ * Copy-move on the mosaic: a rectangle (even-aligned, so every CFA colour lands on its own
+ * colour) copied to another place, as a clone stamp or a pasted tile would do it.
+ */
+export function duplicatedRegion(m: Mosaic, from: { x: number; y: number; width: number; height: number }, to: { x: number; y: number }): Uint16Array {
+  const out = m.cfa.slice();
+  const fx = from.x & ~1;
+  const fy = from.y & ~1;
+  const tx = to.x & ~1;
+  const ty = to.y & ~1;
+  for (let y = 0; y < from.height; y++) {
+    const src = (fy + y) * m.width + fx;
+    out.set(m.cfa.subarray(src, src + from.width), (ty + y) * m.width + tx);
+  }
+  return out;
+}

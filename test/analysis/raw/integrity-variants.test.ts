@@ -1,0 +1,99 @@
+/**
+ * raw_integrity beyond the calibrated files: the real sensor data of every CFA fixture (Canon
+ * 30D, GoPro HERO7 Black, GoPro Fusion, Kodak DC50), re-stored in the container variants other
+ * cameras and writers use (container-variants.ts), must never be judged fabricated, and the
+ * variants that declare their encoding must still be recognised; forgeries derived from the
+ * same data must never be taken for sensor data in any of those containers.
+ *
+ * Sized by work: 1536-px crops (the KDC whole, 768x512), where every statistic still holds
+ * (docs/analysis-raw.md, calibration table). No time assertions; generous timeouts for a
+ * loaded 2-core machine.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { analyzeRawIntegrity, shutdownRawDecoders } from '../../../src/analysis/raw/index.js';
+import type { SensorData } from '../../../src/analysis/raw/decode.js';
+import { assessSensorIntegrity } from '../../../src/analysis/raw/integrity.js';
+import type { AnalysisResult } from '../../../src/analysis/types.js';
+import { forgeries, forgeryContainers } from './calibrate.js';
+import { containerVariants, cropSource, decodeFixture, decodeVariant, genuineFiles, type GenuineSource, sourceOf, variantDng } from './container-variants.js';
+
+afterAll(() => shutdownRawDecoders());
+
+type Checks = Record<string, { verdict: string; reason: string; measured: Record<string, unknown> }>;
+const checksOf = (r: AnalysisResult): Checks => r.details.checks as Checks;
+const failing = (r: AnalysisResult): string[] => Object.entries(checksOf(r)).filter(([, c]) => c.verdict === 'fail').map(([name]) => name);
+
+/** Variants whose encoding the file does not declare: the data cannot be read as linear sensor values, so undecided is right. */
+const undeclared = new Set(['black pedestal +64 not declared', 'square-root companded to 10 bits, no table']);
+const slow = 600_000;
+
+for (const file of genuineFiles) {
+  const kodak = file.file.endsWith('.kdc');
+  describe(`${file.name}: container variants of its real sensor data`, () => {
+    let sensor: SensorData;
+    let src: GenuineSource;
+    beforeAll(async () => {
+      sensor = await decodeFixture(file.file);
+      src = cropSource(sourceOf(file.name, sensor), file.crop);
+    }, slow);
+
+    it(
+      kodak
+        ? 'no variant is judged fabricated (its noise is below quantisation: always undecided)'
+        : 'no variant is judged fabricated; every variant that declares its encoding is recognised as sensor data',
+      async () => {
+        for (const variant of containerVariants) {
+          const result = analyzeRawIntegrity(await decodeVariant(variantDng(src, variant)));
+          const label = `${variant.name}: ${String(result.details.summary)}`;
+          expect(result.result, label).not.toBe(false);
+          expect(checksOf(result).duplicated_regions!.verdict, label).toBe('pass');
+          if (kodak) expect(result.result, label).toBeNull();
+          else if (!undeclared.has(variant.name)) expect(result.result, label).toBe(true);
+        }
+      },
+      slow,
+    );
+
+    if (!kodak) {
+      it('the issue-10 file: lossless-JPEG tiles, LinearizationTable to 16 bits, WhiteLevel 65535 — recognised, with the levels in the details', async () => {
+        const variant = containerVariants.find((v) => v.name.startsWith('CinemaDNG'))!;
+        const raw = await decodeVariant(variantDng(src, variant));
+        expect(raw.container).toMatchObject({ sensorCompressionName: 'lossless JPEG', dngLevels: { whiteLevel: [65535], linearizationTable: { monotonic: true } } });
+        const result = analyzeRawIntegrity(raw);
+        expect(result.result, String(result.details.summary)).toBe(true);
+        expect(checksOf(result).photon_transfer!.measured.levels).toMatchObject({ declaredWhite: 65535 });
+      }, slow);
+
+      it('a black level the file does not declare makes the noise line miss zero: never a fail, the offset is reported', async () => {
+        const variant = containerVariants.find((v) => v.name === 'black pedestal +64 not declared')!;
+        const result = analyzeRawIntegrity(await decodeVariant(variantDng(src, variant)));
+        expect(result.result).not.toBe(false);
+        const ptc = checksOf(result).photon_transfer!;
+        expect(ptc.verdict).not.toBe('fail');
+        if (ptc.verdict === 'undecided') expect(ptc.reason).toMatch(/black level|linearisation|cannot/);
+      }, slow);
+    }
+
+    it(
+      'forgeries derived from it are never taken for sensor data in any container; demosaiced, upscaled and copy-moved ones fail in every one',
+      async () => {
+        for (const [name, forge] of forgeries) {
+          const cfa = forge(src.mosaic);
+          const results: [string, AnalysisResult][] = [['in memory', assessSensorIntegrity({ ...sensor, ...src.mosaic, cfa })]];
+          for (const containerName of forgeryContainers) {
+            const variant = containerVariants.find((v) => v.name === containerName)!;
+            results.push([containerName, analyzeRawIntegrity(await decodeVariant(variantDng(src, variant, cfa)))]);
+          }
+          for (const [container, result] of results) {
+            const label = `${name}, ${container}: ${String(result.details.summary)}`;
+            expect(result.result, label).not.toBe(true);
+            if (name.startsWith('demosaiced') || name.startsWith('planes upscaled') || name.includes('copied')) expect(result.result, label).toBe(false);
+            if (name.startsWith('planes upscaled')) expect(failing(result), label).toContain('interpolation_periodicity');
+            if (name.includes('copied')) expect(failing(result), label).toContain('duplicated_regions');
+          }
+        }
+      },
+      slow,
+    );
+  });
+}
