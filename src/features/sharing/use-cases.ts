@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { commandContext, execute, systemContext } from '../../core/commands.js';
+import { commandContext, execute, readModelsCaughtUp, systemContext } from '../../core/commands.js';
 import { foldStream, type CommandContext } from '../../core/decider.js';
 import type { AppDeps } from '../../core/deps.js';
 import { AccessDeniedError, AppError, NotFoundError, ValidationError } from '../../core/errors.js';
@@ -335,9 +335,10 @@ export async function openSharedFile(
 }
 
 /**
- * Records a view: a visitor's first of the UTC day appends ShareViewed; later ones append
- * nothing. Views are facts without invariants, so they are appended without reading the stream
- * (expected revision 'any'); two racing first views both append and the read model counts one.
+ * Records a view: a visitor's first of the UTC day appends ShareViewed (and waits, like a
+ * command, for the read model to include it); later ones append nothing. Views are facts
+ * without invariants, so they are appended without reading the stream (expected revision
+ * 'any'); two racing first views both append and the read model counts one.
  */
 async function recordView(deps: AppDeps, row: VerificationRow, access: Exclude<ViewerAccess, 'owner'>, request: SharedReportRequest): Promise<void> {
   try {
@@ -346,8 +347,10 @@ async function recordView(deps: AppDeps, row: VerificationRow, access: Exclude<V
     if (await viewCounted(deps.knex, row.id, now.toISOString().slice(0, 10), visitor)) return;
     const context = systemContext(deps, { actor: { type: 'anonymous', id: 'anonymous' }, correlationId: request.correlationId ?? crypto.randomUUID(), accountId: row.account_id });
     const events = decideView({ type: 'RecordView', visitor, access: access === 'link' ? 'link' : 'invitation', now });
-    await deps.store.append(shareViewsStream(row.id), events.map((event) => viewEvent(event, context)), { expectedRevision: 'any' });
+    const { position } = await deps.store.append(shareViewsStream(row.id), events.map((event) => viewEvent(event, context)), { expectedRevision: 'any' });
     deps.readModels.poke();
+    // Read-your-writes: the visitor's next view of the day finds this one counted (and appends nothing).
+    await readModelsCaughtUp(deps, position);
   } catch (error) {
     deps.log.warn({ verification: row.id, error: (error as Error).message }, 'shared report view not recorded');
   }
