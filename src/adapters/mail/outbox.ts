@@ -39,7 +39,7 @@ export class OutboxMailer implements Mailer {
       await fs.rename(temporary, file);
       return { response: `written to ${file}` };
     } catch (error) {
-      await fs.rm(temporary, { force: true });
+      await fs.rm(temporary, { force: true }).catch(() => undefined);
       throw new MailSendError(`outbox: ${(error as Error).message}`, { permanent: false, responseCode: null, command: null, cause: error });
     }
   }

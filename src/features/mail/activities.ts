@@ -1,3 +1,4 @@
+import type { BlobStore } from '../../core/blob-store.js';
 import { systemContext } from '../../core/commands.js';
 import { foldStream, runCommand, type CommandContext } from '../../core/decider.js';
 import type { Config } from '../../core/config.js';
@@ -5,11 +6,14 @@ import type { EventStore } from '../../core/event-store.js';
 import { MailSendError, type Mailer } from '../../core/mail.js';
 import type { ActivityContext, ActivityImplementations, RetryPolicy } from '../../core/workflow.js';
 import type { Logger } from 'pino';
+import { contentKey, parseContent, type MailContent } from './content.js';
 import { mailDecider, mailStream, type AttemptFailure, type MailCommand, type MailMessageState } from './decider.js';
 import type { DeliveryStep, MailDeliveryActivities } from './workflow.js';
 
 export interface MailActivityDeps {
   store: EventStore;
+  /** Where the bodies wait until delivery ends. */
+  blobs: BlobStore;
   mailer: Mailer;
   log: Logger;
   now: () => Date;
@@ -51,6 +55,18 @@ export function createMailActivities(deps: MailActivityDeps): ActivityImplementa
     }
   };
 
+  /** The bodies, or null when they are gone or altered. */
+  const content = async (state: MailMessageState): Promise<MailContent | null> => {
+    const bytes = await deps.blobs.read(contentKey(state.mailId, state.contentSha256)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
+      throw error; // the store itself failing: retried
+    });
+    return bytes && parseContent(bytes, state.contentSha256);
+  };
+
+  /** Delivery has ended (sent or failed): the bodies and their links are kept no longer. */
+  const forget = (state: MailMessageState) => deps.blobs.delete(contentKey(state.mailId, state.contentSha256));
+
   return {
     async deliver(activity: ActivityContext, id: string): Promise<DeliveryStep> {
       const { state } = await foldStream(deps.store, mailStream(id), mailDecider);
@@ -58,9 +74,19 @@ export function createMailActivities(deps: MailActivityDeps): ActivityImplementa
         deps.log.error({ mail: id }, 'mail delivery started for a message never queued');
         return { outcome: 'missing' };
       }
-      if (state.status !== 'pending') return { outcome: state.status };
+      if (state.status !== 'pending') {
+        await forget(state); // again, in case the process stopped between the outcome and the deletion
+        return { outcome: state.status };
+      }
       const now = deps.now();
       if (state.retryAt && now < state.retryAt) return { outcome: 'retry', retryAt: state.retryAt.getTime() };
+      const body = await content(state);
+      if (!body) {
+        deps.log.error({ mail: id }, 'the bodies of a queued message are missing or altered: recording it failed');
+        await run(state, { type: 'RecordContentLost', now });
+        await forget(state);
+        return { outcome: 'failed' };
+      }
       if (state.attemptOpen) {
         // The last attempt has no outcome: the process running it died (or it is still running
         // elsewhere, which the expected count below settles). Its message may or may not have
@@ -78,7 +104,7 @@ export function createMailActivities(deps: MailActivityDeps): ActivityImplementa
       let response: string;
       try {
         ({ response } = await deps.mailer.send(
-          { messageId: state.messageId, from: state.from, to: state.to, subject: state.subject, text: state.text, html: state.html, date: state.queuedAt },
+          { messageId: state.messageId, from: state.from, to: state.to, subject: state.subject, text: body.text, html: body.html, date: state.queuedAt },
           { signal: activity.signal },
         ));
       } catch (error) {
@@ -89,9 +115,11 @@ export function createMailActivities(deps: MailActivityDeps): ActivityImplementa
         const recorded = await recordOutcome(state, { type: 'RecordAttemptFailed', attempt, failure, policy: deps.policy, now: deps.now() });
         const event = recorded[0];
         if (event?.type === 'MailAttemptFailed') return { outcome: 'retry', retryAt: Date.parse(event.data.retry_at) };
+        if (event?.type === 'MailDeliveryFailed') await forget(state);
         return { outcome: 'failed' };
       }
       await recordOutcome(state, { type: 'RecordSent', attempt, transport: deps.mailer.kind, response, now: deps.now() });
+      await forget(state);
       return { outcome: 'sent' };
     },
   };

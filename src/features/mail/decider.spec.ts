@@ -6,6 +6,7 @@ import type { MailEvent } from './events.js';
 
 const MAIL = 'share-invite-0001';
 const ACCOUNT = '0a000000-0000-4000-8000-000000000001';
+const SHA = 'a'.repeat(64);
 const QUEUED_AT = new Date('2026-03-01T12:00:00.000Z');
 const at = (seconds: number) => new Date(QUEUED_AT.getTime() + seconds * 1000);
 const policy: RetryPolicy = { initialIntervalMs: 30_000, backoffCoefficient: 2, maximumIntervalMs: 3_600_000, maximumAttempts: 3 };
@@ -18,8 +19,7 @@ const queue: MailCommand = {
   from: 'PhotoVerify <no-reply@photoverify.local>',
   to: 'judge@example.eu',
   subject: 'A verification was shared with you',
-  text: 'Open https://verify.example.eu/r/abc',
-  html: '<p>Open <a href="https://verify.example.eu/r/abc">the report</a></p>',
+  content_sha256: SHA,
   now: QUEUED_AT,
 };
 const queued: MailEvent = {
@@ -31,8 +31,7 @@ const queued: MailEvent = {
     from: 'PhotoVerify <no-reply@photoverify.local>',
     to: 'judge@example.eu',
     subject: 'A verification was shared with you',
-    text: 'Open https://verify.example.eu/r/abc',
-    html: '<p>Open <a href="https://verify.example.eu/r/abc">the report</a></p>',
+    content_sha256: SHA,
     queued_at: QUEUED_AT.toISOString(),
   },
 };
@@ -64,7 +63,7 @@ describe('mailDecider', () => {
 
   describe('given a queued message', () => {
     it('QueueMail with the same id decides nothing (one message per id), even with other content', () => {
-      given(mailDecider, [queued]).when({ ...queue, subject: 'Another subject', now: at(5) }).thenNothing();
+      given(mailDecider, [queued]).when({ ...queue, subject: 'Another subject', content_sha256: 'b'.repeat(64), now: at(5) } as MailCommand).thenNothing();
     });
 
     it('StartAttempt records attempt 1 before the message is handed over', () => {
@@ -73,6 +72,17 @@ describe('mailDecider', () => {
 
     it('StartAttempt expecting another attempt count decides nothing (another worker started one)', () => {
       given(mailDecider, [queued]).when(start(1, at(1))).thenNothing();
+    });
+
+    it('RecordContentLost fails the message: nothing can be sent', () => {
+      given(mailDecider, [queued])
+        .when({ type: 'RecordContentLost', now: at(1) })
+        .then([
+          {
+            type: 'MailDeliveryFailed',
+            data: { mail_id: MAIL, attempts: 0, reason: 'content_lost', error: 'the stored message bodies are missing or do not match content_sha256', smtp_code: null, failed_at: at(1).toISOString() },
+          },
+        ]);
     });
 
     it('RecordSent without an attempt decides nothing', () => {
@@ -156,6 +166,7 @@ describe('mailDecider', () => {
       given(mailDecider, history).when(start(1, at(10))).thenNothing();
       given(mailDecider, history).when(recordSent(1, at(10))).thenNothing();
       given(mailDecider, history).when(recordFailed(1, at(10))).thenNothing();
+      given(mailDecider, history).when({ type: 'RecordContentLost', now: at(10) }).thenNothing();
     });
   });
 

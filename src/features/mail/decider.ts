@@ -24,8 +24,7 @@ export type MailCommand =
       from: string;
       to: string;
       subject: string;
-      text: string;
-      html: string;
+      content_sha256: string;
       now: Date;
     }
   /**
@@ -34,7 +33,9 @@ export type MailCommand =
    */
   | { type: 'StartAttempt'; expected_attempts: number; transport: MailTransport; policy: RetryPolicy; now: Date }
   | { type: 'RecordSent'; attempt: number; transport: MailTransport; response: string; now: Date }
-  | { type: 'RecordAttemptFailed'; attempt: number; failure: AttemptFailure; policy: RetryPolicy; now: Date };
+  | { type: 'RecordAttemptFailed'; attempt: number; failure: AttemptFailure; policy: RetryPolicy; now: Date }
+  /** The stored bodies are missing or do not match content_sha256: nothing can be sent. */
+  | { type: 'RecordContentLost'; now: Date };
 
 export interface MailMessageState {
   mailId: string;
@@ -43,8 +44,7 @@ export interface MailMessageState {
   from: string;
   to: string;
   subject: string;
-  text: string;
-  html: string;
+  contentSha256: string;
   queuedAt: Date;
   /** Attempts started (MailSendAttempted), interrupted ones included. */
   attempts: number;
@@ -73,8 +73,7 @@ export const mailDecider: Decider<MailState, MailCommand, typeof mailEvents> = {
           from: d.from,
           to: d.to,
           subject: d.subject,
-          text: d.text,
-          html: d.html,
+          contentSha256: d.content_sha256,
           queuedAt: new Date(d.queued_at),
           attempts: 0,
           attemptOpen: false,
@@ -156,6 +155,21 @@ export const mailDecider: Decider<MailState, MailCommand, typeof mailEvents> = {
           },
         ];
       }
+      case 'RecordContentLost':
+        if (state.status !== 'pending') return [];
+        return [
+          {
+            type: 'MailDeliveryFailed',
+            data: {
+              mail_id: state.mailId,
+              attempts: state.attempts,
+              reason: 'content_lost',
+              error: 'the stored message bodies are missing or do not match content_sha256',
+              smtp_code: null,
+              failed_at: command.now.toISOString(),
+            },
+          },
+        ];
       default:
         return assertNever(command);
     }

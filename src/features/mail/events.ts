@@ -7,9 +7,10 @@ const smtpCode = z.number().int().nullable();
 
 /**
  * One stream per message, `mail-<id>`, owned by the account it is sent for (the audit history's
- * ownership check). The recipient and subject stay visible there: the owner chose the address
- * and needs to see which one failed. The bodies are redacted: they may carry links that grant
- * access (share URLs, one-time invitation links), which the history must not hand out again.
+ * ownership check). The recipient and subject are recorded and shown there: the owner chose the
+ * address and needs to see which one failed. The bodies are not events: they may carry links
+ * that grant access, so they wait in the blob store until delivery ends (content.ts); the event
+ * records their SHA-256.
  */
 export const mailEvents = {
   MailQueued: defineEvent(
@@ -21,11 +22,10 @@ export const mailEvents = {
       from: z.string(),
       to: z.string(),
       subject: z.string(),
-      text: z.string(),
-      html: z.string(),
+      /** SHA-256 (hex) of the bodies' stored JSON (content.ts). */
+      content_sha256: z.string().regex(/^[0-9a-f]{64}$/),
       queued_at: z.iso.datetime(),
     }),
-    { redact: ['text', 'html'] },
   ),
   /** Recorded before the message is handed to the transport: an attempt without an outcome was interrupted. */
   MailSendAttempted: defineEvent('MailSendAttempted', z.object({ mail_id: z.string(), attempt: z.number().int().positive(), transport, attempted_at: z.iso.datetime() })),
@@ -37,14 +37,15 @@ export const mailEvents = {
   ),
   /**
    * The message will not be sent: the server refused it for good (`rejected`: an SMTP 5xx to
-   * RCPT TO or DATA) or every attempt failed (`attempts_exhausted`). `error` is the last one.
+   * RCPT TO or DATA), every attempt failed (`attempts_exhausted`; `error` is the last one), or
+   * its stored bodies are gone or altered (`content_lost`).
    */
   MailDeliveryFailed: defineEvent(
     'MailDeliveryFailed',
     z.object({
       mail_id: z.string(),
       attempts: z.number().int().nonnegative(),
-      reason: z.enum(['rejected', 'attempts_exhausted']),
+      reason: z.enum(['rejected', 'attempts_exhausted', 'content_lost']),
       error: z.string(),
       smtp_code: smtpCode,
       failed_at: z.iso.datetime(),

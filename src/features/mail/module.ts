@@ -17,6 +17,7 @@ export const mailModule: FeatureModule = {
 function mailWorkflows(deps: WorkflowDeps) {
   const activities = createMailActivities({
     store: deps.store,
+    blobs: deps.blobs,
     mailer: deps.mailer,
     log: deps.log,
     now: deps.now,

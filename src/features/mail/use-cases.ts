@@ -1,8 +1,9 @@
 import type { CommandContext } from '../../core/decider.js';
-import { runCommand } from '../../core/decider.js';
+import { foldStream, runCommand } from '../../core/decider.js';
 import type { AppDeps } from '../../core/deps.js';
 import { ValidationError } from '../../core/errors.js';
 import { MAIL_ID_PATTERN, messageIdFor } from '../../core/mail.js';
+import { contentBytes, contentKey, sha256Hex } from './content.js';
 import { mailDecider, mailStream } from './decider.js';
 import { MAIL_DELIVERY_WORKFLOW_TYPE } from './workflow.js';
 
@@ -23,9 +24,10 @@ const SINGLE_ADDRESS = /^[^\s@<>,;"]+@[^\s@<>,;"]+\.[^\s@<>,;"]+$/;
 
 /**
  * Records the message as queued (MailQueued in `mail-<id>`, owned by `mail.accountId`) and
- * starts its delivery workflow. Never sends inline and never fails because delivery fails
- * (delivery retries with back-off; a final failure is the event MailDeliveryFailed). Queueing
- * an id already queued records nothing and only makes sure its workflow runs.
+ * starts its delivery workflow. The bodies wait in the blob store until delivery ends
+ * (content.ts). Never sends inline and never fails because delivery fails (delivery retries
+ * with back-off; a final failure is the event MailDeliveryFailed). Queueing an id already
+ * queued records nothing and only makes sure its workflow runs.
  *
  * Throws ValidationError for an id unusable as a Message-ID (letters, digits, `.`, `_`, `-`;
  * up to 200) or a recipient that is not one plain address: mistakes of the caller, not of delivery.
@@ -33,30 +35,32 @@ const SINGLE_ADDRESS = /^[^\s@<>,;"]+@[^\s@<>,;"]+\.[^\s@<>,;"]+$/;
 export async function queueMail(deps: AppDeps, context: CommandContext, mail: OutgoingMail): Promise<void> {
   if (!MAIL_ID_PATTERN.test(mail.id)) throw new ValidationError(`mail id ${JSON.stringify(mail.id)} is not usable as a Message-ID.`);
   if (!SINGLE_ADDRESS.test(mail.to)) throw new ValidationError('The recipient must be one e-mail address.');
-  const from = deps.config.MAIL_FROM;
-  const outcome = await runCommand(
-    deps.store,
-    mailStream(mail.id),
-    mailDecider,
-    {
-      type: 'QueueMail',
-      mail_id: mail.id,
-      message_id: messageIdFor(mail.id, from),
-      account_id: mail.accountId,
-      from,
-      to: mail.to,
-      subject: mail.subject,
-      text: mail.text,
-      html: mail.html,
-      now: context.now,
-    },
-    { ...context, accountId: mail.accountId },
-  );
-  if (outcome.position !== null) deps.readModels.poke();
+  const stream = mailStream(mail.id);
+  if ((await foldStream(deps.store, stream, mailDecider)).state.status === 'none') await record(deps, context, mail);
   try {
     await deps.workflows.start(MAIL_DELIVERY_WORKFLOW_TYPE, mail.id, {});
   } catch (error) {
     // Recorded is enough: the workflow sweep starts every queued message that has no run.
     deps.log.error({ err: error, mail: mail.id }, 'mail delivery workflow not started; the sweep will start it');
   }
+}
+
+/** Stores the bodies, then appends MailQueued (once MailQueued is recorded, delivery may start at any moment). */
+async function record(deps: AppDeps, context: CommandContext, mail: OutgoingMail): Promise<void> {
+  const stream = mailStream(mail.id);
+  const bytes = contentBytes(mail);
+  const sha = sha256Hex(bytes);
+  await deps.blobs.put(contentKey(mail.id, sha), bytes);
+  const from = deps.config.MAIL_FROM;
+  const outcome = await runCommand(
+    deps.store,
+    stream,
+    mailDecider,
+    { type: 'QueueMail', mail_id: mail.id, message_id: messageIdFor(mail.id, from), account_id: mail.accountId, from, to: mail.to, subject: mail.subject, content_sha256: sha, now: context.now },
+    { ...context, accountId: mail.accountId },
+  );
+  if (outcome.position !== null) return deps.readModels.poke();
+  // A concurrent call queued this id first: its bodies are the ones delivered; ours go unless identical.
+  const { state } = await foldStream(deps.store, stream, mailDecider);
+  if (state.status === 'none' || state.contentSha256 !== sha) await deps.blobs.delete(contentKey(mail.id, sha));
 }

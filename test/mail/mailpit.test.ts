@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemContext } from '../../src/core/commands.js';
+import { findMailMessage } from '../../src/features/mail/queries.js';
+import { queueMail } from '../../src/features/mail/use-cases.js';
+import { databaseTargets } from '../support/databases.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+/**
+ * Delivery to a real SMTP server, Mailpit (CI: .ci/run builds it from the Go module proxy and
+ * exports MAILPIT_URL and MAILPIT_SMTP_URL), read back through Mailpit's HTTP API.
+ */
+const mailpitUrl = process.env.MAILPIT_URL;
+const mailpitSmtp = process.env.MAILPIT_SMTP_URL ?? 'smtp://127.0.0.1:1025';
+if (!mailpitUrl) console.info('[tests] MAILPIT_URL not set: the Mailpit delivery suite is skipped (.ci/run starts Mailpit; docs/operations.md says how to run it locally).');
+
+interface MailpitSummary {
+  ID: string;
+  MessageID: string;
+  Subject: string;
+  From: { Name: string; Address: string };
+  To: { Name: string; Address: string }[];
+}
+
+async function mailpitMessage(messageId: string, timeoutMs = 30_000): Promise<{ summary: MailpitSummary; all: MailpitSummary[]; Text: string; HTML: string }> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const list = (await (await fetch(`${mailpitUrl}/api/v1/messages?limit=500`)).json()) as { messages: MailpitSummary[] };
+    const all = list.messages.filter((m) => m.MessageID === messageId);
+    if (all[0]) {
+      const full = (await (await fetch(`${mailpitUrl}/api/v1/message/${all[0].ID}`)).json()) as { Text: string; HTML: string };
+      return { summary: all[0], all, Text: full.Text, HTML: full.HTML };
+    }
+    if (Date.now() > until) throw new Error(`Mailpit has no message ${messageId}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe.skipIf(!mailpitUrl)('mail delivery to Mailpit (a real SMTP server)', () => {
+  let t: TestService;
+  beforeAll(async () => {
+    t = await startTestService(databaseTargets[0]!, {
+      SMTP_URL: mailpitSmtp,
+      MAIL_FROM: 'PhotoVerify <no-reply@verify.example.eu>',
+      PUBLIC_BASE_URL: 'https://verify.example.eu',
+    });
+  });
+  afterAll(async () => t?.stop());
+
+  it('delivers a queued message once, with its subject, recipient, Message-ID and a link built from PUBLIC_BASE_URL', async () => {
+    const deps = t.service.deps;
+    const id = `mailpit-${Date.now()}`;
+    const link = `${deps.config.PUBLIC_BASE_URL}/r/${id}`;
+    const ctx = systemContext(deps, { actor: { type: 'system', id: 'test' }, correlationId: id, accountId: null });
+    const mail = { id, to: 'judge@example.eu', subject: `Anna shared a verification with you (${id})`, text: `Open the report: ${link}\n`, html: `<p><a href="${link}">Open the report</a></p>`, accountId: null };
+    await queueMail(deps, ctx, mail);
+    await queueMail(deps, ctx, mail); // the same id again: still one message
+
+    const got = await mailpitMessage(`${id}@verify.example.eu`);
+    expect(got.summary.Subject).toBe(mail.subject);
+    expect(got.summary.To.map((to) => to.Address)).toEqual(['judge@example.eu']);
+    expect(got.summary.From).toEqual({ Name: 'PhotoVerify', Address: 'no-reply@verify.example.eu' });
+    expect(got.Text).toContain('https://verify.example.eu/r/');
+    expect(got.HTML).toContain(`href="https://verify.example.eu/r/${id}"`);
+
+    const row = await findMailMessage(deps.knex, id);
+    expect(row).toMatchObject({ status: 'sent', attempts: 1, message_id: `<${id}@verify.example.eu>` });
+    await new Promise((r) => setTimeout(r, 500)); // a duplicate would have arrived by now
+    expect((await mailpitMessage(`${id}@verify.example.eu`)).all).toHaveLength(1);
+  });
+});
