@@ -98,6 +98,12 @@ export function createVerificationActivities(deps: ActivityDeps) {
           const png = await sharp(Buffer.from(data), { raw: { width, height, channels: 3 } }).png().toBuffer();
           await storeRendition(id, state.accountId, 'heatmap', png, 'image/png', 'png');
         }
+        if (analysis.artifacts.registeredReference) {
+          // The RAW as rendered and registered to the image, in the heatmap's grid: what the report page flickers against the photo.
+          const { width, height, data } = analysis.artifacts.registeredReference;
+          const png = await sharp(Buffer.from(data), { raw: { width, height, channels: 3 } }).png().toBuffer();
+          await storeRendition(id, state.accountId, 'raw_reference', png, 'image/png', 'png');
+        }
       } else {
         // Pairs get it from the pipeline; same check as at upload (analysis/image/jpeg-structure).
         if (state.image.format === 'jpeg') imageMetadata = { ...imageMetadata, ...jpegTrailer(image) };

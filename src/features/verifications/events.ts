@@ -5,7 +5,8 @@ import { defineEvent, type EventOf } from '../../core/events.js';
 export const verificationModes = ['raw_pair', 'image_only'] as const;
 export const verificationStatuses = ['pending', 'queued', 'in_progress', 'completed', 'failed'] as const;
 export type VerificationStatus = (typeof verificationStatuses)[number];
-export const renditionKinds = ['thumbnail', 'signed_image', 'badge', 'heatmap'] as const;
+/** raw_reference: the RAW rendered and registered into the image's working grid (the report page's flicker comparison). */
+export const renditionKinds = ['thumbnail', 'signed_image', 'badge', 'heatmap', 'raw_reference'] as const;
 
 const storedFile = z.object({
   blob_key: z.string(),
