@@ -1,9 +1,13 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemContext } from '../../src/core/commands.js';
 import { findMailMessage } from '../../src/features/mail/queries.js';
 import { queueMail } from '../../src/features/mail/use-cases.js';
 import { databaseTargets } from '../support/databases.js';
-import { startTestService, type TestService } from '../support/service.js';
+import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+
+const webp = fs.readFileSync(path.resolve(import.meta.dirname, '../../../shared/fixtures/images/rs_sample1.webp'));
 
 /**
  * Delivery to a real SMTP server, Mailpit (CI: .ci/run builds it from the Go module proxy and
@@ -19,6 +23,17 @@ interface MailpitSummary {
   Subject: string;
   From: { Name: string; Address: string };
   To: { Name: string; Address: string }[];
+}
+
+/** Every message Mailpit holds for `address`, newest first, waiting up to `timeoutMs` for the first. */
+async function mailpitMessagesTo(address: string, timeoutMs = 30_000): Promise<MailpitSummary[]> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const list = (await (await fetch(`${mailpitUrl}/api/v1/messages?limit=500`)).json()) as { messages: MailpitSummary[] };
+    const mine = list.messages.filter((m) => m.To.some((to) => to.Address === address));
+    if (mine.length > 0 || Date.now() > until) return mine;
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 async function mailpitMessage(messageId: string, timeoutMs = 30_000): Promise<{ summary: MailpitSummary; all: MailpitSummary[]; Text: string; HTML: string }> {
@@ -66,5 +81,31 @@ describe.skipIf(!mailpitUrl)('mail delivery to Mailpit (a real SMTP server)', ()
     expect(row).toMatchObject({ status: 'sent', attempts: 1, message_id: `<${id}@verify.example.eu>` });
     await new Promise((r) => setTimeout(r, 500)); // a duplicate would have arrived by now
     expect((await mailpitMessage(`${id}@verify.example.eu`)).all).toHaveLength(1);
+  });
+
+  it('an invitation through the sharing API arrives with the personal link under PUBLIC_BASE_URL', async () => {
+    const call = client(t.url);
+    const owner = await registerAccount(call);
+    const form = new FormData();
+    form.append('image', new Blob([new Uint8Array(webp)]), 'harbour.webp');
+    const uploaded = await fetch(`${t.url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}` }, body: form });
+    expect(uploaded.status).toBe(201);
+    const { id } = (await uploaded.json()) as { id: string };
+    await t.settled();
+    const shared = await call('POST', `/v1/verifications/${id}/share`, { token: owner.token, json: { access_type: 'restricted' } });
+    expect(shared.status).toBeLessThan(300);
+    const invitee = `judge-${Date.now()}@contest.example`;
+    const invited = await call('POST', `/v1/verifications/${id}/share/invites`, { token: owner.token, json: { email: invitee } });
+    expect(invited.status).toBeLessThan(300);
+
+    const [summary, ...more] = await mailpitMessagesTo(invitee);
+    expect(more).toHaveLength(0);
+    expect(summary!.MessageID).toMatch(/@verify\.example\.eu$/);
+    expect(summary!.Subject).toContain('shared a photo verification with you');
+    const full = (await (await fetch(`${mailpitUrl}/api/v1/message/${summary!.ID}`)).json()) as { Text: string; HTML: string };
+    const shareUrl = shared.body.share_url as string;
+    expect(shareUrl.startsWith('https://verify.example.eu/shared/')).toBe(true);
+    expect(full.Text).toContain(`${shareUrl}?invite=`);
+    expect(full.HTML).toContain(`href="${shareUrl}?invite=`);
   });
 });
