@@ -21,6 +21,16 @@ export interface Reply {
   headers?: Record<string, string>;
   /** A stream of bytes instead of a JSON body (downloads). */
   stream?: NodeJS.ReadableStream;
+  /** An HTML document instead of a JSON body (server-rendered pages); sent as text/html; charset=utf-8. */
+  html?: string;
+}
+
+/** What a page route's error page is given: the status the error mapping chose and the error's public words. */
+export interface ErrorPageInput {
+  status: number;
+  code: string;
+  message: string;
+  suggestion?: string;
 }
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -65,6 +75,11 @@ export interface RouteSpec<B = unknown, Q = unknown, P = unknown, A extends Auth
   /** Documents a non-JSON success body (e.g. a download's content type). */
   produces?: string;
   responses: Record<number, ResponseSpec>;
+  /**
+   * Pages: errors on this route are rendered by this function (an HTML reply) instead of the
+   * JSON envelope. The status stays the error catalogue's; the reply's own status is ignored.
+   */
+  errorPage?: (error: ErrorPageInput) => Reply;
   handler: (input: HandlerInput<B, Q, P, A>) => Promise<Reply>;
 }
 

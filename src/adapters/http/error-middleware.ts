@@ -1,5 +1,6 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { AppError, type ErrorStatuses } from '../../core/errors.js';
+import type { ErrorPageInput, Reply } from '../../core/route-spec.js';
 import { RequestValidationError } from '../../core/validation.js';
 
 /**
@@ -8,6 +9,7 @@ import { RequestValidationError } from '../../core/validation.js';
  *   request validation  -> 422, {"detail": [{loc, msg, type}]}
  *   body parser errors  -> 422 (malformed JSON) or 413 (too large)
  *   anything else       -> 500 INTERNAL_ERROR, logged with the request id, no internals leaked
+ * A page route (RouteSpec.errorPage) gets the same status with its HTML error page instead of the JSON body.
  */
 export const errorMiddleware = (catalogue: ErrorStatuses): ErrorRequestHandler => (error, req, res, _next) => {
   if (res.headersSent) {
@@ -15,7 +17,7 @@ export const errorMiddleware = (catalogue: ErrorStatuses): ErrorRequestHandler =
     return;
   }
   if (error instanceof RequestValidationError) {
-    res.status(422).json({ detail: error.issues });
+    answer(res, 422, { detail: error.issues });
     return;
   }
   if (error instanceof AppError) {
@@ -24,32 +26,32 @@ export const errorMiddleware = (catalogue: ErrorStatuses): ErrorRequestHandler =
     }
     const status = catalogue[error.code] ?? 500;
     if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
-    res.status(status).json(envelope(error));
+    answer(res, status, envelope(error));
     return;
   }
   const parserError = error as { type?: string; status?: number; limit?: number; message?: string };
   if (parserError.type === 'entity.parse.failed') {
-    res.status(422).json({ detail: [{ loc: ['body'], msg: `Malformed JSON: ${parserError.message}`, type: 'json_invalid' }] });
+    answer(res, 422, { detail: [{ loc: ['body'], msg: `Malformed JSON: ${parserError.message}`, type: 'json_invalid' }] });
     return;
   }
   if (parserError.type === 'entity.too.large') {
-    res.status(413).json(envelope(new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${parserError.limit} bytes.`, {
+    answer(res, 413, envelope(new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${parserError.limit} bytes.`, {
       suggestion: 'Send a smaller body; files go to the multipart upload endpoints.',
     })));
     return;
   }
   if (parserError.type === 'encoding.unsupported' || parserError.type === 'charset.unsupported') {
-    res.status(415).json(envelope(new AppError('UNSUPPORTED_MEDIA_TYPE', parserError.message ?? 'Unsupported body encoding.', { suggestion: 'Send UTF-8 JSON.' })));
+    answer(res, 415, envelope(new AppError('UNSUPPORTED_MEDIA_TYPE', parserError.message ?? 'Unsupported body encoding.', { suggestion: 'Send UTF-8 JSON.' })));
     return;
   }
   req.log?.error({ err: error }, 'unhandled error');
-  res.status(500).json(envelope(new AppError('INTERNAL_ERROR', 'The service failed to handle this request.', {
+  answer(res, 500, envelope(new AppError('INTERNAL_ERROR', 'The service failed to handle this request.', {
     suggestion: `Retry later; if it persists, report request id ${String(req.id ?? 'unknown')}.`,
   })));
 };
 
 export const notFoundHandler: RequestHandler = (req, res) => {
-  res.status(404).json(envelope(new AppError('NOT_FOUND', `No route ${req.method} ${req.path}.`, {
+  answer(res, 404, envelope(new AppError('NOT_FOUND', `No route ${req.method} ${req.path}.`, {
     suggestion: 'See /openapi.json for the list of endpoints.',
   })));
 };
@@ -63,4 +65,21 @@ export function envelope(error: AppError): { detail: Record<string, unknown> } {
       ...(error.details ? { details: error.details } : {}),
     },
   };
+}
+
+/** The error's answer: the JSON body, or the route's HTML error page with the same status. */
+function answer(res: Response, status: number, body: { detail: unknown }): void {
+  const page = res.locals.errorPage as ((error: ErrorPageInput) => Reply) | undefined;
+  if (!page) {
+    res.status(status).json(body);
+    return;
+  }
+  const detail = body.detail as { error_code?: string; message?: string; suggestion?: string } | { msg: string }[];
+  const input: ErrorPageInput = Array.isArray(detail)
+    ? { status, code: 'VALIDATION_ERROR', message: detail.map((issue) => issue.msg).join(' ') }
+    : { status, code: detail.error_code ?? 'ERROR', message: detail.message ?? '', ...(detail.suggestion ? { suggestion: detail.suggestion } : {}) };
+  const reply = page(input);
+  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  res.status(status).setHeader('Content-Type', 'text/html; charset=utf-8');
+  res.send(reply.html ?? '');
 }

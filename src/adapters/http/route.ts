@@ -32,7 +32,10 @@ export function documentRoute(registry: OpenAPIRegistry, spec: RouteSpec): void 
   if (spec.auth !== 'none') errorStatuses.add(401);
   for (const status of errorStatuses) {
     if (status === 422) continue;
-    responses[status] ??= { description: documentedErrors[status] ?? 'Error', content: { 'application/json': { schema: errorEnvelopeSchema } } };
+    // A page answers its errors with an HTML error page, not the JSON envelope.
+    responses[status] ??= spec.errorPage
+      ? { description: `${documentedErrors[status] ?? 'Error'} (an HTML error page)` }
+      : { description: documentedErrors[status] ?? 'Error', content: { 'application/json': { schema: errorEnvelopeSchema } } };
   }
   if (spec.body || spec.query || spec.params || spec.multipart) {
     responses[422] = { description: 'Validation error', content: { 'application/json': { schema: validationErrorSchema } } };
@@ -66,6 +69,8 @@ export function documentRoute(registry: OpenAPIRegistry, spec: RouteSpec): void 
 export function bindRoute(router: Router, deps: AppDeps, spec: RouteSpec): void {
   const expressPath = spec.path.replace(/\{([^}]+)\}/g, ':$1');
   router[spec.method](expressPath, async (req: Request, res: Response) => {
+    // The error middleware renders this route's errors through it (an HTML page, not JSON).
+    if (spec.errorPage) res.locals.errorPage = spec.errorPage;
     const principal = await authenticate(deps, req, spec.auth);
     const params = spec.params ? parsePart('path', spec.params, req.params) : undefined;
     const query = spec.query ? parsePart('query', spec.query, req.query) : undefined;
@@ -88,7 +93,10 @@ export function bindRoute(router: Router, deps: AppDeps, spec: RouteSpec): void 
 async function send(res: Response, reply: Reply): Promise<void> {
   for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
   res.status(reply.status);
-  if (reply.stream) {
+  if (reply.html !== undefined) {
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.send(reply.html);
+  } else if (reply.stream) {
     await new Promise<void>((resolve, reject) => reply.stream!.on('error', reject).pipe(res).on('finish', resolve).on('error', reject));
   } else if (reply.body === undefined) res.end();
   else res.json(reply.body);

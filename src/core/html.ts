@@ -1,0 +1,48 @@
+/**
+ * Server-rendered HTML without a template engine: one escaping function and one tagged template.
+ * Every value interpolated into `html` is escaped unless it is already `Html` (the result of
+ * another `html` call), so markup can only come from template literals in the source.
+ */
+
+const MADE_HERE = Symbol('html');
+
+/** Markup built by `html` or `joinHtml`, never from a plain string (the constructor refuses other callers). */
+export class Html {
+  constructor(
+    key: symbol,
+    readonly value: string,
+  ) {
+    if (key !== MADE_HERE) throw new Error('Html is made by the html tagged template only');
+  }
+
+  toString(): string {
+    return this.value;
+  }
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text as HTML text or attribute value (double- or single-quoted). */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+/** A value in a template: Html as is, arrays item by item, null/undefined/false as nothing, anything else escaped text. */
+function render(value: unknown): string {
+  if (value instanceof Html) return value.value;
+  if (Array.isArray(value)) return value.map(render).join('');
+  if (value === null || value === undefined || value === false) return '';
+  return escapeHtml(String(value));
+}
+
+/** html`<p>${text}</p>`: the literal parts are markup, every interpolated value is escaped. */
+export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
+  let out = strings[0]!;
+  for (let i = 0; i < values.length; i++) out += render(values[i]) + strings[i + 1]!;
+  return new Html(MADE_HERE, out);
+}
+
+/** Items joined by a separator (itself escaped unless Html). */
+export function joinHtml(items: unknown[], separator: unknown = ''): Html {
+  return new Html(MADE_HERE, items.map(render).join(render(separator)));
+}

@@ -1,0 +1,127 @@
+import crypto from 'node:crypto';
+import { z } from 'zod';
+import type { AppDeps } from '../../core/deps.js';
+import { NotFoundError } from '../../core/errors.js';
+import { route, type ErrorPageInput, type Reply, type RouteSpec } from '../../core/route-spec.js';
+import { pageHeaders, renderErrorPage, renderReportPage } from './report-page.js';
+import { sharedFileKinds, type SharedFileKind } from './report.js';
+import { INVITE_PARAM, SHARE_PATH_PREFIX } from './tokens.js';
+import { openSharedFile, openSharedReport } from './use-cases.js';
+
+/**
+ * The report page at the share URL and the files it shows (docs/decisions.md, "The report
+ * page"). Public routes: the share token (and, for a restricted share, the invitation proof in
+ * `?invite=`) is the credential; a signed-in caller is recognised when credentials are sent.
+ * Errors render as an HTML page with the catalogue's status: 404 for an unknown, removed or
+ * malformed link (the same page whatever the reason), 403 for a restricted share without a
+ * valid invitation proof.
+ */
+
+/** A first-party cookie naming the browser for view counting only (a visitor counts once per UTC day). */
+const VISITOR_COOKIE = 'pv_visitor';
+const VISITOR_VALUE = /^[A-Za-z0-9_-]{22}$/;
+
+// Loose on purpose: a malformed token or proof is refused by the access check like an unknown one
+// (404 / 403 pages), and a link pasted with tracking parameters still opens.
+const tokenParam = z.object({ token: z.string() });
+const proofQuery = z.object({ [INVITE_PARAM]: z.string().optional() });
+const isFileKind = (kind: string): kind is SharedFileKind => (sharedFileKinds as readonly string[]).includes(kind);
+
+function visitorFrom(cookieHeader: string | undefined): string | undefined {
+  for (const part of cookieHeader?.split(';') ?? []) {
+    const [name, value] = part.trim().split('=');
+    if (name === VISITOR_COOKIE && value && VISITOR_VALUE.test(value)) return value;
+  }
+  return undefined;
+}
+
+/** Seconds to the next UTC midnight: the cookie lives only as long as the day its view counts on. */
+function secondsToMidnight(now: Date): number {
+  const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+  return Math.max(1, Math.ceil((midnight - now.getTime()) / 1000));
+}
+
+const newNonce = () => crypto.randomBytes(16).toString('base64');
+
+export function reportPageRoutes(deps: AppDeps): RouteSpec[] {
+  // Links on the page are absolute paths under the public base URL's path (a proxy may mount the service below /).
+  const sharedPath = `${new URL(deps.config.PUBLIC_BASE_URL).pathname.replace(/\/+$/, '')}${SHARE_PATH_PREFIX}`;
+  const secure = deps.config.PUBLIC_BASE_URL.startsWith('https:');
+  const serviceName = deps.config.SERVICE_NAME;
+
+  const errorPage = (error: ErrorPageInput): Reply => {
+    const nonce = newNonce();
+    return { status: error.status, headers: pageHeaders(nonce), html: renderErrorPage({ ...error, serviceName, nonce }) };
+  };
+
+  return [
+    route({
+      method: 'get',
+      path: `${SHARE_PATH_PREFIX}{token}`,
+      tag: 'sharing',
+      summary: 'The shared report page (HTML)',
+      description:
+        'The page a share URL opens, readable without an account: the image, assurance level and verdict in plain words, each analysis, the SSIM heatmap and a photo/RAW flicker comparison (pairs) or the Content Credentials summary (image only), the badge when verified, file hashes, verification date and processing region. No account information or internal ids. A restricted share opens with the `invite` parameter of an invitation e-mail’s personal link. Counts one view per visitor and UTC day (a first-party cookie that expires at UTC midnight). Errors are HTML pages.',
+      auth: 'none',
+      params: tokenParam,
+      query: proofQuery,
+      produces: 'text/html',
+      errorPage,
+      responses: {
+        200: { description: 'The report page', schema: z.string() },
+        403: { description: 'ACCESS_DENIED: a restricted share, without a current invitation’s proof (the page says how to get in)' },
+        404: { description: 'NOT_SHARED: unknown or malformed link, sharing removed, or the verification deleted (one page for all)' },
+      },
+      handler: async ({ params, query, principal, call, header }) => {
+        const known = visitorFrom(header('cookie'));
+        const visitor = known ?? crypto.randomBytes(16).toString('base64url');
+        const inviteProof = query[INVITE_PARAM];
+        const report = await openSharedReport(deps, { token: params.token, viewer: principal, inviteProof, visitorKey: visitor, correlationId: call.correlationId });
+        const proof = inviteProof ? `?${INVITE_PARAM}=${encodeURIComponent(inviteProof)}` : '';
+        const fileUrl = (kind: SharedFileKind) => `${sharedPath}${encodeURIComponent(params.token)}/files/${kind}${proof}`;
+        const nonce = newNonce();
+        const headers: Record<string, string> = pageHeaders(nonce);
+        if (!known) {
+          headers['Set-Cookie'] = `${VISITOR_COOKIE}=${visitor}; Path=${sharedPath}; Max-Age=${secondsToMidnight(deps.now())}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+        }
+        return { status: 200, headers, html: renderReportPage({ report, serviceName, fileUrl, nonce }) };
+      },
+    }),
+    route({
+      method: 'get',
+      path: `${SHARE_PATH_PREFIX}{token}/files/{kind}`,
+      tag: 'sharing',
+      summary: 'A file shown on the shared report page',
+      description:
+        '`image` (the signed image of a verified pair, else the upload), `thumbnail`, `badge` (verified pairs), `heatmap` (SSIM difference, pairs), `raw_reference` (the RAW rendered and aligned to the image, pairs). Behind the same access check as the page, checked on every request; not counted as a view.',
+      auth: 'none',
+      params: tokenParam.extend({ kind: z.string().describe(sharedFileKinds.join(', ')) }),
+      query: proofQuery,
+      produces: 'image/*',
+      errorPage,
+      responses: {
+        200: { description: 'The file' },
+        403: { description: 'ACCESS_DENIED: a restricted share without a current invitation’s proof' },
+        404: { description: 'NOT_SHARED (unknown link); NOT_FOUND: the report has no such file' },
+      },
+      handler: async ({ params, query, principal }) => {
+        if (!isFileKind(params.kind)) throw new NotFoundError('NOT_FOUND', 'A shared report has no such file.', { suggestion: `Files: ${sharedFileKinds.join(', ')}.` });
+        const { stream, contentType } = await openSharedFile(deps, { token: params.token, viewer: principal, inviteProof: query[INVITE_PARAM], kind: params.kind });
+        return {
+          status: 200,
+          headers: {
+            'Content-Type': contentType,
+            'Content-Disposition': 'inline',
+            // Access is checked on every request: a removed share or invitation stops the files at once.
+            'Cache-Control': 'private, no-store',
+            'X-Robots-Tag': 'noindex, nofollow',
+            'Referrer-Policy': 'no-referrer',
+            'X-Content-Type-Options': 'nosniff',
+            'Content-Security-Policy': "default-src 'none'; sandbox",
+          },
+          stream,
+        };
+      },
+    }),
+  ];
+}
