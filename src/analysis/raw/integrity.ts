@@ -67,6 +67,13 @@ export const integrityThresholds = {
   /** Flat patches needed before noise statistics are read. */
   minFlatPatches: 200,
   /**
+   * Noise is read only where it is not the encoding's rounding: when the code spacing's own
+   * variance (q^2/12) is more than this share of the flat-patch variance in the median band,
+   * the noise checks are undecided (a coarse companding curve adds signal-proportional, white
+   * rounding noise that imitates shot noise).
+   */
+  maxQuantisationShare: 0.5,
+  /**
    * Flat patches count as noise-dominated when the photon-transfer fit holds, or when the bands
    * follow one power law (log-log R² at least this) with a noise-like exponent (at most
    * maxNoiseExponent; texture gives ~2).
@@ -152,7 +159,7 @@ function photonTransfer(raw: SensorData, stats: MosaicStats, iso: number | undef
     failShotToReadNoise: t.failShotToReadNoise,
   };
   const measured: Record<string, unknown> = {
-    bands: stats.bands.map((b) => ({ signal: round(b.signal, 1), variance: round(b.variance, 2), patches: b.patches })),
+    bands: stats.bands.map((b) => ({ signal: round(b.signal, 1), variance: round(b.variance, 2), quantisation: round(b.quantisation, 2), patches: b.patches })),
     fit: fit && {
       model: fit.model,
       logLogExponent: fit.logLog && round(fit.logLog.slope, 3),
@@ -168,6 +175,11 @@ function photonTransfer(raw: SensorData, stats: MosaicStats, iso: number | undef
   };
   const undecided = (reason: string): Check => ({ verdict: 'undecided', reason, measured, thresholds });
   if (lossyContainer(raw)) return undecided('the sensor data is lossy-compressed: its noise is not the sensor\'s');
+  const share = quantisationShare(stats);
+  measured.quantisationShare = round(share, 3);
+  if (share > t.maxQuantisationShare) {
+    return undecided(`the encoding's code spacing accounts for ${round(100 * share, 0)}% of the flat-area variance (median band): rounding, not sensor noise, sets it`);
+  }
   if (!fit || fit.bandsUsed < t.minBands) {
     return undecided('too few brightness levels with flat areas to read the noise-vs-signal relation');
   }
@@ -176,9 +188,9 @@ function photonTransfer(raw: SensorData, stats: MosaicStats, iso: number | undef
   }
   const slope = fit.logLog?.slope;
   if (slope === undefined || !(slope > 0) || slope > t.maxNoiseExponent) {
-    return undecided(`the variance of the flat areas grows with signal as scene texture does (power ${slope === undefined ? '-' : round(slope, 2)}), not as noise (at most ${t.maxNoiseExponent}): shot noise cannot be read`);
+    return undecided(`the variance of the flat areas grows with signal as scene texture does, or as noise does against a wrong black level (power ${slope === undefined ? '-' : round(slope, 2)}; noise: at most ${t.maxNoiseExponent}): shot noise cannot be read`);
   }
-  const darkest = stats.bands[0]!.variance;
+  const darkest = Math.max(0, stats.bands[0]!.variance - stats.bands[0]!.quantisation);
   const tolerance = Math.max(1, t.readVarianceTolerance * darkest);
   if (fit.readVariance < -tolerance) {
     const offset = fit.gain > 0 ? -fit.readVariance / fit.gain : undefined;
@@ -256,8 +268,16 @@ function readNoiseFloor(raw: SensorData, stats: MosaicStats): Check {
   return { verdict: 'pass', reason: 'noise in the darkest image areas matches the read noise of the masked pixels', measured, thresholds, margin: clamp01(Math.min(Math.log(ratio / low), Math.log(high / ratio)) / Math.log(2)) };
 }
 
+/** Median over the bands of the share of their variance that is the encoding's rounding. */
+export function quantisationShare(stats: MosaicStats): number {
+  const shares = stats.bands.map((b) => (b.variance > 0 ? b.quantisation / b.variance : 1)).sort((a, b) => a - b);
+  return shares.length ? shares[Math.floor((shares.length - 1) / 2)]! : 1;
+}
+
 function noiseGated(raw: SensorData, stats: MosaicStats): string | undefined {
   if (lossyContainer(raw)) return 'the sensor data is lossy-compressed';
+  const share = quantisationShare(stats);
+  if (share > integrityThresholds.maxQuantisationShare) return `the encoding's code spacing makes ${round(100 * share, 0)}% of the flat-area variance`;
   if (stats.flatPatches < integrityThresholds.minFlatPatches) return `only ${stats.flatPatches} flat patches`;
   const t = integrityThresholds;
   const fit = stats.photonTransfer;

@@ -30,7 +30,18 @@ export interface NoiseBand {
   signal: number;
   /** Lower-quartile noise variance of that band, in DN^2. */
   variance: number;
+  /**
+   * Variance the encoding's own rounding adds, q^2/12 for the typical code spacing q of the
+   * band's flat patches (1/12 for dense data; large for coarse companding curves, where it grows
+   * with signal just as shot noise does). The photon-transfer fit reads variance - quantisation.
+   */
+  quantisation: number;
   patches: number;
+}
+
+/** The band's variance that is not the encoding's rounding. */
+export function sensorVariance(b: NoiseBand): number {
+  return b.variance - b.quantisation;
 }
 
 export interface PhotonTransferFit {
@@ -192,7 +203,8 @@ function selectFlat(patches: Patch[], span: number): { flat: Patch[]; bands: Noi
     const kept = members.slice(0, Math.max(1, Math.floor(members.length * flatQuantile)));
     flat.push(...kept);
     const means = kept.map((p) => p.mean).sort((a, b) => a - b);
-    bands.push({ signal: quantile(means, 0.5), variance: quantile(members.map((p) => p.variance), flatQuantile), patches: members.length });
+    const step = quantile(kept.map((p) => p.step).sort((a, b) => a - b), 0.5);
+    bands.push({ signal: quantile(means, 0.5), variance: quantile(members.map((p) => p.variance), flatQuantile), quantisation: (step * step) / 12, patches: members.length });
   }
   return { flat, bands };
 }
@@ -211,20 +223,20 @@ function leastSquares(bands: NoiseBand[], [linear, quadratic]: [boolean, boolean
   for (const b of bands) {
     const row = features(b.signal / scale);
     for (let i = 0; i < k; i++) {
-      atb[i]! += row[i]! * b.variance;
+      atb[i]! += row[i]! * sensorVariance(b);
       for (let j = 0; j < k; j++) ata[i]![j]! += row[i]! * row[j]!;
     }
   }
   const solved = solve(ata, atb);
   if (!solved) return null;
   const coef = [solved[0]!, linear ? solved[1]! : 0, quadratic ? solved[k - 1]! : 0];
-  const mean = bands.reduce((s, b) => s + b.variance, 0) / bands.length;
+  const mean = bands.reduce((s, b) => s + sensorVariance(b), 0) / bands.length;
   let ssRes = 0;
   let ssTot = 0;
   for (const b of bands) {
     const x = b.signal / scale;
-    ssRes += (b.variance - (coef[0]! + coef[1]! * x + coef[2]! * x * x)) ** 2;
-    ssTot += (b.variance - mean) ** 2;
+    ssRes += (sensorVariance(b) - (coef[0]! + coef[1]! * x + coef[2]! * x * x)) ** 2;
+    ssTot += (sensorVariance(b) - mean) ** 2;
   }
   return { coef: [coef[0]!, coef[1]! / scale, coef[2]! / (scale * scale)], r2: ssTot > 0 ? Math.max(0, 1 - ssRes / ssTot) : 0 };
 }
@@ -263,7 +275,7 @@ function fitPhotonTransfer(all: NoiseBand[]): PhotonTransferFit | null {
   if (all.length < 3) return null;
   let peak = 0;
   all.forEach((b, i) => {
-    if (b.variance > all[peak]!.variance) peak = i;
+    if (sensorVariance(b) > sensorVariance(all[peak]!)) peak = i;
   });
   let bands = all;
   let excludedAbove: number | undefined;
@@ -297,7 +309,7 @@ function fitPhotonTransfer(all: NoiseBand[]): PhotonTransferFit | null {
 }
 
 function fitLogLog(bands: NoiseBand[]): MosaicStats['logLogFit'] {
-  const points = bands.filter((b) => b.signal > 0 && b.variance > 0).map((b) => [Math.log(b.signal), Math.log(b.variance)] as const);
+  const points = bands.filter((b) => b.signal > 0 && sensorVariance(b) > 0).map((b) => [Math.log(b.signal), Math.log(sensorVariance(b))] as const);
   if (points.length < 3) return null;
   const mx = points.reduce((s, p) => s + p[0], 0) / points.length;
   const my = points.reduce((s, p) => s + p[1], 0) / points.length;

@@ -5,6 +5,7 @@
  *
  *   npx tsx test/analysis/raw/calibrate.ts            # the crops the tests use
  *   npx tsx test/analysis/raw/calibrate.ts --full     # whole frames
+ *   ... --only Fusion                                  # sources whose name contains "Fusion"
  */
 import { analyzeRawIntegrity, shutdownRawDecoders } from '../../../src/analysis/raw/index.js';
 import { assessSensorIntegrity } from '../../../src/analysis/raw/integrity.js';
@@ -29,12 +30,18 @@ export const forgeryContainers = ['uncompressed 16-bit', 'CinemaDNG: Linearizati
 export function row(result: AnalysisResult): Record<string, string> {
   const c = result.details.checks as Checks;
   const v = (name: string): string => ({ pass: 'p', fail: 'F', undecided: 'u' })[c[name]!.verdict] ?? '?';
-  const pt = c.photon_transfer!.measured as { fit?: { gainDnPerElectron: number; r2: number; readVariance: number; bandsUsed: number; excludedAbove?: number; model: string }; saturationElectronsAtIso100?: number };
+  const pt = c.photon_transfer!.measured as {
+    fit?: { gainDnPerElectron: number; r2: number; readVariance: number; bandsUsed: number; excludedAbove?: number; model: string; logLogExponent?: number };
+    saturationElectronsAtIso100?: number;
+    quantisationShare?: number;
+  };
   const fit = pt.fit;
   const num = (x: unknown, digits = 3): string => (typeof x === 'number' ? String(Number(x.toFixed(digits))) : '-');
   return {
     result: `${result.result} ${result.confidence_score.toFixed(2)}`,
-    ptc: fit ? `${v('photon_transfer')} g ${num(fit.gainDnPerElectron, 4)} R² ${num(fit.r2)} read ${num(fit.readVariance, 1)}${fit.excludedAbove ? ` (≤${Math.round(fit.excludedAbove)})` : ''}` : `${v('photon_transfer')} -`,
+    ptc: fit
+      ? `${v('photon_transfer')} g ${num(fit.gainDnPerElectron, 4)} R² ${num(fit.r2)} read ${num(fit.readVariance, 1)} pow ${num(fit.logLogExponent, 2)} q ${num(pt.quantisationShare, 2)}${fit.excludedAbove ? ` (≤${Math.round(fit.excludedAbove)})` : ''}`
+      : `${v('photon_transfer')} -`,
     electrons: pt.saturationElectronsAtIso100 === undefined ? '-' : String(pt.saturationElectronsAtIso100),
     whiteness: `${v('noise_whiteness')} ${num(c.noise_whiteness!.measured.samePlaneResidualCorrelation)}`,
     cross: `${v('cross_colour_independence')} ${num(c.cross_colour_independence!.measured.crossPlaneResidualCorrelation)}`,
@@ -54,7 +61,9 @@ async function main(): Promise<void> {
     const r = row(result);
     console.log(`| ${source} | ${variant} | ${columns.map((k) => r[k]).join(' | ')} |`);
   };
+  const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
   for (const file of genuineFiles) {
+    if (only && !file.name.includes(only)) continue;
     const raw = await decodeFixture(file.file);
     const src = cropSource(sourceOf(file.name, raw), full ? undefined : file.crop);
     print(file.name, full ? 'as decoded (whole frame)' : 'as decoded (test crop)', assessSensorIntegrity({ ...raw, ...src.mosaic }));
