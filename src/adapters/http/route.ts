@@ -38,7 +38,9 @@ export function documentRoute(registry: OpenAPIRegistry, spec: RouteSpec): void 
       : { description: documentedErrors[status] ?? 'Error', content: { 'application/json': { schema: errorEnvelopeSchema } } };
   }
   if (spec.body || spec.query || spec.params || spec.multipart) {
-    responses[422] = { description: 'Validation error', content: { 'application/json': { schema: validationErrorSchema } } };
+    responses[422] = spec.errorPage
+      ? { description: 'Validation error (an HTML error page)' }
+      : { description: 'Validation error', content: { 'application/json': { schema: validationErrorSchema } } };
   }
   registry.registerPath({
     method: spec.method,

@@ -214,7 +214,7 @@ function outcome(result: boolean | null): Html {
 function sentence(text: string | undefined): string | undefined {
   if (!text) return undefined;
   const trimmed = text.trim();
-  return `${trimmed.charAt(0).toUpperCase()}${trimmed.slice(1)}${/[.!?)]$/.test(trimmed) ? '' : '.'}`;
+  return `${trimmed.charAt(0).toUpperCase()}${trimmed.slice(1)}${/[.!?]$/.test(trimmed) ? '' : '.'}`;
 }
 
 const fixed = (value: number | undefined, digits = 3) => (value === undefined ? undefined : value.toFixed(digits));
