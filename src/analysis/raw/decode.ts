@@ -7,7 +7,7 @@ import type LibRaw from 'libraw-wasm';
 import { FileError } from '../../core/errors.js';
 import type { DecodedRaw, RawFormat } from '../types.js';
 import { compressionName, inspectContainer, minSensorBytesPerPixel, type ContainerProblem } from './container.js';
-import { type DngLevels, withDngBlackPattern } from './dng-levels.js';
+import { withDngEncoding } from './dng-levels.js';
 import { DecodeTimeoutError, DecoderCrashError, rawDecoderPool, type RawDecoderPool } from './decoder-pool.js';
 import { describeFile, detectRawFormat, supportedRawFormats, unsupportedRawError } from './format-detect.js';
 import { cameraMetadata, orientationFromFlip, type LibRawMeta } from './metadata.js';
@@ -183,7 +183,7 @@ export async function decodeSensorData(
       details: { reason: 'the analyses need a 2x2 Bayer mosaic', filters: meta.filters, make: meta.camera_make, model: meta.camera_model, container: report.facts },
     };
   }
-  const sensor = output.frame ? withDngBlackPattern(fromCfaFrame(output.frame, meta), report.facts.dngLevels as DngLevels | undefined) : fromLinear(output.linear!, meta);
+  const sensor = output.frame ? withDngEncoding(fromCfaFrame(output.frame, meta), bytes, report.facts) : fromLinear(output.linear!, meta);
   assertNotBlank(format, sensor.cfa);
   const orientation = orientationFromFlip(meta.flip);
   const turned = orientation >= 5;

@@ -4,11 +4,11 @@
  *
  * LibRaw applies the LinearizationTable while unpacking (verified with test DNGs: uncompressed,
  * packed 12/14-bit and lossless-JPEG tiles all come back as table[stored]), so the mosaic it
- * returns is linear. It does not export a 2x2 BlackLevel pattern: its `black` then reads 0
+ * returns is linear; should a decoder not do so, ensureLinearised applies the table here. It does not export a 2x2 BlackLevel pattern: its `black` then reads 0
  * (also verified), which would put every sample a pedestal above the declared black. The
  * pattern is therefore taken from the tags here and handed to the analyses as `channelBlack`.
  */
-import { entryNumbers, tagNumber, type TiffFile, type TiffIfd } from './tiff.js';
+import { entryNumbers, readTiff, tagNumber, type TiffFile, type TiffIfd } from './tiff.js';
 
 const LinearizationTable = 50712;
 const BlackLevelRepeatDim = 50713;
@@ -99,4 +99,60 @@ export function withDngBlackPattern<T extends LevelledMosaic>(sensor: T, levels:
     blackLevel: channelBlack.reduce((a, b) => a + b, 0) / 4,
     container: { ...sensor.container, blackLevelSource: 'DNG BlackLevel pattern (LibRaw reports its common part only)', libRawBlack: sensor.blackLevel },
   };
+}
+
+/** The LinearizationTable of a DNG's sensor directory (at most 65536 entries), if it has one. */
+export function linearizationTableOf(bytes: Uint8Array, tiff: TiffFile, ifd: TiffIfd): Uint16Array | undefined {
+  const entry = ifd.entries.get(LinearizationTable);
+  if (!entry) return undefined;
+  const values = entryNumbers(bytes, tiff.littleEndian, entry);
+  return values.length > 0 ? Uint16Array.from(values, (v) => Math.max(0, Math.min(65535, Math.round(v)))) : undefined;
+}
+
+export type Linearisation = 'none' | 'applied by the decoder' | 'applied here';
+
+/**
+ * Makes sure a DNG mosaic is linear. Once a LinearizationTable is applied every sample is one of
+ * the table's outputs; LibRaw applies it while unpacking (verified), but a decoder that does not
+ * leaves stored codes, some of which are not table outputs. Then the table is applied here (codes
+ * past its end take its last value, as the DNG specification says).
+ */
+export function ensureLinearised(cfa: Uint16Array, table: Uint16Array | undefined): { cfa: Uint16Array; linearisation: Linearisation } {
+  if (!table || table.length === 0) return { cfa, linearisation: 'none' };
+  const outputs = new Uint8Array(65536);
+  for (const v of table) outputs[v] = 1;
+  let applied = true;
+  for (let i = 0; i < cfa.length; i++) {
+    if (!outputs[cfa[i]!]) {
+      applied = false;
+      break;
+    }
+  }
+  if (applied) return { cfa, linearisation: 'applied by the decoder' };
+  const last = table[table.length - 1]!;
+  const out = new Uint16Array(cfa.length);
+  for (let i = 0; i < cfa.length; i++) out[i] = cfa[i]! < table.length ? table[cfa[i]!]! : last;
+  return { cfa: out, linearisation: 'applied here' };
+}
+
+interface DngMosaic extends LevelledMosaic {
+  cfa: Uint16Array;
+}
+
+/**
+ * A decoded DNG mosaic with its encoding undone: linearised (when the decoder did not apply the
+ * LinearizationTable) and given its per-position black levels. Other formats pass unchanged.
+ */
+export function withDngEncoding<T extends DngMosaic>(sensor: T, bytes: Uint8Array, facts: Record<string, unknown>): T {
+  const levels = facts.dngLevels as DngLevels | undefined;
+  if (!levels) return sensor;
+  let out: T = withDngBlackPattern(sensor, levels);
+  if (levels.linearizationTable) {
+    const tiff = readTiff(bytes);
+    const ifd = tiff?.ifds.find((d) => d.path === facts.sensorDirectory);
+    const table = tiff && ifd ? linearizationTableOf(bytes, tiff, ifd) : undefined;
+    const { cfa, linearisation } = ensureLinearised(out.cfa, table);
+    out = { ...out, cfa, container: { ...out.container, linearisation } };
+  }
+  return out;
 }

@@ -5,6 +5,7 @@
  * which decodeRaw corrects from the tags).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureLinearised } from '../../../src/analysis/raw/dng-levels.js';
 import { decodeRaw, shutdownRawDecoders } from '../../../src/analysis/raw/index.js';
 import type { DecodedRaw } from '../../../src/analysis/types.js';
 import { type DngOptions, writeDng } from './dng-writer.js';
@@ -61,7 +62,15 @@ describe('test DNGs read back through decodeRaw (LibRaw)', () => {
     const scaled = await roundTrip({ linearizationTable: times16, whiteLevel: 65535, blackLevel: 127 * 16, compression: 'lossless-jpeg' });
     expect(mismatches(scaled, (v) => v * 16)).toBe(0);
     expect(scaled.container.dngLevels).toMatchObject({ linearizationTable: { entries: 4096, first: 0, last: 65520, monotonic: true }, whiteLevel: [65535] });
+    for (const raw of [plain, tiled, scaled]) expect(raw.container.linearisation).toBe('applied by the decoder');
   }, 120_000);
+
+  it('a mosaic a decoder left in stored codes is linearised here (codes past the table take its last value)', () => {
+    const table = Uint16Array.from([0, 16, 64, 144, 256]);
+    expect(ensureLinearised(Uint16Array.from([0, 16, 144, 256]), table)).toEqual({ cfa: Uint16Array.from([0, 16, 144, 256]), linearisation: 'applied by the decoder' });
+    expect(ensureLinearised(Uint16Array.from([0, 1, 3, 4, 9]), table)).toEqual({ cfa: Uint16Array.from([0, 16, 144, 256, 256]), linearisation: 'applied here' });
+    expect(ensureLinearised(Uint16Array.from([5, 7]), undefined).linearisation).toBe('none');
+  });
 
   it('a 2x2 BlackLevel pattern, which LibRaw reports as black 0, comes back per CFA position', async () => {
     const raw = await roundTrip({ blackLevel: [120, 125, 130, 135] });
