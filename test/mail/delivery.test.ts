@@ -60,6 +60,9 @@ for (const { name, target, env } of variants) {
       call = client(t.url);
     });
     afterAll(async () => {
+      // Every message here reaches an end: wait for the runs (Temporal: their results are
+      // followed) so the engine stops with nothing in flight.
+      await t?.service.deps.workflows.idle();
       await t?.stop();
       await receiver?.close();
     });

@@ -1,14 +1,18 @@
 import { createTransport, type SMTPTransportOptions, type Transporter } from 'nodemailer';
 import { MailSendError, type Mailer, type MailMessage, type MailReceipt } from '../../core/mail.js';
 
+/** One send never takes longer (a server trickling its replies would pass every idle timeout). */
+const SEND_LIMIT_MS = 4 * 60_000;
+
 /** SMTP commands whose 5xx reply refuses this message or recipient for good. */
 const PERMANENT_COMMANDS = new Set(['RCPT TO', 'DATA']);
 
 /**
  * Sends through the SMTP server at `url` (smtp:// or smtps://, credentials in the URL), one
  * connection per message: no pool, so aborting a send closes exactly its own connection.
- * Timeouts are explicit and shorter than the delivery activity's, so a hung server ends the
- * attempt as a failure of ours, not as an abandoned send still running in the background.
+ * Timeouts are explicit (30 s connect and greeting, 60 s idle, 4 min for the whole send) and
+ * shorter than the delivery activity's, so a hung server ends the attempt as a failure of ours,
+ * not as an abandoned send still running in the background.
  */
 export class SmtpMailer implements Mailer {
   readonly kind = 'smtp' as const;
@@ -30,7 +34,9 @@ export class SmtpMailer implements Mailer {
 
   async send(message: MailMessage, options: { signal?: AbortSignal } = {}): Promise<MailReceipt> {
     try {
-      const info = await this.transport.sendMail({ ...message, signal: options.signal });
+      const limit = AbortSignal.timeout(SEND_LIMIT_MS);
+      const signal = options.signal ? AbortSignal.any([options.signal, limit]) : limit;
+      const info = await this.transport.sendMail({ ...message, signal });
       return { response: String((info as { response?: unknown }).response ?? '') };
     } catch (error) {
       throw smtpFailure(error);

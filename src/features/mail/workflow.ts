@@ -31,10 +31,13 @@ export type MailDeliveryOutcome = 'sent' | 'failed' | 'missing';
  * Only infrastructure failures (the event store unreachable) are retried here, briefly; a
  * failed send is an outcome the activity records, not a thrown error. When even these retries
  * run out, the run fails and the engines' sweep (unfinished messages) starts it again.
- * The timeout is longer than the SMTP adapter's own (30 s connect and greeting, 60 s idle).
+ * The timeout is longer than the SMTP adapter's own bound on one send (4 min). The heartbeat
+ * timeout lets Temporal notice a dead worker within a minute and deliver cancellation to the
+ * attempt (which closes its SMTP connection), so no abandoned send runs beside its retry.
  */
 const deliver: ActivityOptions = {
   startToCloseTimeoutMs: 5 * 60_000,
+  heartbeatTimeoutMs: 60_000,
   retry: { initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 30_000, maximumAttempts: 5 },
 };
 
