@@ -70,6 +70,21 @@ export async function runCommand<State, Command, Catalogue extends Record<string
   }
 }
 
+/**
+ * Appends facts that guard no invariant (e.g. a report was viewed) without reading the stream:
+ * no decider, no expected revision. Validated and stamped exactly like a command's events.
+ */
+export async function appendFacts<Catalogue extends Record<string, EventDefinition>>(
+  store: EventStore,
+  stream: string,
+  catalogue: Catalogue,
+  events: EventOf<Catalogue>[],
+  context: CommandContext,
+): Promise<{ position: bigint }> {
+  const result = await store.append(stream, events.map((event) => toNewEvent(catalogue, event, context)), { expectedRevision: 'any' });
+  return { position: result.position };
+}
+
 function toNewEvent(catalogue: Record<string, EventDefinition>, event: { type: string; data: unknown }, context: CommandContext): NewEvent {
   const definition = Object.values(catalogue).find((d) => d.type === event.type);
   if (!definition) throw new Error(`Event ${event.type} is not in its aggregate's catalogue`);

@@ -1,10 +1,9 @@
 import crypto from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { commandContext, execute, readModelsCaughtUp, systemContext } from '../../core/commands.js';
-import { foldStream, type CommandContext } from '../../core/decider.js';
+import { appendFacts, foldStream, type CommandContext } from '../../core/decider.js';
 import type { AppDeps } from '../../core/deps.js';
 import { AccessDeniedError, AppError, NotFoundError, ValidationError } from '../../core/errors.js';
-import type { NewEvent } from '../../core/event-store.js';
 import { callerOf, type Call, type Principal } from '../../core/principal.js';
 import { normaliseEmail } from '../accounts/decider.js';
 import { findAccount, findUser, findUserByEmail } from '../accounts/queries.js';
@@ -12,7 +11,7 @@ import { queueMail, type OutgoingMail } from '../mail/use-cases.js';
 import { verificationStream } from '../verifications/decider.js';
 import { findVerification, resultsOf, type VerificationRow } from '../verifications/queries.js';
 import { checkOwner, decideView, notShared, shareDecider, shareStream, shareViewsStream, type ShareState, type VerificationFacts } from './decider.js';
-import { shareViewEvents, type AccessType, type ShareViewEvent } from './events.js';
+import { shareViewEvents, type AccessType } from './events.js';
 import { accessChangedMail, invitationMail, type RenderedMail, type ShareMailFacts } from './mail.js';
 import { dailyViewCounts, findInviteByTokenHash, findInvite, findShare, findShareByTokenHash, invitesOf, viewCounted, type ShareRow } from './queries.js';
 import { sharedFileOf, toSharedReport, type SharedFileKind, type SharedReport, type ViewerAccess } from './report.js';
@@ -347,7 +346,7 @@ async function recordView(deps: AppDeps, row: VerificationRow, access: Exclude<V
     if (await viewCounted(deps.knex, row.id, now.toISOString().slice(0, 10), visitor)) return;
     const context = systemContext(deps, { actor: { type: 'anonymous', id: 'anonymous' }, correlationId: request.correlationId ?? crypto.randomUUID(), accountId: row.account_id });
     const events = decideView({ type: 'RecordView', visitor, access: access === 'link' ? 'link' : 'invitation', now });
-    const { position } = await deps.store.append(shareViewsStream(row.id), events.map((event) => viewEvent(event, context)), { expectedRevision: 'any' });
+    const { position } = await appendFacts(deps.store, shareViewsStream(row.id), shareViewEvents, events, context);
     deps.readModels.poke();
     // Read-your-writes: the visitor's next view of the day finds this one counted (and appends nothing).
     await readModelsCaughtUp(deps, position);
@@ -356,20 +355,3 @@ async function recordView(deps: AppDeps, row: VerificationRow, access: Exclude<V
   }
 }
 
-function viewEvent(event: ShareViewEvent, context: CommandContext): NewEvent {
-  const definition = shareViewEvents[event.type];
-  return {
-    id: crypto.randomUUID(),
-    type: event.type,
-    version: definition.version,
-    data: definition.schema.parse(event.data),
-    metadata: {
-      account_id: context.accountId,
-      actor: context.actor,
-      causation_id: context.causationId,
-      correlation_id: context.correlationId,
-      processing_region: context.processingRegion,
-      occurred_at: context.now.toISOString(),
-    },
-  };
-}
