@@ -614,15 +614,14 @@ const SCRIPT = html`
   var timer = null;
   function show(layer) {
     box.setAttribute('data-showing', layer);
+    // A toggle button keeps its name; aria-pressed says whether the RAW is shown.
     toggle.setAttribute('aria-pressed', layer === 'raw' ? 'true' : 'false');
-    toggle.textContent = layer === 'raw' ? 'Show the photo' : 'Show the RAW';
     if (!timer) status.textContent = layer === 'raw' ? 'Showing: the RAW, rendered and aligned' : 'Showing: the photo';
   }
   function flip() { show(box.getAttribute('data-showing') === 'raw' ? 'photo' : 'raw'); }
   function stop() {
     if (timer) { clearInterval(timer); timer = null; }
     run.setAttribute('aria-pressed', 'false');
-    run.textContent = 'Flicker';
   }
   stack.classList.add('stacked');
   box.querySelector('.flicker-controls').hidden = false;
@@ -631,7 +630,6 @@ const SCRIPT = html`
     if (timer) { stop(); show('photo'); return; }
     timer = setInterval(flip, 500);
     run.setAttribute('aria-pressed', 'true');
-    run.textContent = 'Stop';
     status.textContent = 'Flickering between the photo and the RAW';
   });
 })();
