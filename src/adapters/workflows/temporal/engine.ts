@@ -29,6 +29,9 @@ interface Start {
   input: unknown;
 }
 
+/** How long stop() waits for result followers after closing the client connection. */
+const FOLLOWERS_GRACE_MS = 5_000;
+
 /**
  * Runs the registered workflow definitions on a Temporal server (temporal/workflows.ts turns
  * each into a workflow function). This process is both a client (it starts `<type>-<id>`
@@ -171,7 +174,9 @@ export class TemporalWorkflowEngine implements WorkflowEngine {
     if (this.worker?.getState() === 'RUNNING') this.worker.shutdown();
     await this.running;
     await this.clientConnection?.close();
-    await Promise.allSettled(this.tracked.values());
+    // Followers only watch results that stay with the server; one caught in a client retry
+    // when the connection closed must not hold shutdown: wait briefly, then leave them.
+    await Promise.race([Promise.allSettled(this.tracked.values()), new Promise((resolve) => setTimeout(resolve, FOLLOWERS_GRACE_MS).unref())]);
     await this.nativeConnection?.close();
   }
 
