@@ -10,33 +10,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inspectJpeg, jpegStructureError } from '../../src/analysis/image/jpeg-structure.js';
+import { concat, crw, crwMessage, cutJpeg, fixtures, noise, pairJpeg, trailer2k, truncatedMessage } from '../support/file-variants.js';
 import { runNode } from '../support/processes.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const bin = path.join(root, 'bin/photoverify.mjs');
-const fixtures = path.resolve(root, '../shared/fixtures');
 const pairRaw = path.join(fixtures, 'pairs/canon_eos_30d_cr2/IMG_5952.CR2');
-const pairJpeg = new Uint8Array(fs.readFileSync(path.join(fixtures, 'pairs/canon_eos_30d_cr2/IMG_5952.camera-preview.jpg')));
-const concat = (...parts: Uint8Array[]) => new Uint8Array(Buffer.concat(parts));
-
-function noise(length: number, seed = 1): Uint8Array {
-  const bytes = new Uint8Array(length);
-  for (let i = 0; i < length; i++) bytes[i] = (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24;
-  return bytes;
-}
-
-const trailer2k = concat(Uint8Array.of(0xff, 0xd8, 0xff, 0xd9), noise(2040), Uint8Array.of(0xff, 0xd9, 0xff, 0xd9));
-/** Minimal Canon CRW (no fixture exists): CIFF header "II", length 26, "HEAPCCDR", v1.2, and an empty heap. */
-const crw = concat(Uint8Array.of(0x49, 0x49, 26, 0, 0, 0), Buffer.from('HEAPCCDR', 'latin1'), Uint8Array.of(2, 0, 1, 0), new Uint8Array(8), Uint8Array.of(0, 0, 0, 0, 0, 0));
-const crwMessage = 'Canon CRW is a camera RAW format this service does not support; supported: CR2, CR3, ARW, NEF, DNG, RAF, ORF, RW2, PEF, SRW.';
-const cutJpeg = pairJpeg.subarray(0, Math.floor(pairJpeg.length / 2));
-
-const truncatedMessage = (bytes: Uint8Array) => {
-  const structure = inspectJpeg(bytes);
-  if (structure.ok) throw new Error('expected an incomplete JPEG');
-  return jpegStructureError(structure).message;
-};
 
 const analyze = (args: string[]) => runNode([bin, 'analyze', ...args], {});
 

@@ -9,39 +9,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inspectJpeg, jpegStructureError } from '../../src/analysis/image/jpeg-structure.js';
 import { databaseTargets } from '../support/databases.js';
+import { concat, crw, crwMessage, cutJpeg, fixture, noise, pairJpeg, trailer2k, truncatedMessage } from '../support/file-variants.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 
-const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
-const fixture = (name: string) => new Uint8Array(fs.readFileSync(path.join(fixtures, name)));
-const pairJpeg = fixture('pairs/canon_eos_30d_cr2/IMG_5952.camera-preview.jpg');
 const pairRaw = fixture('pairs/canon_eos_30d_cr2/IMG_5952.CR2');
-const concat = (...parts: Uint8Array[]) => new Uint8Array(Buffer.concat(parts));
-
-function noise(length: number, seed = 1): Uint8Array {
-  const bytes = new Uint8Array(length);
-  for (let i = 0; i < length; i++) bytes[i] = (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24;
-  return bytes;
-}
-
-/** A 2 KB trailer that holds SOI/EOI bytes and itself ends with FFD9. */
-const trailer2k = concat(Uint8Array.of(0xff, 0xd8, 0xff, 0xd9), noise(2040), Uint8Array.of(0xff, 0xd9, 0xff, 0xd9));
-
-/** Minimal Canon CRW (no fixture exists): CIFF header "II", length 26, "HEAPCCDR", v1.2, and an empty heap. */
-const crw = concat(Uint8Array.of(0x49, 0x49, 26, 0, 0, 0), Buffer.from('HEAPCCDR', 'latin1'), Uint8Array.of(2, 0, 1, 0), new Uint8Array(8), Uint8Array.of(0, 0, 0, 0, 0, 0));
-const crwMessage = 'Canon CRW is a camera RAW format this service does not support; supported: CR2, CR3, ARW, NEF, DNG, RAF, ORF, RW2, PEF, SRW.';
-
-/** The 30D preview cut in the middle of its entropy-coded data. */
-const cutJpeg = pairJpeg.subarray(0, Math.floor(pairJpeg.length / 2));
 /** A camera JPEG cut right after the end-of-image marker of the thumbnail inside its EXIF (APP1). */
 const cameraJpeg = fixture('images/mei_canon-eos450d.jpg');
 const cutAfterThumbnail = cameraJpeg.subarray(0, Buffer.from(cameraJpeg).indexOf(Buffer.from([0xff, 0xd9])) + 2);
-const truncatedMessage = (bytes: Uint8Array) => {
-  const structure = inspectJpeg(bytes);
-  if (structure.ok) throw new Error('expected an incomplete JPEG');
-  return jpegStructureError(structure).message;
-};
 
 type Part = { field: string; name: string; bytes: Uint8Array };
 
