@@ -1,5 +1,4 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +9,8 @@ import { signManifest, signVerifiedImage, VERIFICATION_ASSERTION_LABEL, type Sig
 import type { SignerConfig } from '../../src/provenance/signer-config.js';
 import { anchorsFromPem, noTrustAnchors, type TrustAnchors } from '../../src/provenance/trust.js';
 import { derToPem } from '../../src/provenance/x509.js';
-import { fixture, repoRoot } from './helpers/paths.js';
+import { fixture } from './helpers/paths.js';
+import { pythonAvailable, referenceRead } from './helpers/reference.js';
 import { makeCa, signerFrom, validNow, type TestCa } from './helpers/pki.js';
 import { startLocalTsa, type LocalTsa } from './helpers/tsa.js';
 
@@ -39,19 +39,8 @@ const verdictOf = (r: CredentialsReport) => [r.verdict, r.verdict_reason];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Cross-check with c2pa-python (the reference implementation) when it is importable. */
-const pythonAvailable = spawnSync('python3', ['-c', 'import c2pa']).status === 0;
-function referenceState(bytes: Uint8Array, mime: string, anchorPem?: string): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'pv-ref-'));
-  const file = path.join(dir, 'signed');
-  writeFileSync(file, bytes);
-  const args = [path.join(repoRoot, 'scripts/c2pa-python-check.py'), file, mime];
-  if (anchorPem) {
-    writeFileSync(path.join(dir, 'anchors.pem'), anchorPem);
-    args.push(path.join(dir, 'anchors.pem'));
-  }
-  const result = spawnSync('python3', args, { encoding: 'utf8' });
-  return (JSON.parse(result.stdout) as { validation_state: string }).validation_state;
-}
+/** The validation state c2pa-python reports (test/provenance/helpers/reference.ts reads it). */
+const referenceState = (bytes: Uint8Array, mime: string, anchorPem?: string) => referenceRead(bytes, mime, anchorPem).validation_state;
 
 let ca: TestCa;
 let signer: SignerConfig;
