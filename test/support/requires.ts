@@ -1,0 +1,48 @@
+import { describe, it } from 'vitest';
+
+/**
+ * One way for a suite to depend on a real server or tool it cannot start itself (PostgreSQL,
+ * Temporal, Mailpit, EventStoreDB, Chromium, c2pa-python). Without it the suite skips and says,
+ * once per file, what is missing and which variable enables it. The line goes through the
+ * console with SKIP_MARK; vitest.config.ts keeps it out of the per-file output and
+ * test/support/skip-reporter.ts prints every such line in one block at the end of the run, with
+ * the default reporter's output (docs/decisions.md D-046).
+ */
+export const SKIP_MARK = '[skip-reason]';
+
+export interface Requirement {
+  /** What the suites need, as a person names it: "a Temporal server", "Chromium". */
+  server: string;
+  /** The environment variable that enables them (none for a tool found on the PATH: then `how` says how to get it). */
+  variable?: string;
+  /** Whether it is there; by default, whether the variable is set to something. */
+  available?: boolean;
+  /** How to get one: a command, a package. */
+  how?: string;
+}
+
+export interface Gate {
+  available: boolean;
+  /** `describe`, skipped when not available. */
+  describe: ReturnType<typeof describe.skipIf>;
+  /** `it`, skipped when not available. */
+  it: ReturnType<typeof it.skipIf>;
+}
+
+/** Says why `what` is skipped (once per file and reason), unless the requirement is met. */
+export function requires(requirement: Requirement, what: string): Gate {
+  const available = requirement.available ?? Boolean(requirement.variable && process.env[requirement.variable]?.trim());
+  if (!available) reportSkip(what, requirement);
+  return { available, describe: describe.skipIf(!available), it: it.skipIf(!available) };
+}
+
+const said = new Set<string>();
+
+/** For suites that leave out a variant instead of skipping a block (e.g. the PostgreSQL variant of every database suite). */
+export function reportSkip(what: string, requirement: Requirement): void {
+  const enable = requirement.variable ? `set ${requirement.variable} to run it${requirement.how ? ` (${requirement.how})` : ''}` : `to run it: ${requirement.how}`;
+  const line = `${SKIP_MARK} ${what}: no ${requirement.server}; ${enable}.`;
+  if (said.has(line)) return;
+  said.add(line);
+  console.info(line);
+}
