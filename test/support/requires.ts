@@ -21,27 +21,38 @@ export interface Requirement {
   how?: string;
 }
 
+type Block = (name: string, body: () => void) => void;
+type TestBlock = (name: string, options: { timeout?: number } | (() => unknown), body?: () => unknown) => void;
+
 export interface Gate {
   available: boolean;
-  /** `describe`, skipped when not available. */
-  describe: ReturnType<typeof describe.skipIf>;
-  /** `it`, skipped when not available. */
-  it: ReturnType<typeof it.skipIf>;
+  /** `describe`, skipped when not available (its name then says why, for reporters other than the default one). */
+  describe: Block;
+  /** `it`, skipped likewise. */
+  it: TestBlock;
 }
 
 /** Says why `what` is skipped (once per file and reason), unless the requirement is met. */
 export function requires(requirement: Requirement, what: string): Gate {
   const available = requirement.available ?? Boolean(requirement.variable && process.env[requirement.variable]?.trim());
-  if (!available) reportSkip(what, requirement);
-  return { available, describe: describe.skipIf(!available), it: it.skipIf(!available) };
+  if (available) return { available, describe: (name, body) => describe(name, body), it: (name, options, body) => (body ? it(name, options as { timeout?: number }, body) : it(name, options as () => unknown)) };
+  reportSkip(what, requirement);
+  const why = ` [skipped: no ${requirement.server}; ${enabling(requirement)}]`;
+  return {
+    available,
+    describe: (name, body) => describe.skip(name + why, body),
+    it: (name, options, body) => (body ? it.skip(name + why, options as { timeout?: number }, body) : it.skip(name + why, options as () => unknown)),
+  };
 }
+
+const enabling = (requirement: Requirement) =>
+  requirement.variable ? `set ${requirement.variable} to run it${requirement.how ? ` (${requirement.how})` : ''}` : `to run it: ${requirement.how}`;
 
 const said = new Set<string>();
 
 /** For suites that leave out a variant instead of skipping a block (e.g. the PostgreSQL variant of every database suite). */
 export function reportSkip(what: string, requirement: Requirement): void {
-  const enable = requirement.variable ? `set ${requirement.variable} to run it${requirement.how ? ` (${requirement.how})` : ''}` : `to run it: ${requirement.how}`;
-  const line = `${SKIP_MARK} ${what}: no ${requirement.server}; ${enable}.`;
+  const line = `${SKIP_MARK} ${what}: no ${requirement.server}; ${enabling(requirement)}.`;
   if (said.has(line)) return;
   said.add(line);
   console.info(line);
