@@ -26,6 +26,13 @@ describe('photoverify explains itself', () => {
     }
   });
 
+  it('no command at all is a usage error that shows the overview', () => {
+    const run = photoverify();
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('Commands:');
+    expect(run.stdout).toBe('');
+  });
+
   it('--version prints the version of package.json', () => {
     for (const flag of ['--version', '-V']) {
       const run = photoverify(flag);
