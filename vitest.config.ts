@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SKIP_MARK } from './test/support/requires.js';
 
 export default defineConfig({
   test: {
@@ -9,6 +10,9 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    reporters: ['default'],
+    // The default output, plus one block saying which suites skipped and which variable enables each.
+    reporters: ['default', './test/support/skip-reporter.ts'],
+    // Skip reasons are printed once, together, by that reporter, not after each file.
+    onConsoleLog: (log) => !log.startsWith(SKIP_MARK),
   },
 });

@@ -7,6 +7,7 @@ import { apiKeysModule } from './features/apikeys/module.js';
 import { attestationsModule } from './features/attestations/module.js';
 import { auditModule } from './features/audit/module.js';
 import { blobsModule } from './features/blobs/module.js';
+import { docsModule } from './features/docs/module.js';
 import { healthModule } from './features/health/module.js';
 import { mailModule } from './features/mail/module.js';
 import { sharingModule } from './features/sharing/module.js';
@@ -25,6 +26,7 @@ export const modules: readonly FeatureModule[] = [
   sharingModule,
   blobsModule,
   mailModule,
+  docsModule,
 ];
 
 export const allProjectors: readonly Projector[] = modules.flatMap((m) => m.projectors ?? []);

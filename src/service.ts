@@ -20,6 +20,7 @@ import { decoyHash } from './features/accounts/passwords.js';
 import { loadTrustConfiguration } from './provenance/trust-config.js';
 import { configuredOrPersistedSecret } from './core/secrets.js';
 import { createMailer } from './adapters/mail/index.js';
+import { boundAddress, describeComponents, localUrl } from './core/startup-summary.js';
 
 export interface Service {
   deps: AppDeps;
@@ -104,12 +105,18 @@ export async function startService(config: Config, options: { logger?: Logger; i
     server.listen(config.PORT, config.HOST, resolve);
   });
   const address = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${address.port}`;
+  // The address to connect to from this machine (tests, the signer's rebase): loopback for a wildcard bind.
+  const url = localUrl(address, address.family === 'IPv6' ? '[::1]' : '127.0.0.1');
   if (config.PORT === 0) deps.urlSigner.rebase(url);
   // Resuming unfinished verifications waits for the read models that say which those are.
   await projections.waitFor(await store.headPosition(), config.READ_MODEL_WAIT_MS);
   await workflows.open();
-  log.info({ url, database: db.kind, eventStore: store.kind, dataDir: config.DATA_DIR }, 'photoverify listening');
+  const bound = boundAddress(address);
+  const components = describeComponents(config);
+  log.info(
+    { address: bound, url: localUrl(address), publicBaseUrl: config.PUBLIC_BASE_URL, dataDir: config.DATA_DIR, ...components },
+    `photoverify listening on ${bound} (${localUrl(address)}); ${Object.entries(components).map(([name, value]) => `${name.replace('_', ' ')}: ${value}`).join('; ')}`,
+  );
 
   let stopping: Promise<void> | undefined;
   const stop = () =>

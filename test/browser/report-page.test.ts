@@ -8,14 +8,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { linkKey, linkToken } from '../../src/features/sharing/tokens.js';
 import { databaseTargets } from '../support/databases.js';
+import { requires } from '../support/requires.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = fs.existsSync(CHROMIUM);
-if (!haveChromium) console.info(`[tests] report page: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH): browser suite skipped.`);
+const chromiumGate = requires({ server: `Chromium at ${CHROMIUM}`, variable: 'CHROMIUM_PATH', available: fs.existsSync(CHROMIUM), how: 'apt-get install chromium' }, 'the report page in a browser');
 
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
 const fixture = (name: string) => fs.readFileSync(path.join(fixtures, name));
@@ -89,7 +89,7 @@ const viewports = [
   { name: 'desktop', width: 1280, height: 900 },
 ];
 
-describe.skipIf(!haveChromium)('the shared report page in Chromium', () => {
+chromiumGate.describe('the shared report page in Chromium', () => {
   let t: TestService;
   let call: ReturnType<typeof client>;
   let browser: Browser;

@@ -10,6 +10,7 @@ import { contentKey } from '../../src/features/mail/content.js';
 import { findMailMessage, type MailMessageRow } from '../../src/features/mail/queries.js';
 import { queueMail, type OutgoingMail } from '../../src/features/mail/use-cases.js';
 import { databaseTargets } from '../support/databases.js';
+import { reportSkip } from '../support/requires.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 import { startSmtpReceiver, type SmtpReceiver } from '../support/smtp-receiver.js';
 
@@ -21,7 +22,7 @@ import { startSmtpReceiver, type SmtpReceiver } from '../support/smtp-receiver.j
  * Nothing here measures time: back-off is read from the recorded events.
  */
 const temporalAddress = process.env.TEMPORAL_ADDRESS;
-if (!temporalAddress) console.info('[tests] TEMPORAL_ADDRESS not set: mail delivery on the Temporal engine skipped (in-process only).');
+if (!temporalAddress) reportSkip('mail delivery on the Temporal engine (it ran in-process)', { server: 'Temporal server', variable: 'TEMPORAL_ADDRESS', how: 'host:port of `temporal server start-dev`' });
 const variants = [
   ...databaseTargets.map((target) => ({ name: target.name, target, env: {} as Record<string, string> })),
   ...(temporalAddress

@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { systemContext } from '../../src/core/commands.js';
 import { findMailMessage } from '../../src/features/mail/queries.js';
 import { queueMail } from '../../src/features/mail/use-cases.js';
 import { databaseTargets } from '../support/databases.js';
+import { requires } from '../support/requires.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 
 const webp = fs.readFileSync(path.resolve(import.meta.dirname, '../../../shared/fixtures/images/rs_sample1.webp'));
@@ -15,7 +16,7 @@ const webp = fs.readFileSync(path.resolve(import.meta.dirname, '../../../shared/
  */
 const mailpitUrl = process.env.MAILPIT_URL;
 const mailpitSmtp = process.env.MAILPIT_SMTP_URL ?? 'smtp://127.0.0.1:1025';
-if (!mailpitUrl) console.info('[tests] MAILPIT_URL not set: the Mailpit delivery suite is skipped (.ci/run starts Mailpit; docs/operations.md says how to run it locally).');
+const mailpit = requires({ server: 'Mailpit server', variable: 'MAILPIT_URL', how: '.ci/run starts one; docs/operations.md says how to run it locally' }, 'mail delivery to Mailpit');
 
 interface MailpitSummary {
   ID: string;
@@ -50,7 +51,7 @@ async function mailpitMessage(messageId: string, timeoutMs = 30_000): Promise<{ 
   }
 }
 
-describe.skipIf(!mailpitUrl)('mail delivery to Mailpit (a real SMTP server)', () => {
+mailpit.describe('mail delivery to Mailpit (a real SMTP server)', () => {
   let t: TestService;
   beforeAll(async () => {
     t = await startTestService(databaseTargets[0]!, {

@@ -8,7 +8,7 @@ import { derToPem } from '../../src/provenance/x509.js';
 import { ingredientVariant, ingredientVariantSource, type IngredientVariant } from './helpers/ingredient-variants.js';
 import { fixture } from './helpers/paths.js';
 import { makeCa, signerFrom, validNow } from './helpers/pki.js';
-import { pythonAvailable, pythonSkipReason, referenceRead } from './helpers/reference.js';
+import { c2paPython, pythonAvailable, referenceRead } from './helpers/reference.js';
 
 // Failures inside an ingredient's manifest count: c2pa-rs reports the store Invalid, and the
 // verdict maps them like the active manifest's own (docs/verdicts.md, "Ingredient failures").
@@ -44,7 +44,7 @@ describe(`failures in an ingredient's manifest (variants of ${ingredientVariantS
     expect([report.verdict, report.verdict_reason, report.assurance_level]).toEqual([verdict, reason, 'flagged']);
   });
 
-  it.runIf(pythonAvailable)('c2pa-python (reference) reports the same state and the same failures', async () => {
+  c2paPython.it('c2pa-python (reference) reports the same state and the same failures', async () => {
     for (const [kind] of cases) {
       const bytes = await ingredientVariant(kind);
       const outcome = await readManifestStore(bytes, 'image/jpeg', noTrustAnchors);
@@ -55,7 +55,6 @@ describe(`failures in an ingredient's manifest (variants of ${ingredientVariantS
       expect([kind, [...(reference.ingredient_failures ?? [])].sort()]).toEqual([kind, [...ours].sort()]);
     }
   });
-  it.skipIf(pythonAvailable)(`SKIPPED: c2pa-python cross-check of the ingredient variants: ${pythonSkipReason}`, () => {});
 
   it('failures the signer recorded when it took the ingredient are evidence, not a change after signing', async () => {
     // A trusted signer opens the broken file as its parent: c2pa-rs records the ingredient's

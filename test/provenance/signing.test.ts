@@ -10,7 +10,7 @@ import type { SignerConfig } from '../../src/provenance/signer-config.js';
 import { anchorsFromPem, noTrustAnchors, type TrustAnchors } from '../../src/provenance/trust.js';
 import { derToPem } from '../../src/provenance/x509.js';
 import { fixture } from './helpers/paths.js';
-import { pythonAvailable, referenceRead } from './helpers/reference.js';
+import { c2paPython, pythonAvailable, referenceRead } from './helpers/reference.js';
 import { makeCa, signerFrom, validNow, type TestCa } from './helpers/pki.js';
 import { startLocalTsa, type LocalTsa } from './helpers/tsa.js';
 
@@ -112,11 +112,10 @@ describe('signVerifiedImage', () => {
     if (pythonAvailable) expect(referenceState(out, 'image/heic', derToPem(ca.der))).toBe('Trusted');
   });
 
-  it.runIf(pythonAvailable)('agrees with c2pa-python (reference implementation)', () => {
+  c2paPython.it('agrees with c2pa-python (reference implementation)', () => {
     expect(referenceState(signed, 'image/jpeg')).toBe('Valid');
     expect(referenceState(signed, 'image/jpeg', derToPem(ca.der))).toBe('Trusted');
   });
-  it.skipIf(pythonAvailable)('SKIPPED: c2pa-python cross-check (pip install c2pa-python to run it)', () => {});
 });
 
 describe('tampering with signed outputs', () => {

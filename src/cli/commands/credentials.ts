@@ -8,19 +8,10 @@
  * service's verdict. The `--*-anchors` options add PEM files to the lists from the environment.
  */
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
+import { parseCommand } from '../args.js';
+import { credentialsSpec } from '../specs.js';
 import { AppError } from '../../core/errors.js';
 import type { CredentialsReport } from '../../provenance/check.js';
-
-const usage = 'Usage: photoverify credentials FILE [--json] [--data-dir DIR] [--trust-anchors PEM]... [--tsa-anchors PEM]... [--legacy-anchors PEM]...\n';
-const help = `
-Trust is configured as for the service, from the same environment variables:
-  C2PA_TRUST_ANCHORS, C2PA_TSA_TRUST_ANCHORS, C2PA_LEGACY_TRUST_ANCHORS   comma-separated PEM files
-  C2PA_SIGNING_KEY, C2PA_SIGNING_CHAIN                                     when set, no development CA is used
-  --data-dir DIR (or DATA_DIR)   the service's data directory: its development CA is a signer anchor
-                                 (created there on first use when missing, as the service does)
-  --trust-anchors, --tsa-anchors, --legacy-anchors PEM   add files to the lists from the environment
-`;
 
 function printHuman(file: string, report: CredentialsReport): void {
   const e = report.evidence_report;
@@ -58,31 +49,14 @@ function printHuman(file: string, report: CredentialsReport): void {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-        'data-dir': { type: 'string' },
-        'trust-anchors': { type: 'string', multiple: true, default: [] },
-        'tsa-anchors': { type: 'string', multiple: true, default: [] },
-        'legacy-anchors': { type: 'string', multiple: true, default: [] },
-      },
-    });
-  } catch (error) {
-    process.stderr.write(`photoverify credentials: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 2;
-  }
-  if (parsed.values.help) {
-    process.stdout.write(`${usage}${help}`);
-    return 0;
-  }
+  const parsed = parseCommand(credentialsSpec, argv);
+  if (typeof parsed === 'number') return parsed;
+  const values = parsed.values as { json: boolean; 'data-dir'?: string; 'trust-anchors': string[]; 'tsa-anchors': string[]; 'legacy-anchors': string[] };
   const file = parsed.positionals[0];
   if (!file || parsed.positionals.length > 1) {
-    process.stderr.write(usage);
+    process.stderr.write(
+      `photoverify credentials: ${file ? 'one FILE at a time' : 'FILE is required'}.\nUsage: photoverify credentials ${credentialsSpec.synopsis}\nRun "photoverify credentials --help" for the options and exit codes.\n`,
+    );
     return 2;
   }
   try {
@@ -96,14 +70,14 @@ export async function run(argv: string[]): Promise<number> {
     const { trust: anchors } = await loadTrustConfiguration(
       {
         ...env,
-        C2PA_TRUST_ANCHORS: list(env.C2PA_TRUST_ANCHORS, parsed.values['trust-anchors']),
-        C2PA_TSA_TRUST_ANCHORS: list(env.C2PA_TSA_TRUST_ANCHORS, parsed.values['tsa-anchors']),
-        C2PA_LEGACY_TRUST_ANCHORS: list(env.C2PA_LEGACY_TRUST_ANCHORS, parsed.values['legacy-anchors']),
+        C2PA_TRUST_ANCHORS: list(env.C2PA_TRUST_ANCHORS, values['trust-anchors']),
+        C2PA_TSA_TRUST_ANCHORS: list(env.C2PA_TSA_TRUST_ANCHORS, values['tsa-anchors']),
+        C2PA_LEGACY_TRUST_ANCHORS: list(env.C2PA_LEGACY_TRUST_ANCHORS, values['legacy-anchors']),
       },
-      { dataDir: parsed.values['data-dir'] ?? (env.DATA_DIR?.trim() || undefined) },
+      { dataDir: values['data-dir'] },
     );
     const report = await checkCredentials(new Uint8Array(await readFile(file)), anchors);
-    if (parsed.values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     else printHuman(file, report);
     return 0;
   } catch (error) {

@@ -3,36 +3,11 @@
  * spec's workflow (section 1): create the verification, poll it (every 20 s, give up after
  * 10 min by default), print the result. Progress goes to stderr, the result to stdout.
  */
-import { parseArgs } from 'node:util';
+import { parseCommand } from '../args.js';
+import { verifySpec } from '../specs.js';
 import { checkInput, ClientError, VerificationClient, type InputFile, type Verification } from '../verify/client.js';
 import { describeVerification, isSuccess } from '../verify/format.js';
 import { formatElapsed, Progress } from '../verify/progress.js';
-
-const usage = `Usage: photoverify verify --image FILE [--raw FILE] --url URL --key KEY
-                          [--interval SECONDS] [--timeout SECONDS] [--json]
-
-Uploads the image (with --raw: a RAW+image pair; without: image-only, Content Credentials
-check), polls the verification until it completes and prints the result.
-
-Options:
-  --image FILE         the image (pair: JPEG or HEIF/HEIC; image-only: JPEG, PNG, WebP,
-                       HEIF/HEIC, AVIF, TIFF or GIF)
-  --raw FILE           the camera RAW the image was rendered from
-  --url URL            service root, e.g. https://verify.example.eu  (env PHOTOVERIFY_URL)
-  --key KEY            API key (pv_...) or login token              (env PHOTOVERIFY_API_KEY)
-  --interval SECONDS   time between polls, default 20
-  --timeout SECONDS    give up waiting after this long, default 600
-  --json               print the whole verification record as JSON
-  -h, --help           this text
-
-Exit codes:
-  0  completed and verified: assurance level "verified" for a RAW pair, "provenance"
-     (trusted Content Credentials, the best image-only can reach) without --raw
-  1  completed with any other assurance level, or failed
-  2  usage error, unreadable file, service unreachable, or an HTTP error (the service's
-     error code, message and suggestion are printed)
-  3  timed out: still not finished after --timeout (the verification goes on server-side)
-`;
 
 const TERMINAL = new Set(['completed', 'failed']);
 const MAX_REQUEST_MS = 30_000;
@@ -124,31 +99,10 @@ async function poll(client: VerificationClient, id: string, options: Options, pr
 }
 
 function parseOptions(argv: string[]): Options | number {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        image: { type: 'string' },
-        raw: { type: 'string' },
-        url: { type: 'string' },
-        key: { type: 'string' },
-        interval: { type: 'string', default: '20' },
-        timeout: { type: 'string', default: '600' },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-    }));
-  } catch (error) {
-    return usageError((error as Error).message);
-  }
-  if (values.help) {
-    process.stdout.write(usage);
-    return 0;
-  }
-  const url = values.url ?? process.env.PHOTOVERIFY_URL;
-  const key = values.key ?? process.env.PHOTOVERIFY_API_KEY;
+  const parsedArgs = parseCommand(verifySpec, argv);
+  if (typeof parsedArgs === 'number') return parsedArgs;
+  const values = parsedArgs.values as { image?: string; raw?: string; url?: string; key?: string; interval: string; timeout: string; json: boolean };
+  const { url, key } = values;
   if (!values.image) return usageError('--image is required.');
   if (!url) return usageError('--url (or PHOTOVERIFY_URL) is required.');
   if (!key) return usageError('--key (or PHOTOVERIFY_API_KEY) is required.');
@@ -174,7 +128,7 @@ function seconds(flag: string, value: string): number | string {
 }
 
 function usageError(text: string): number {
-  process.stderr.write(`photoverify verify: ${text}\n\n${usage}`);
+  process.stderr.write(`photoverify verify: ${text}\nUsage: photoverify verify ${verifySpec.synopsis}\nRun "photoverify verify --help" for the options, defaults and exit codes.\n`);
   return 2;
 }
 

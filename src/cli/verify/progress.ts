@@ -1,9 +1,17 @@
 /**
  * Progress on stderr while `photoverify verify` waits. stdout stays clean for the result (and
- * for --json piped into jq). On a terminal a spinner line is redrawn in place; in a log or CI
+ * for --json piped into jq). On a terminal a live line is redrawn in place: a spinner, a bar of
+ * the stages passed (the service reports a stage, not a percentage) and the time; in a log or CI
  * there are only whole lines: one per status change, and a "still waiting" line once a minute.
  */
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+const STAGES = ['uploading', 'pending', 'queued', 'in_progress', 'completed'];
+
+/** `[██░░░]`: the stages reached so far (completed or failed: all of them). */
+export function stageBar(state: string): string {
+  const reached = state === 'failed' ? STAGES.length : STAGES.indexOf(state) + 1;
+  return `[${'█'.repeat(reached)}${'░'.repeat(STAGES.length - reached)}]`;
+}
 const HEARTBEAT_MS = 60_000;
 
 export function formatElapsed(ms: number): string {
@@ -56,7 +64,7 @@ export class Progress {
   private draw(): void {
     if (!this.tty || !this.timer) return;
     this.frame = (this.frame + 1) % FRAMES.length;
-    this.out.write(`\r${FRAMES[this.frame]} ${this.state} ${formatElapsed(Date.now() - this.started)}\x1b[K`);
+    this.out.write(`\r${FRAMES[this.frame]} ${stageBar(this.state)} ${this.state} ${formatElapsed(Date.now() - this.started)}\x1b[K`);
   }
 
   private clear(): void {

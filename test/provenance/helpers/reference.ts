@@ -1,16 +1,24 @@
 /**
  * The reference implementation (c2pa-python, a prebuilt c2pa-rs) through
- * scripts/c2pa-python-check.py. Tests that use it run when `import c2pa` works and show a
- * skipped test naming the reason otherwise.
+ * scripts/c2pa-python-check.py. Tests that use it run when `import c2pa` works; otherwise they
+ * skip and the run's skip summary says why (test/support/requires.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { requires } from '../../support/requires.js';
 import { repoRoot } from './paths.js';
 
-export const pythonAvailable = spawnSync('python3', ['-c', 'import c2pa'], { encoding: 'utf8' }).status === 0;
-export const pythonSkipReason = 'c2pa-python is not installed here (pip install c2pa-python to run the cross-check)';
+export const c2paPython = requires(
+  {
+    server: 'c2pa-python (the reference C2PA implementation) for python3',
+    available: spawnSync('python3', ['-c', 'import c2pa'], { encoding: 'utf8' }).status === 0,
+    how: 'pip install c2pa-python',
+  },
+  'the cross-checks against c2pa-python',
+);
+export const pythonAvailable = c2paPython.available;
 
 export interface ReferenceResult {
   validation_state?: 'Invalid' | 'Valid' | 'Trusted';

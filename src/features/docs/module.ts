@@ -1,0 +1,5 @@
+import type { FeatureModule } from '../../core/module.js';
+import { docsRoutes } from './routes.js';
+
+/** The front door: `GET /` (an HTML page or a JSON index) and the API reference at `/docs`. */
+export const docsModule: FeatureModule = { name: 'docs', routes: docsRoutes };

@@ -1,0 +1,94 @@
+/**
+ * The API reference page in real Chromium (Debian's, driven by playwright-core): it loads with no
+ * console error or warning, no failed or blocked request, nothing fetched from another host, and
+ * shows every operation of /openapi.json. The front page is checked in the same browser.
+ */
+import fs from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { databaseTargets } from '../support/databases.js';
+import { requires } from '../support/requires.js';
+import { client, startTestService, type TestService } from '../support/service.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const chromiumGate = requires({ server: `Chromium at ${CHROMIUM}`, variable: 'CHROMIUM_PATH', available: fs.existsSync(CHROMIUM), how: 'apt-get install chromium' }, 'the API reference page in a browser');
+
+chromiumGate.describe('the API reference and front pages in Chromium', () => {
+  let t: TestService;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    t = await startTestService(databaseTargets[0]!);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      // LIBRARY-NOTES: as root it needs --no-sandbox; the rest keeps it from reaching for the network.
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.stop();
+  });
+
+  /** Opens a page, recording every console error or warning, page error, failed request and request to another origin. */
+  async function open(target: string): Promise<{ page: Page; problems: string[] }> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    const origin = new URL(t.url).origin;
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`));
+    await page.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith('data:') || new URL(url).origin === origin) return route.continue();
+      problems.push(`request to another origin: ${url}`);
+      return route.abort();
+    });
+    const response = await page.goto(`${t.url}${target}`, { waitUntil: 'load' });
+    expect(response?.status()).toBe(200);
+    return { page, problems };
+  }
+
+  chromiumGate.it('the reference at /docs lists every operation of /openapi.json, with no console error', async () => {
+    const spec = (await client(t.url)('GET', '/openapi.json')).body as { info: { title: string }; paths: Record<string, Record<string, unknown>> };
+    const operations = Object.entries(spec.paths).flatMap(([route, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${route}`));
+    expect(operations.length).toBeGreaterThan(30);
+
+    const { page, problems } = await open('/docs');
+    // Swagger UI renders one block per operation once it has fetched and parsed the document.
+    await page.waitForFunction((count) => document.querySelectorAll('.opblock').length >= count, operations.length, { timeout: 120_000 });
+    const shown = await page.$$eval('.opblock', (blocks) =>
+      blocks.map((block) => {
+        const method = block.querySelector('.opblock-summary-method')?.textContent?.trim() ?? '';
+        const route = block.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? '';
+        return `${method.toUpperCase()} ${route}`;
+      }),
+    );
+    expect(new Set(shown)).toEqual(new Set(operations));
+    expect(await page.title()).toContain('API reference');
+    // The page's own heading comes from the document's info.
+    expect(await page.locator('.info .title').first().textContent()).toContain(spec.info.title);
+    // Opening one operation shows its parameters and responses (the renderer works past the list).
+    await page.locator('.opblock-summary-control').first().click();
+    await page.locator('.opblock-body .responses-wrapper').first().waitFor({ timeout: 30_000 });
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  chromiumGate.it('the front page at / is HTML for the browser, linking to the reference, the document and health', async () => {
+    const { page, problems } = await open('/');
+    expect(await page.locator('h1').textContent()).toBe('PhotoVerify');
+    const links = await page.$$eval('a', (anchors) => anchors.map((a) => a.getAttribute('href')));
+    expect(links).toEqual(['/docs', '/openapi.json', '/v1/public/health']);
+    await page.locator('a', { hasText: 'API reference' }).click();
+    await page.waitForURL('**/docs');
+    await page.locator('.opblock').first().waitFor({ timeout: 120_000 });
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+});
