@@ -130,6 +130,10 @@ for (const target of databaseTargets) {
     it('finishes in-flight requests on shutdown before closing', async () => {
       const own = await startTestService(target);
       const url = new URL(`${own.url}/v1/accounts/login`);
+      // Shutdown begins once the server holds the request (headers in, body not yet complete):
+      // event-driven, so a slow machine cannot reorder the steps.
+      const received = new Promise<void>((resolve) => own.service.server.once('request', () => resolve()));
+      let finishBody = () => {};
       const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
         const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
           let body = '';
@@ -137,12 +141,13 @@ for (const target of databaseTargets) {
           res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
         });
         req.on('error', reject);
+        req.flushHeaders();
         req.write('{"email": "late@example.eu",');
-        // The rest of the body arrives only after shutdown has begun.
-        setTimeout(() => req.end(' "password": "whatever-password"}'), 300);
+        finishBody = () => req.end(' "password": "whatever-password"}');
       });
-      await new Promise((r) => setTimeout(r, 100));
+      await received;
       const stopped = own.stop();
+      finishBody(); // the rest of the body arrives only after shutdown has begun
       const result = await response;
       expect(result.status).toBe(401);
       expect(JSON.parse(result.body).detail.error_code).toBe('INVALID_CREDENTIALS');
