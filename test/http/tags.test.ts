@@ -297,6 +297,20 @@ for (const target of databaseTargets) {
       expect((await call('GET', `/v1/audit/streams/tags-${owner.account.id}`, as(other))).status).toBe(404);
     });
 
+    it('forgets the tags of a deleted verification: counts and filters no longer see it', async () => {
+      const doomed = await upload(t.url, owner.token);
+      await t.settled();
+      expect((await call('PUT', tagsOf(doomed), { ...as(owner), json: { tags: ['Ocean', 'ephemeral'] } })).status).toBe(200);
+      expect((await tagNamed(owner, 'ephemeral')).verification_count).toBe(1);
+      const ocean = (await tagNamed(owner, 'Ocean')).verification_count;
+      expect((await list('tags=ephemeral')).total).toBe(1);
+      expect((await call('DELETE', `/v1/verifications/${doomed}`, as(owner))).status).toBe(200);
+      expect((await tagNamed(owner, 'ephemeral')).verification_count).toBe(0);
+      expect((await tagNamed(owner, 'Ocean')).verification_count).toBe(ocean - 1);
+      expect((await list('tags=ephemeral')).total).toBe(0);
+      expectError(await call('PUT', tagsOf(doomed), { ...as(owner), json: { tags: ['Ocean'] } }), 404, 'VERIFICATION_NOT_FOUND');
+    });
+
     it('lets exactly one of many concurrent creations of one name win; the others get 409 TAG_EXISTS', async () => {
       const spellings = ['Regatta', 'regatta', 'REGATTA', 'Regatta', 'rEgAtTa', 'regatta'];
       const answers = await Promise.all(spellings.map((name) => call('POST', '/v1/tags/', { ...as(owner), json: { name } })));
