@@ -31,6 +31,7 @@ const verificationParam = z.strictObject({ verification_id: z.uuid() });
 
 const invalid = { 422: { description: `VALIDATION_ERROR: a name that is not ${nameRule.split(';')[0]}, a colour not #rrggbb, more than ${MAX_TAGS_PER_VERIFICATION} tags on a verification, or more than 1000 tags in the account` } };
 const verificationMissing = { 404: { description: 'VERIFICATION_NOT_FOUND (also when not yours)' } };
+const readOnlyKey = { 403: { description: 'ACCESS_DENIED: an API key with the read scope cannot change anything' } };
 
 /** The account's tag vocabulary (spec 4.4) and the tags on a verification (spec 4.1). */
 export function tagRoutes(deps: AppDeps): RouteSpec[] {
@@ -52,6 +53,7 @@ export function tagRoutes(deps: AppDeps): RouteSpec[] {
       auth: 'any',
       body: z.strictObject({ name: tagName, color: color.optional() }).openapi('TagCreate'),
       responses: {
+        ...readOnlyKey,
         201: { description: 'Created', schema: tagSchema },
         409: { description: 'TAG_EXISTS: the account has a tag of that name (case-insensitive)' },
         ...invalid,
@@ -68,6 +70,7 @@ export function tagRoutes(deps: AppDeps): RouteSpec[] {
       params: tagIdParam,
       body: z.strictObject({ name: tagName.optional(), color: color.optional() }).openapi('TagUpdate'),
       responses: {
+        ...readOnlyKey,
         200: { description: 'Tag', schema: tagSchema },
         404: { description: 'TAG_NOT_FOUND (also when not yours)' },
         409: { description: 'TAG_EXISTS: another tag has that name (case-insensitive)' },
@@ -82,7 +85,7 @@ export function tagRoutes(deps: AppDeps): RouteSpec[] {
       summary: 'Delete a tag: it is detached from every verification, which are otherwise unchanged',
       auth: 'any',
       params: tagIdParam,
-      responses: { 204: { description: 'Deleted' }, 404: { description: 'TAG_NOT_FOUND (also when not yours)' } },
+      responses: { ...readOnlyKey, 204: { description: 'Deleted' }, 404: { description: 'TAG_NOT_FOUND (also when not yours)' } },
       handler: async ({ params, call }) => {
         await deleteTag(deps, call, params.tag_id);
         return { status: 204 };
@@ -97,7 +100,7 @@ export function tagRoutes(deps: AppDeps): RouteSpec[] {
       auth: 'any',
       params: verificationParam,
       body: tagsBody,
-      responses: { 200: { description: 'The tags after the change', schema: tagList }, ...verificationMissing, ...invalid },
+      responses: { ...readOnlyKey, 200: { description: 'The tags after the change', schema: tagList }, ...verificationMissing, ...invalid },
       handler: async ({ params, body, call }) => ({ status: 200, body: await changeVerificationTags(deps, call, params.verification_id, { type: 'Set', names: body.tags }) }),
     }),
     route({
@@ -109,7 +112,7 @@ export function tagRoutes(deps: AppDeps): RouteSpec[] {
       auth: 'any',
       params: verificationParam,
       body: tagsBody,
-      responses: { 200: { description: 'The tags after the change', schema: tagList }, ...verificationMissing, ...invalid },
+      responses: { ...readOnlyKey, 200: { description: 'The tags after the change', schema: tagList }, ...verificationMissing, ...invalid },
       handler: async ({ params, body, call }) => ({ status: 200, body: await changeVerificationTags(deps, call, params.verification_id, { type: 'Add', names: body.tags }) }),
     }),
     route({
@@ -120,6 +123,7 @@ export function tagRoutes(deps: AppDeps): RouteSpec[] {
       auth: 'any',
       params: z.strictObject({ verification_id: z.uuid(), tag_id: z.uuid() }),
       responses: {
+        ...readOnlyKey,
         200: { description: 'The tags after the change', schema: tagList },
         404: { description: 'VERIFICATION_NOT_FOUND (also when not yours); TAG_NOT_FOUND: no such tag, or not on this verification' },
       },
