@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AppDeps } from '../../core/deps.js';
 import { route, type RouteSpec } from '../../core/route-spec.js';
-import { MAX_TAG_NAME_LENGTH, MAX_TAGS_PER_VERIFICATION } from './names.js';
+import { MAX_TAG_NAME_LENGTH, MAX_TAGS_PER_ACCOUNT, MAX_TAGS_PER_VERIFICATION } from './names.js';
 import { changeVerificationTags, createTag, deleteTag, listTags, updateTag } from './use-cases.js';
 
 const nameRule = `1-${MAX_TAG_NAME_LENGTH} characters after surrounding white space is removed, no commas; unique per account, case-insensitive`;
@@ -29,7 +29,7 @@ const tagsBody = z
 const tagIdParam = z.strictObject({ tag_id: z.uuid() });
 const verificationParam = z.strictObject({ verification_id: z.uuid() });
 
-const invalid = { 422: { description: `VALIDATION_ERROR: a name that is not ${nameRule.split(';')[0]}, a colour not #rrggbb, more than ${MAX_TAGS_PER_VERIFICATION} tags on a verification, or more than 1000 tags in the account` } };
+const invalid = { 422: { description: `VALIDATION_ERROR: a name that is not ${nameRule.split(';')[0]}, a colour not #rrggbb, more than ${MAX_TAGS_PER_VERIFICATION} tags on a verification, or more than ${MAX_TAGS_PER_ACCOUNT} tags in the account` } };
 const verificationMissing = { 404: { description: 'VERIFICATION_NOT_FOUND (also when not yours)' } };
 const readOnlyKey = { 403: { description: 'ACCESS_DENIED: an API key with the read scope cannot change anything' } };
 
