@@ -167,6 +167,17 @@ for (const target of databaseTargets) {
       expect(await t.eventCount()).toBe(before);
     });
 
+    it('orders tags by name alike in every answer, whatever their case and accents', async () => {
+      const spellings = ['Zebra', 'éclair', 'apple', 'Émile', 'Eagle', 'zoo'];
+      const set = await call('PUT', tagsOf(v3), { ...as(owner), json: { tags: spellings } });
+      const order = names(set.body.tags);
+      expect(order.slice(0, 4)).toEqual(['apple', 'Eagle', 'Zebra', 'zoo']);
+      expect(names((await verification(v3)).tags)).toEqual(order);
+      expect(names(await vocabulary(owner)).filter((name) => spellings.includes(name))).toEqual(order);
+      expect((await call('PUT', tagsOf(v3), { ...as(owner), json: { tags: [] } })).body.tags).toEqual([]);
+      for (const name of spellings) expect((await call('DELETE', `/v1/tags/${(await tagNamed(owner, name)).id}`, as(owner))).status).toBe(204);
+    });
+
     it('allows 20 tags on a verification and refuses more with 422 VALIDATION_ERROR, creating nothing', async () => {
       const twenty = Array.from({ length: 20 }, (_, i) => `bulk ${i}`);
       expect((await call('PUT', tagsOf(v3), { ...as(owner), json: { tags: twenty } })).body.tags).toHaveLength(20);

@@ -19,6 +19,11 @@ export interface VerificationTagRow {
 }
 
 const tags = (knex: Knex) => knex<TagRow>('tags');
+/**
+ * Tags sort by name, case-insensitively, in code-point order ("C" collation): the same order on
+ * every database whatever its locale, and the order use-cases.ts gives the lists it builds itself.
+ */
+const BY_NAME = (table: string) => `${table}.name_key collate "C", ${table}.name collate "C", ${table}.id`;
 const verificationTags = (knex: Knex) => knex<VerificationTagRow>('verification_tags');
 
 /** An account's tags sorted by name (case-insensitively), each with how many verifications carry it. */
@@ -26,7 +31,7 @@ export function tagsWithCounts(knex: Knex, accountId: string): Promise<(TagRow &
   return tags(knex)
     .where({ account_id: accountId })
     .select('tags.*', verificationTags(knex).count('*').where('tag_id', knex.ref('tags.id')).as('verification_count'))
-    .orderBy([{ column: 'name_key' }, { column: 'name' }, { column: 'id' }]) as never;
+    .orderByRaw(BY_NAME('tags')) as never;
 }
 
 export async function verificationCount(knex: Knex, tagId: string): Promise<number> {
@@ -41,7 +46,7 @@ export function tagsOfVerifications(knex: Knex, ids: readonly string[]): Promise
     .join('tags', 'tags.id', 'verification_tags.tag_id')
     .whereIn('verification_tags.verification_id', ids as string[])
     .select('verification_tags.verification_id', 'tags.id', 'tags.name', 'tags.color')
-    .orderBy([{ column: 'tags.name_key' }, { column: 'tags.name' }]);
+    .orderByRaw(BY_NAME('tags'));
 }
 
 /**

@@ -38,7 +38,9 @@ export interface TagRef {
   color: string | null;
 }
 
-const byName = (a: { name: string }, b: { name: string }) => tagKey(a.name).localeCompare(tagKey(b.name)) || a.name.localeCompare(b.name);
+const compare = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+/** The read models' order (queries.ts): name key, then name, in code-point order. */
+const byName = (a: TagRef, b: TagRef) => compare(tagKey(a.name), tagKey(b.name)) || compare(a.name, b.name) || compare(a.id, b.id);
 
 const toView = (tag: Tag, verificationCount: number): TagView => ({
   id: tag.id,
