@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppDeps } from '../../src/core/deps.js';
+import { WrongExpectedRevisionError } from '../../src/core/errors.js';
+import type { EventStore } from '../../src/core/event-store.js';
 import { KeyedLock } from '../../src/core/keyed-lock.js';
 import { newCall, type Principal } from '../../src/core/principal.js';
 import { principalFromJwt } from '../../src/features/accounts/sessions.js';
@@ -23,6 +25,33 @@ async function upload(url: string, token: string): Promise<string> {
 }
 
 const names = (tags: { name: string }[]) => tags.map((t) => t.name);
+
+/**
+ * The store as several service instances see it when their commands on one stream race: the
+ * first append of each of `parties` callers is held until all of them have decided, so all
+ * decide on the same revision and all but one append lose. Counts the appends that lost.
+ */
+function contendedStore(store: EventStore, stream: string, parties: number): { store: EventStore; conflicts: () => number } {
+  let arrived = 0;
+  let conflicts = 0;
+  let open!: () => void;
+  const allDecided = new Promise<void>((resolve) => (open = resolve));
+  const contended: EventStore = Object.create(store);
+  contended.append = async (name, events, options) => {
+    if (name === stream && arrived < parties) {
+      arrived += 1;
+      if (arrived === parties) open();
+      await allDecided;
+    }
+    try {
+      return await store.append(name, events, options);
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError) conflicts += 1;
+      throw error;
+    }
+  };
+  return { store: contended, conflicts: () => conflicts };
+}
 
 for (const target of databaseTargets) {
   describe(`tags over HTTP on ${target.name}`, () => {
@@ -336,10 +365,12 @@ for (const target of databaseTargets) {
       expect(sailing[0]!.verification_count).toBe(3);
     });
 
-    it('decides a duplicate name between processes by the stream revision, not the database index', async () => {
-      // Two "processes": the same store and read models, each with its own in-process lock.
-      const processes: AppDeps[] = [0, 1, 2].map(() => ({ ...t.service.deps, streamLocks: new KeyedLock() }));
-      const outcomes = await Promise.allSettled(processes.map((deps) => createTag(deps, useCaseCall(ownerPrincipal), { name: 'Crossing' })));
+    it('decides a duplicate name between instances by the stream revision, not the database index', async () => {
+      // Three instances (one store, each its own in-process lock) create "Crossing" at once.
+      const race = contendedStore(t.service.deps.store, `tags-${owner.account.id}`, 3);
+      const instances: AppDeps[] = ['Crossing', 'crossing', 'CROSSING'].map(() => ({ ...t.service.deps, store: race.store, streamLocks: new KeyedLock() }));
+      const outcomes = await Promise.allSettled(instances.map((deps, i) => createTag(deps, useCaseCall(ownerPrincipal), { name: ['Crossing', 'crossing', 'CROSSING'][i]! })));
+      expect(race.conflicts(), 'two appends lost the race and were decided again').toBe(2);
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
       for (const outcome of outcomes) if (outcome.status === 'rejected') expect(outcome.reason.code).toBe('TAG_EXISTS');
       const events = (await history(`tags-${owner.account.id}`)).filter((e) => e.type === 'TagCreated' && String(e.data.name).toLowerCase() === 'crossing');
@@ -354,18 +385,32 @@ for (const target of databaseTargets) {
       const answers = await Promise.all(adds.map((name) => call('POST', tagsOf(v3), { ...as(owner), json: { tags: [name] } })));
       expect(answers.map((a) => a.status)).toEqual(adds.map(() => 200));
       expect(names((await verification(v3)).tags)).toEqual(adds);
-      // Between processes: each change either lands or is refused with 409 CONFLICT; none is silently lost.
-      const processes: AppDeps[] = [0, 1].map(() => ({ ...t.service.deps, streamLocks: new KeyedLock() }));
-      const more = Array.from({ length: 6 }, (_, i) => `tide ${i}`);
-      const outcomes = await Promise.allSettled(
-        more.map((name, i) => changeVerificationTags(processes[i % 2]!, useCaseCall(ownerPrincipal), v3, { type: 'Add', names: [name] })),
+      // Between instances: two adds decided on the same revision; the loser is decided again and both land.
+      for (const name of ['tide 0', 'tide 1']) expect((await call('POST', '/v1/tags/', { ...as(owner), json: { name } })).status).toBe(201);
+      const race = contendedStore(t.service.deps.store, `verification_tags-${v3}`, 2);
+      const instances: AppDeps[] = [0, 1].map(() => ({ ...t.service.deps, store: race.store, streamLocks: new KeyedLock() }));
+      const outcomes = await Promise.all(
+        ['tide 0', 'tide 1'].map((name, i) => changeVerificationTags(instances[i]!, useCaseCall(ownerPrincipal), v3, { type: 'Add', names: [name] })),
       );
-      const landed = more.filter((_, i) => outcomes[i]!.status === 'fulfilled');
-      for (const outcome of outcomes) if (outcome.status === 'rejected') expect(outcome.reason.code).toBe('CONFLICT');
-      expect(landed.length).toBeGreaterThan(0);
+      expect(race.conflicts(), 'one append lost the race and was decided again').toBe(1);
+      expect(names(outcomes[0]!.tags).includes('tide 0') && names(outcomes[1]!.tags).includes('tide 1')).toBe(true);
       await t.settled();
-      const final = names((await verification(v3)).tags);
-      expect(final).toEqual([...adds, ...landed].sort((a, b) => a.localeCompare(b)));
+      expect(names((await verification(v3)).tags)).toEqual([...adds, 'tide 0', 'tide 1'].sort());
+      // An instance that keeps losing the race gives up after three decisions: 409 CONFLICT, nothing recorded.
+      let attempts = 0;
+      const losing: EventStore = Object.create(t.service.deps.store);
+      losing.append = async (name, events, options) => {
+        if (name !== `verification_tags-${v3}`) return t.service.deps.store.append(name, events, options);
+        attempts += 1;
+        throw new WrongExpectedRevisionError(name, 0n, 1n);
+      };
+      const before = await t.eventCount();
+      const refused = await changeVerificationTags({ ...t.service.deps, store: losing }, useCaseCall(ownerPrincipal), v3, { type: 'Add', names: ['Ocean'] })
+        .then(() => null, (error: unknown) => error as { code: string; suggestion?: string });
+      expect(refused).toMatchObject({ code: 'CONFLICT', suggestion: 'Retry the request.' });
+      expect(attempts).toBe(3);
+      expect(await t.eventCount()).toBe(before);
+      expect(names((await verification(v3)).tags)).not.toContain('Ocean');
       // Detaching concurrently with adding: both land.
       const wave0 = await tagNamed(owner, 'wave 0');
       const [detached, added] = await Promise.all([
