@@ -153,6 +153,11 @@ export type VerificationTagsCommand =
 export const verificationNotFound = () =>
   new NotFoundError('VERIFICATION_NOT_FOUND', 'Verification not found.', { suggestion: 'List your verifications with GET /v1/verifications/.' });
 
+/** Only the owning account changes a verification's tags; another account's looks exactly like a missing one. */
+export function checkOwner(command: Pick<VerificationTagsBase, 'account_id' | 'verification'>): void {
+  if (!command.verification || command.verification.account_id !== command.account_id) throw verificationNotFound();
+}
+
 /** The tags a verification carries now: the recorded ones still in the vocabulary. */
 export const liveTagIds = (state: VerificationTagsState, vocabulary: ReadonlyMap<string, string>): string[] => state.tagIds.filter((id) => vocabulary.has(id));
 
@@ -168,8 +173,7 @@ export const verificationTagsDecider: Decider<VerificationTagsState, Verificatio
     }
   },
   decide(command, state): VerificationTagEvent[] {
-    // Another account's verification looks exactly like a missing one.
-    if (!command.verification || command.verification.account_id !== command.account_id) throw verificationNotFound();
+    checkOwner(command);
     const current = liveTagIds(state, command.vocabulary);
     let next: string[];
     switch (command.type) {

@@ -6,9 +6,9 @@ import { isoDate } from '../../core/schemas.js';
 import { callerOf, type Call, type Principal } from '../../core/principal.js';
 import { findVerification } from '../verifications/queries.js';
 import {
+  checkOwner,
   liveTagIds,
   tagNotFound,
-  verificationNotFound,
   verificationTagsDecider,
   verificationTagsStream,
   vocabularyDecider,
@@ -115,7 +115,8 @@ export async function changeVerificationTags(deps: AppDeps, call: Call, verifica
   const principal = callerOf(call);
   const row = await findVerification(deps.knex, verificationId);
   const verification = row ? { account_id: row.account_id } : null;
-  if (!verification || verification.account_id !== principal.accountId) throw verificationNotFound();
+  // Before anything is created in the vocabulary; the decider checks it again.
+  checkOwner({ account_id: principal.accountId, verification });
   const stream = verificationTagsStream(verificationId);
 
   return deps.streamLocks.run(stream, async () => {
