@@ -30,8 +30,8 @@ const verificationTags = (knex: Knex) => knex<VerificationTagRow>('verification_
 export function tagsWithCounts(knex: Knex, accountId: string): Promise<(TagRow & { verification_count: string | number })[]> {
   return tags(knex)
     .where({ account_id: accountId })
-    .select('tags.*', verificationTags(knex).count('*').where('tag_id', knex.ref('tags.id')).as('verification_count'))
-    .orderByRaw(BY_NAME('tags')) as never;
+    .select<(TagRow & { verification_count: string | number })[]>('tags.*', knex.raw('(select count(*) from verification_tags where verification_tags.tag_id = tags.id) as verification_count'))
+    .orderByRaw(BY_NAME('tags'));
 }
 
 export async function verificationCount(knex: Knex, tagId: string): Promise<number> {
