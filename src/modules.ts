@@ -1,5 +1,6 @@
 import { coreErrors, reservedErrors, type ErrorStatuses } from './core/errors.js';
 import type { EventDefinition } from './core/events.js';
+import type { ResourceExtension } from './core/extensions.js';
 import type { FeatureModule } from './core/module.js';
 import type { Projector } from './core/projector.js';
 import { accountsModule } from './features/accounts/module.js';
@@ -11,6 +12,7 @@ import { docsModule } from './features/docs/module.js';
 import { healthModule } from './features/health/module.js';
 import { mailModule } from './features/mail/module.js';
 import { sharingModule } from './features/sharing/module.js';
+import { tagsModule } from './features/tags/module.js';
 import { usageModule } from './features/usage/module.js';
 import { verificationsModule } from './features/verifications/module.js';
 
@@ -24,12 +26,15 @@ export const modules: readonly FeatureModule[] = [
   usageModule,
   verificationsModule,
   sharingModule,
+  tagsModule,
   blobsModule,
   mailModule,
   docsModule,
 ];
 
 export const allProjectors: readonly Projector[] = modules.flatMap((m) => m.projectors ?? []);
+
+export const resourceExtensions: readonly ResourceExtension[] = modules.flatMap((m) => m.extensions ?? []);
 
 export const eventCatalogues: readonly Record<string, EventDefinition>[] = modules.flatMap((m) => m.events ?? []);
 

@@ -34,11 +34,9 @@ export const reservedErrors = {
   BUDGET_EXCEEDED: 402,
   NOT_ENTITLED: 403,
   DOWNLOAD_LIMIT_REACHED: 403,
-  TAG_NOT_FOUND: 404,
   COMMENT_NOT_FOUND: 404,
   PSD_EXPORT_NOT_FOUND: 404,
   REQUEST_NOT_FOUND: 404,
-  TAG_EXISTS: 409,
   PSD_NOT_READY: 409,
   REQUEST_HAS_SUBMISSIONS: 409,
   EXPIRED: 410,
@@ -83,6 +81,17 @@ export class AppError extends Error {
 }
 
 export class ValidationError extends AppError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('VALIDATION_ERROR', message, options);
+  }
+}
+
+/**
+ * A well-formed request that breaks a rule the spec answers with 422 `VALIDATION_ERROR` (tag
+ * names and colours, tags per verification) rather than the code's usual 400. The kind, not the
+ * code, chooses the status: the error middleware maps it, as it maps every error.
+ */
+export class UnprocessableError extends AppError {
   constructor(message: string, options?: ErrorOptions) {
     super('VALIDATION_ERROR', message, options);
   }

@@ -1,6 +1,7 @@
 import type { RouteSpec } from './route-spec.js';
 import type { AppDeps, WorkflowDeps } from './deps.js';
 import type { ErrorStatuses } from './errors.js';
+import type { ResourceExtension } from './extensions.js';
 import type { EventDefinition } from './events.js';
 import type { Projector } from './projector.js';
 import type { WorkflowRegistration } from './workflow.js';
@@ -22,4 +23,6 @@ export interface FeatureModule {
   workflows?: (deps: WorkflowDeps) => readonly WorkflowRegistration[];
   /** Error codes the feature throws, with their statuses. */
   errors?: ErrorStatuses;
+  /** Fields, list filters and search matches the feature adds to other features' resources (core/extensions.ts). */
+  extensions?: readonly ResourceExtension[];
 }

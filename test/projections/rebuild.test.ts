@@ -58,6 +58,16 @@ for (const target of databaseTargets) {
         await call('POST', share, { token, json: { access_type: 'anyone_with_link' } });
         for (const visitorKey of ['a', 'b', 'a']) await openSharedReport(t.service.deps, { token: link.body.share_url.split('/').pop(), viewer: null, visitorKey });
         if (i === 1) await call('DELETE', share, { token });
+        // Tags: a vocabulary created, renamed, recoloured and deleted; tags set, added and detached;
+        // the tagged verification deleted (i = 0), one tag deleted while carried (i = 1).
+        await call('POST', '/v1/tags/', { token, json: { name: `colour ${i}`, color: '#00ff00' } });
+        const tagged = await call('PUT', `/v1/verifications/${created.id}/tags`, { token, json: { tags: ['sea', 'Boat', `colour ${i}`] } });
+        await call('POST', `/v1/verifications/${created.id}/tags`, { token, json: { tags: ['storm'] } });
+        const boat = tagged.body.tags.find((tag: { name: string }) => tag.name === 'Boat');
+        await call('DELETE', `/v1/verifications/${created.id}/tags/${boat.id}`, { token });
+        const sea = tagged.body.tags.find((tag: { name: string }) => tag.name === 'sea');
+        await call('PATCH', `/v1/tags/${sea.id}`, { token, json: { name: 'Ocean', color: '#0000ff' } });
+        if (i === 1) await call('DELETE', `/v1/tags/${sea.id}`, { token });
         if (i === 0) await call('DELETE', `/v1/verifications/${created.id}`, { token });
         if (i === 1) await call('POST', '/v1/verifications/claim', { token, json: { anonymous_user_id: anonymous.anonymous_user_id } });
       }
@@ -75,6 +85,11 @@ for (const target of databaseTargets) {
       expect(before.shares).toHaveLength(1);
       expect(before.share_invites).toHaveLength(1);
       expect(before.share_views).toHaveLength(4);
+      // Per account: colour i, sea (renamed Ocean; deleted for i = 1), Boat, storm.
+      expect(before.tags).toHaveLength(11);
+      // i = 1: colour 1 and storm (Ocean deleted); i = 2: Ocean, colour 2, storm; i = 0's verification is deleted.
+      expect(before.verification_tags).toHaveLength(5);
+      expect(before.verification_tag_sets).toHaveLength(3);
       await t.service.projections.rebuild();
       expect(await snapshot(t)).toEqual(before);
     });

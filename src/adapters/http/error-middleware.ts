@@ -1,11 +1,12 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { AppError, type ErrorStatuses } from '../../core/errors.js';
+import { AppError, UnprocessableError, type ErrorStatuses } from '../../core/errors.js';
 import type { ErrorPageInput, Reply } from '../../core/route-spec.js';
 import { RequestValidationError } from '../../core/validation.js';
 
 /**
  * The one place where errors become HTTP responses:
  *   AppError            -> its code's status in the catalogue (derived from the module list), {"detail": {error_code, message, suggestion}}
+ *   UnprocessableError  -> 422 with the same envelope (a domain rule the spec answers with 422)
  *   request validation  -> 422, {"detail": [{loc, msg, type}]}
  *   body parser errors  -> 422 (malformed JSON) or 413 (too large)
  *   anything else       -> 500 INTERNAL_ERROR, logged with the request id, no internals leaked
@@ -24,7 +25,7 @@ export const errorMiddleware = (catalogue: ErrorStatuses): ErrorRequestHandler =
     if (error.code === 'RATE_LIMIT_EXCEEDED' && typeof error.details?.retry_after_seconds === 'number') {
       res.setHeader('Retry-After', String(error.details.retry_after_seconds));
     }
-    const status = catalogue[error.code] ?? 500;
+    const status = error instanceof UnprocessableError ? 422 : (catalogue[error.code] ?? 500);
     if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
     answer(res, status, envelope(error));
     return;

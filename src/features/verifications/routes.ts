@@ -12,11 +12,11 @@ const listQuery = z.strictObject({
   size: z.coerce.number().int().min(1).max(100).default(20),
   sort_by: z.string().default('created_at'),
   sort_order: z.string().default('desc'),
-  search: z.string().max(200).optional(),
+  search: z.string().max(200).optional().describe('Matches the file name (part of it, case-insensitive), the id, a photo hash (sha256:<hex> or <hex>), or part of a tag name.'),
   status: z.string().optional(),
   result: z.enum(['true', 'false']).optional(),
-  tags: z.string().optional(),
-  tag_match: z.enum(['all', 'any']).default('all'),
+  tags: z.string().optional().describe('Comma-separated tag names, case-insensitive, at most 10.'),
+  tag_match: z.enum(['all', 'any']).default('all').describe('all: verifications carrying every named tag; any: at least one.'),
   request_id: z.uuid().optional(),
 });
 

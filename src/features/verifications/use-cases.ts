@@ -3,6 +3,7 @@ import type { ParsedUpload, UploadedFile } from '../../core/blob-store.js';
 import { commandContext, execute } from '../../core/commands.js';
 import type { CommandContext } from '../../core/decider.js';
 import type { AppDeps } from '../../core/deps.js';
+import { extensionsOf, withExtensionFields } from '../../core/extensions.js';
 import { AppError, NotFoundError, ValidationError } from '../../core/errors.js';
 import { callerOf, type Call, type Principal } from '../../core/principal.js';
 import { RequestValidationError } from '../../core/validation.js';
@@ -42,13 +43,14 @@ async function owned(deps: AppDeps, principal: Principal, id: string): Promise<V
 
 const signedUrl = (deps: AppDeps, target: RenditionRef) => deps.urlSigner.sign(target.blob_key, { now: deps.now(), ttlSeconds: URL_TTL_SECONDS, contentType: target.content_type });
 
-/** Rows to views, with the results of all of them read in one query. */
+/** Rows to views, with the results of all of them read in one query, and the fields other features add (tags). */
 async function views(deps: AppDeps, rows: VerificationRow[]): Promise<VerificationView[]> {
   const results = await resultsOf(deps.knex, rows.map((r) => r.id));
-  return rows.map((row) => {
+  const own = rows.map((row) => {
     const thumb = renditionsOf(row).thumbnail;
     return toVerificationView(row, results.filter((r) => r.verification_id === row.id), thumb ? signedUrl(deps, thumb) : '');
   });
+  return withExtensionFields(deps.knex, extensionsOf(deps.extensions, 'verification'), own);
 }
 
 export interface CreateInput {
@@ -195,14 +197,18 @@ export async function listVerifications(deps: AppDeps, principal: Principal, que
   if (invalid.length) {
     throw new ValidationError(`Invalid status filter: ${invalid.join(', ')}.`, { suggestion: `Use a comma-separated subset of: ${verificationStatuses.join(', ')}.` });
   }
-  const tags = query.tags?.split(',').map((t) => t.trim()).filter(Boolean) ?? [];
-  if (tags.length > 10) throw new ValidationError('At most 10 tag names may be given in the tags filter.', { suggestion: 'Narrow the filter to 10 names.' });
-
   const base = verificationsTable(deps.knex).where({ account_id: principal.accountId });
   if (statuses.length) base.whereIn('status', statuses);
   if (query.result) base.where({ result: query.result === 'true' });
-  // Tags and verification requests arrive with their own features: until then no record carries one.
-  if (tags.length || query.request_id) base.whereRaw('false');
+  // Verification requests arrive with their own feature: until then no record answers one.
+  if (query.request_id) base.whereRaw('false');
+  // Filters other features own (tags, tag_match): each admits a subquery of ids.
+  const extensions = extensionsOf(deps.extensions, 'verification');
+  const list = { knex: deps.knex, accountId: principal.accountId, query: query as unknown as Record<string, unknown> };
+  for (const extension of extensions) {
+    const admitted = extension.filter?.(list);
+    if (admitted) base.whereIn('id', admitted);
+  }
   if (query.search) {
     const term = query.search.trim();
     const like = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -211,6 +217,8 @@ export async function listVerifications(deps: AppDeps, principal: Principal, que
         .orWhereRaw('id::text = ?', [term.toLowerCase()])
         .orWhereRaw("image->>'sha256' = ?", [term.toLowerCase().replace(/^sha256:/, '')])
         .orWhereRaw("raw->>'sha256' = ?", [term.toLowerCase().replace(/^sha256:/, '')]);
+      // Matches in other features' data (tag names).
+      for (const extension of extensions) if (extension.search) q.orWhereIn('id', extension.search({ ...list, term }));
     });
   }
   const counted = await base.clone().count<{ count: string }[]>('* as count');
