@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { AccessDeniedError, AppError, NotFoundError } from '../../core/errors.js';
+import { AccessDeniedError, AppError, ConflictError, NotFoundError } from '../../core/errors.js';
 import type { Decider } from '../../core/decider.js';
 import { assertNever } from '../../core/events.js';
 import { accountEvents, emailClaimEvents, type AccountEvent, type EmailClaimEvent, type Plan, type UserRole } from './events.js';
@@ -29,6 +29,8 @@ export type AccountCommand =
       now: Date;
     }
   | { type: 'AddUser'; by_user_id: string; user: NewUser; now: Date }
+  | { type: 'ChangeUserRole'; by_user_id: string; user_id: string; role: UserRole; now: Date }
+  | { type: 'RemoveUser'; by_user_id: string; user_id: string; now: Date }
   | {
       type: 'ChangeSettings';
       /** An account admin, or the operator (who alone may grant or end Enterprise terms). */
@@ -65,6 +67,17 @@ export const accountDecider: Decider<AccountState, AccountCommand, typeof accoun
         users.set(event.data.user_id, { email: event.data.email, role: event.data.role });
         return { ...state, users };
       }
+      case 'UserRoleChanged': {
+        const users = new Map(state.users);
+        const user = users.get(event.data.user_id);
+        if (user) users.set(event.data.user_id, { ...user, role: event.data.to });
+        return { ...state, users };
+      }
+      case 'UserRemoved': {
+        const users = new Map(state.users);
+        users.delete(event.data.user_id);
+        return { ...state, users };
+      }
       default:
         return assertNever(event);
     }
@@ -97,6 +110,17 @@ export const accountDecider: Decider<AccountState, AccountCommand, typeof accoun
         if (state.users.has(command.user.user_id)) return [];
         return [{ type: 'UserAdded', data: { account_id: state.accountId, ...command.user, added_at: command.now.toISOString() } }];
       }
+      case 'ChangeUserRole': {
+        const { accountId, user } = managedUser(state, command, 'change roles');
+        if (user.role === command.role) return [];
+        if (user.role === 'admin') assertAnotherAdmin(state, command.user_id, 'stop being an admin');
+        return [{ type: 'UserRoleChanged', data: { account_id: accountId, user_id: command.user_id, from: user.role, to: command.role, changed_at: command.now.toISOString() } }];
+      }
+      case 'RemoveUser': {
+        const { accountId, user } = managedUser(state, command, 'remove users');
+        if (user.role === 'admin') assertAnotherAdmin(state, command.user_id, 'be removed');
+        return [{ type: 'UserRemoved', data: { account_id: accountId, user_id: command.user_id, email: user.email, removed_at: command.now.toISOString() } }];
+      }
       case 'ChangeSettings': {
         if (!state.exists || !state.accountId || !state.settings) throw new NotFoundError('ACCOUNT_NOT_FOUND', 'Account not found.');
         const current = state.settings;
@@ -121,17 +145,64 @@ export const accountDecider: Decider<AccountState, AccountCommand, typeof accoun
   },
 };
 
-/** Claiming an address twice is the uniqueness check: the stream may only ever hold one event. */
-export const emailClaimDecider: Decider<{ claimedBy?: string }, { email: string; user_id: string; account_id: string }, typeof emailClaimEvents> = {
+/**
+ * The account, and the user an admin acts on. A user of another account (or a removed one) is
+ * USER_NOT_FOUND: the caller only ever sees their own account's users.
+ */
+function managedUser(state: AccountState, command: { by_user_id: string; user_id: string }, what: string) {
+  if (!state.exists || !state.accountId) throw new NotFoundError('ACCOUNT_NOT_FOUND', 'Account not found.');
+  if (state.users.get(command.by_user_id)?.role !== 'admin') throw new AccessDeniedError(`Only an admin of the account can ${what}.`);
+  const user = state.users.get(command.user_id);
+  if (!user) {
+    throw new NotFoundError('USER_NOT_FOUND', 'No such user in this account.', { suggestion: 'List the users with GET /v1/accounts/{account_id}/users.' });
+  }
+  return { accountId: state.accountId, user };
+}
+
+/** An account always keeps at least one admin: someone must be able to manage it. */
+function assertAnotherAdmin(state: AccountState, userId: string, what: string): void {
+  const admins = [...state.users].filter(([id, u]) => id !== userId && u.role === 'admin');
+  if (admins.length === 0) {
+    throw new ConflictError('LAST_ADMIN', `The last admin of an account cannot ${what}.`, { suggestion: 'Make another user an admin first.' });
+  }
+}
+
+export type EmailClaimCommand =
+  | { type: 'ClaimEmail'; email: string; user_id: string; account_id: string }
+  | { type: 'ReleaseEmail'; email: string; user_id: string; now: Date };
+
+/**
+ * Claiming a claimed address is the uniqueness check: the append of a claim is decided on the
+ * stream's revision, so of two concurrent claims one fails. Only the holder releases it.
+ */
+export const emailClaimDecider: Decider<{ claimedBy?: string }, EmailClaimCommand, typeof emailClaimEvents> = {
   catalogue: emailClaimEvents,
   initialState: () => ({}),
-  evolve: (_state, event) => ({ claimedBy: event.data.user_id }),
-  decide(command, state): EmailClaimEvent[] {
-    if (state.claimedBy) {
-      throw new AppError('EMAIL_TAKEN', 'A user with this e-mail address already exists.', {
-        suggestion: 'Log in with that address, or use another one.',
-      });
+  evolve(_state, event) {
+    switch (event.type) {
+      case 'EmailClaimed':
+        return { claimedBy: event.data.user_id };
+      case 'EmailReleased':
+        return {};
+      default:
+        return assertNever(event);
     }
-    return [{ type: 'EmailClaimed', data: { email: normaliseEmail(command.email), user_id: command.user_id, account_id: command.account_id } }];
+  },
+  decide(command, state): EmailClaimEvent[] {
+    switch (command.type) {
+      case 'ClaimEmail':
+        if (state.claimedBy) {
+          throw new AppError('EMAIL_TAKEN', 'A user with this e-mail address already exists.', {
+            suggestion: 'Log in with that address, or use another one.',
+          });
+        }
+        return [{ type: 'EmailClaimed', data: { email: normaliseEmail(command.email), user_id: command.user_id, account_id: command.account_id } }];
+      case 'ReleaseEmail':
+        // Released already, or claimed since by someone else: not this user's to release.
+        if (state.claimedBy !== command.user_id) return [];
+        return [{ type: 'EmailReleased', data: { email: normaliseEmail(command.email), user_id: command.user_id, released_at: command.now.toISOString() } }];
+      default:
+        return assertNever(command);
+    }
   },
 };

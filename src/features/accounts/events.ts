@@ -44,14 +44,27 @@ export const accountEvents = {
     }),
     { redact: ['password_hash'] },
   ),
+  UserRoleChanged: defineEvent(
+    'UserRoleChanged',
+    z.object({ account_id: z.uuid(), user_id: z.uuid(), from: z.enum(userRoles), to: z.enum(userRoles), changed_at: z.iso.datetime() }),
+  ),
+  /** The user leaves the account: their sessions and API keys stop working at once (D-036). */
+  UserRemoved: defineEvent(
+    'UserRemoved',
+    z.object({ account_id: z.uuid(), user_id: z.uuid(), email: z.string(), removed_at: z.iso.datetime() }),
+  ),
 } as const;
 export type AccountEvent = EventOf<typeof accountEvents>;
 
-/** One stream per e-mail address: its only event claims the address for a user. */
+/**
+ * One stream per e-mail address: a claim for a user, and its release when that user is removed,
+ * so the address can be used again (claimed, released, claimed...; never two live claims).
+ */
 export const emailClaimEvents = {
   EmailClaimed: defineEvent(
     'EmailClaimed',
     z.object({ email: z.string(), user_id: z.uuid(), account_id: z.uuid() }),
   ),
+  EmailReleased: defineEvent('EmailReleased', z.object({ email: z.string(), user_id: z.uuid(), released_at: z.iso.datetime() })),
 } as const;
 export type EmailClaimEvent = EventOf<typeof emailClaimEvents>;

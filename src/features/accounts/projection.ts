@@ -2,10 +2,13 @@ import { accountEvents } from './events.js';
 import { assertNever, parseEvent } from '../../core/events.js';
 import type { Projector } from '../../core/projector.js';
 
-/** accounts and users. Rows remember the last event position they reflect (idempotency guard). */
+/**
+ * accounts and users. Rows remember the last event position they reflect (idempotency guard).
+ * A removed user's row is deleted: sessions and keys resolve their user here, so they stop at once.
+ */
 export const accountsProjector: Projector = {
   name: 'accounts',
-  version: 1,
+  version: 2,
   tables: ['users', 'accounts'],
   async migrate(knex) {
     await knex.raw(`
@@ -79,6 +82,14 @@ export const accountsProjector: Projector = {
           .ignore();
         return;
       }
+      case 'UserRoleChanged': {
+        const d = event.data;
+        await trx('users').where({ id: d.user_id }).andWhere('last_position', '<', position).update({ role: d.to, last_position: position });
+        return;
+      }
+      case 'UserRemoved':
+        await trx('users').where({ id: event.data.user_id }).andWhere('last_position', '<', position).delete();
+        return;
       default:
         assertNever(event);
     }

@@ -3,7 +3,7 @@ import { route, type RouteSpec } from '../../core/route-spec.js';
 import type { AppDeps } from '../../core/deps.js';
 import { uuidParam } from '../../core/schemas.js';
 import { selfServicePlans, userRoles } from './events.js';
-import { addUser, changeAccountSettings, describeCaller, getAccount, listAccountUsers, logIn, registerAccount } from './use-cases.js';
+import { addUser, changeAccountSettings, changeUserRole, describeCaller, getAccount, listAccountUsers, logIn, registerAccount, removeUser } from './use-cases.js';
 import { accountSchema, userSchema } from './view.js';
 
 const email = z.email().max(254);
@@ -49,7 +49,21 @@ const loginResponse = z
   })
   .openapi('LoginResponse');
 
-const addUserBody = z.strictObject({ email, name: personName, password, role: z.enum(userRoles).default('member') }).openapi('NewUser');
+const addUserBody = z
+  .strictObject({
+    email,
+    name: personName,
+    password: password.describe('The initial password, set by the admin and handed to the user.'),
+    role: z.enum(userRoles).default('member'),
+  })
+  .openapi('NewUser');
+const userParams = z.strictObject({ account_id: z.uuid(), user_id: z.uuid() });
+const roleBody = z.strictObject({ role: z.enum(userRoles) }).openapi('UserRoleChange');
+const manageErrors = {
+  403: { description: 'ACCESS_DENIED: not an admin of this account, another account, or an API key (a login token is required)' },
+  404: { description: 'USER_NOT_FOUND: no such user in this account' },
+  409: { description: 'LAST_ADMIN: the account would be left without an admin' },
+};
 
 export function accountRoutes(deps: AppDeps): RouteSpec[] {
   return [
@@ -126,6 +140,33 @@ export function accountRoutes(deps: AppDeps): RouteSpec[] {
       body: addUserBody,
       responses: { 201: { description: 'User created', schema: userSchema }, 403: { description: 'Not an admin of this account' }, 409: { description: 'E-mail already registered' } },
       handler: async ({ params, body, call }) => ({ status: 201, body: await addUser(deps, call, params.account_id as string, body) }),
+    }),
+    route({
+      method: 'patch',
+      path: '/v1/accounts/{account_id}/users/{user_id}',
+      tag: 'accounts',
+      summary: "Change a user's role (account admins only)",
+      description: 'The new role applies to the user\'s next request, with a session token or an API key. The last admin of an account cannot become a member.',
+      auth: 'jwt',
+      params: userParams,
+      body: roleBody,
+      responses: { 200: { description: 'User as changed', schema: userSchema }, ...manageErrors },
+      handler: async ({ params, body, call }) => ({ status: 200, body: await changeUserRole(deps, call, params.account_id, params.user_id, body.role) }),
+    }),
+    route({
+      method: 'delete',
+      path: '/v1/accounts/{account_id}/users/{user_id}',
+      tag: 'accounts',
+      summary: 'Remove a user from the account (account admins only)',
+      description:
+        "The user's session tokens and API keys stop working at once (the keys are revoked) and the e-mail address can be registered again. Their verifications and comments stay with the account. The last admin cannot be removed.",
+      auth: 'jwt',
+      params: userParams,
+      responses: { 204: { description: 'Removed' }, ...manageErrors },
+      handler: async ({ params, call }) => {
+        await removeUser(deps, call, params.account_id, params.user_id);
+        return { status: 204 };
+      },
     }),
   ];
 }

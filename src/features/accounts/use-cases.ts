@@ -7,6 +7,8 @@ import type { Call, Principal } from '../../core/principal.js';
 import { callerOf } from '../../core/principal.js';
 import { accountDecider, accountStream, emailClaimDecider, emailClaimStream, normaliseEmail, type AccountSettings } from './decider.js';
 import type { selfServicePlans, UserRole } from './events.js';
+import { apiKeyDecider, apiKeyStream } from '../apikeys/decider.js';
+import { unrevokedApiKeysOfUser } from '../apikeys/queries.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { findAccount, findUser, findUserByEmail, listUsersOfAccount } from './queries.js';
 import { issueAccessToken } from './sessions.js';
@@ -46,7 +48,7 @@ export async function registerAccount(deps: AppDeps, call: Call, input: Registra
   const passwordHash = await hashPassword(input.admin.password, deps.config.PASSWORD_HASH_COST);
   const context = commandContext(deps, call, { type: 'user', id: userId, accountId });
   // The e-mail stream can hold one claim only: this append is the uniqueness check.
-  await runCommand(deps.store, emailClaimStream(input.admin.email), emailClaimDecider, { email: input.admin.email, user_id: userId, account_id: accountId }, context);
+  await runCommand(deps.store, emailClaimStream(input.admin.email), emailClaimDecider, { type: 'ClaimEmail', email: input.admin.email, user_id: userId, account_id: accountId }, context);
   await execute(deps, call, accountStream(accountId), accountDecider, {
     type: 'RegisterAccount',
     account_id: accountId,
@@ -141,7 +143,7 @@ export async function addUser(deps: AppDeps, call: Call, accountId: string, inpu
   if (principal.role !== 'admin') throw new AccessDeniedError('Only an admin of the account can add users.');
   const userId = crypto.randomUUID();
   const context = commandContext(deps, call);
-  await runCommand(deps.store, emailClaimStream(input.email), emailClaimDecider, { email: input.email, user_id: userId, account_id: accountId }, context);
+  await runCommand(deps.store, emailClaimStream(input.email), emailClaimDecider, { type: 'ClaimEmail', email: input.email, user_id: userId, account_id: accountId }, context);
   await execute(deps, call, accountStream(accountId), accountDecider, {
     type: 'AddUser',
     by_user_id: principal.userId,
@@ -155,4 +157,32 @@ export async function addUser(deps: AppDeps, call: Call, accountId: string, inpu
     now: context.now,
   }, context);
   return toUser(written(await findUser(deps.knex, userId), 'The user was created but is not readable yet.'));
+}
+
+/** Makes a user of the account an admin or a member (account admins only; the last admin stays one). */
+export async function changeUserRole(deps: AppDeps, call: Call, accountId: string, userId: string, role: UserRole): Promise<UserView> {
+  const principal = callerOf(call);
+  assertAccountAccess(principal, accountId);
+  const context = commandContext(deps, call);
+  await execute(deps, call, accountStream(accountId), accountDecider, { type: 'ChangeUserRole', by_user_id: principal.userId, user_id: userId, role, now: context.now }, context);
+  return toUser(written(await findUser(deps.knex, userId), 'The user was changed but is not readable yet.'));
+}
+
+/**
+ * Removes a user from the account (account admins only; never the last admin). Their sessions
+ * and API keys stop working at once (both resolve the user, who is gone); the keys are also
+ * revoked, so the key list says so, and the address is released for use again. Their comments
+ * and verifications stay with the account.
+ */
+export async function removeUser(deps: AppDeps, call: Call, accountId: string, userId: string): Promise<void> {
+  const principal = callerOf(call);
+  assertAccountAccess(principal, accountId);
+  const context = commandContext(deps, call);
+  const { events } = await execute(deps, call, accountStream(accountId), accountDecider, { type: 'RemoveUser', by_user_id: principal.userId, user_id: userId, now: context.now }, context);
+  const removed = events.find((e) => e.type === 'UserRemoved');
+  if (!removed) return;
+  for (const key of await unrevokedApiKeysOfUser(deps.knex, userId)) {
+    await execute(deps, call, apiKeyStream(key.id), apiKeyDecider, { type: 'RevokeApiKey', account_id: accountId, now: context.now }, context);
+  }
+  await runCommand(deps.store, emailClaimStream(removed.data.email), emailClaimDecider, { type: 'ReleaseEmail', email: removed.data.email, user_id: userId, now: context.now }, context);
 }

@@ -1,0 +1,156 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseTargets } from '../support/databases.js';
+import { addMember } from '../support/members.js';
+import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+
+const webp = fs.readFileSync(path.resolve(import.meta.dirname, '../../../shared/fixtures/images/rs_sample1.webp'));
+
+for (const target of databaseTargets) {
+  describe(`account members on ${target.name}`, () => {
+    let t: TestService;
+    let call: ReturnType<typeof client>;
+    beforeAll(async () => {
+      t = await startTestService(target);
+      call = client(t.url);
+    });
+    afterAll(async () => t?.stop());
+
+    const users = (account: { account: { id: string } }) => `/v1/accounts/${account.account.id}/users`;
+
+    it('a member logs in and works in the account; an API key they create acts as them', async () => {
+      const admin = await registerAccount(call);
+      const member = await addMember(call, admin, 'member', 'Maya');
+      const form = new FormData();
+      form.append('image', new Blob([new Uint8Array(webp)]), 'harbour.webp');
+      const created = await fetch(`${t.url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${member.token}` }, body: form });
+      expect(created.status).toBe(201);
+      const { id } = (await created.json()) as { id: string };
+      // The member's verification is the account's: the admin reads it too.
+      const byAdmin = await call('GET', `/v1/verifications/${id}`, { token: admin.token });
+      expect([byAdmin.status, byAdmin.body.account_id]).toEqual([200, admin.account.id]);
+      const key = await call('POST', '/v1/apikeys/', { token: member.token, json: { account_id: admin.account.id } });
+      expect(key.status).toBe(201);
+      expect(key.body.user_id).toBe(member.user.id);
+      const me = await call('GET', '/v1/accounts/me', { apiKey: key.body.raw_key });
+      expect(me.body).toMatchObject({ user: { id: member.user.id, name: 'Maya', role: 'member' }, authenticated_via: 'api_key' });
+    });
+
+    it('an admin changes roles; the change applies at once; the last admin stays an admin', async () => {
+      const admin = await registerAccount(call);
+      const member = await addMember(call, admin);
+      const promoted = await call('PATCH', `${users(admin)}/${member.user.id}`, { token: admin.token, json: { role: 'admin' } });
+      expect(promoted.status).toBe(200);
+      expect(promoted.body).toMatchObject({ id: member.user.id, role: 'admin' });
+      // The member's existing session now manages users.
+      const byPromoted = await call('POST', users(admin), { token: member.token, json: { email: `x-${admin.account.id}@org.example`, name: 'X', password: 'long password 123' } });
+      expect(byPromoted.status).toBe(201);
+      // The same role again records nothing.
+      const before = await t.eventCount();
+      expect((await call('PATCH', `${users(admin)}/${member.user.id}`, { token: admin.token, json: { role: 'admin' } })).status).toBe(200);
+      expect(await t.eventCount()).toBe(before);
+      // Two admins: one may step down; then the other is the last one.
+      expect((await call('PATCH', `${users(admin)}/${admin.user.id}`, { token: admin.token, json: { role: 'member' } })).body.role).toBe('member');
+      const last = await call('PATCH', `${users(admin)}/${member.user.id}`, { token: member.token, json: { role: 'member' } });
+      expect(last.status).toBe(409);
+      expect(last.body.detail).toMatchObject({ error_code: 'LAST_ADMIN', suggestion: expect.stringMatching(/another user an admin/) });
+      // The demoted admin's session lost admin rights at once.
+      const byDemoted = await call('PATCH', `${users(admin)}/${member.user.id}`, { token: admin.token, json: { role: 'member' } });
+      expect([byDemoted.status, byDemoted.body.detail.error_code]).toEqual([403, 'ACCESS_DENIED']);
+      const history = await call('GET', `/v1/audit/streams/account-${admin.account.id}`, { token: member.token });
+      const changes = history.body.events.filter((e: { type: string }) => e.type === 'UserRoleChanged');
+      expect(changes.map((e: { data: { user_id: string; from: string; to: string } }) => [e.data.user_id, e.data.from, e.data.to])).toEqual([
+        [member.user.id, 'member', 'admin'],
+        [admin.user.id, 'admin', 'member'],
+      ]);
+      expect(changes[0].metadata.actor).toEqual({ type: 'user', id: admin.user.id });
+    });
+
+    it('removing a member stops their sessions and API keys at once, frees the address, and is recorded', async () => {
+      const admin = await registerAccount(call);
+      const member = await addMember(call, admin);
+      const key = await call('POST', '/v1/apikeys/', { token: member.token, json: { account_id: admin.account.id } });
+      expect((await call('GET', '/v1/verifications/', { apiKey: key.body.raw_key })).status).toBe(200);
+      const removed = await call('DELETE', `${users(admin)}/${member.user.id}`, { token: admin.token });
+      expect([removed.status, removed.body]).toEqual([204, null]);
+      const session = await call('GET', '/v1/verifications/', { token: member.token });
+      expect([session.status, session.body.detail.error_code]).toEqual([401, 'INVALID_TOKEN']);
+      const byKey = await call('GET', '/v1/verifications/', { apiKey: key.body.raw_key });
+      expect([byKey.status, byKey.body.detail.error_code]).toEqual([401, 'INVALID_API_KEY']);
+      expect((await call('POST', '/v1/accounts/login', { json: { email: member.email, password: member.password } })).status).toBe(401);
+      // The key is revoked, not just unusable: the account's key list says so.
+      const keys = await call('GET', '/v1/apikeys/', { token: admin.token });
+      expect(keys.body.find((k: { id: string }) => k.id === key.body.id)).toMatchObject({ user_id: member.user.id, is_active: false });
+      expect((await call('GET', users(admin), { token: admin.token })).body.items.map((u: { id: string }) => u.id)).toEqual([admin.user.id]);
+      // Removed twice: the user is no longer there.
+      const again = await call('DELETE', `${users(admin)}/${member.user.id}`, { token: admin.token });
+      expect([again.status, again.body.detail.error_code]).toEqual([404, 'USER_NOT_FOUND']);
+      // The address is free again: re-added, it is a new user with a new password.
+      const readded = await call('POST', users(admin), { token: admin.token, json: { email: member.email, name: 'Back', password: 'another password 2' } });
+      expect(readded.status).toBe(201);
+      expect(readded.body.id).not.toBe(member.user.id);
+      expect((await call('POST', '/v1/accounts/login', { json: { email: member.email, password: 'another password 2' } })).status).toBe(200);
+      const history = await call('GET', `/v1/audit/streams/account-${admin.account.id}`, { token: admin.token });
+      const removal = history.body.events.find((e: { type: string }) => e.type === 'UserRemoved');
+      expect(removal.data).toMatchObject({ user_id: member.user.id, email: member.email });
+      expect(removal.metadata.actor).toEqual({ type: 'user', id: admin.user.id });
+      const revocation = await call('GET', `/v1/audit/streams/apikey-${key.body.id}`, { token: admin.token });
+      expect(revocation.body.events.map((e: { type: string }) => e.type)).toContain('ApiKeyRevoked');
+    });
+
+    it('the last admin cannot be removed; an admin may leave while another admin remains', async () => {
+      const admin = await registerAccount(call);
+      const before = await t.eventCount();
+      const alone = await call('DELETE', `${users(admin)}/${admin.user.id}`, { token: admin.token });
+      expect([alone.status, alone.body.detail.error_code]).toEqual([409, 'LAST_ADMIN']);
+      expect(await t.eventCount()).toBe(before);
+      const second = await addMember(call, admin, 'admin');
+      expect((await call('DELETE', `${users(admin)}/${admin.user.id}`, { token: admin.token })).status).toBe(204);
+      expect((await call('GET', '/v1/accounts/me', { token: admin.token })).status).toBe(401);
+      const remaining = await call('GET', users(admin), { token: second.token });
+      expect(remaining.body.items).toEqual([expect.objectContaining({ id: second.user.id, role: 'admin' })]);
+    });
+
+    it('refuses members, API keys, other accounts and bad input, and writes nothing', async () => {
+      const admin = await registerAccount(call);
+      const member = await addMember(call, admin);
+      const other = await registerAccount(call);
+      const key = await call('POST', '/v1/apikeys/', { token: admin.token, json: { account_id: admin.account.id } });
+      await call('GET', '/v1/apikeys/', { apiKey: key.body.raw_key }); // its use is recorded before the count
+      const before = await t.eventCount();
+      const expectError = async (res: Promise<{ status: number; body: any }>, status: number, code: string) => {
+        const { status: got, body } = await res;
+        expect([got, body.detail.error_code]).toEqual([status, code]);
+        expect(body.detail.message).toEqual(expect.any(String));
+      };
+      // A member cannot manage members, not even themselves.
+      await expectError(call('PATCH', `${users(admin)}/${member.user.id}`, { token: member.token, json: { role: 'admin' } }), 403, 'ACCESS_DENIED');
+      await expectError(call('DELETE', `${users(admin)}/${admin.user.id}`, { token: member.token }), 403, 'ACCESS_DENIED');
+      await expectError(call('DELETE', `${users(admin)}/${member.user.id}`, { token: member.token }), 403, 'ACCESS_DENIED');
+      await expectError(call('POST', users(admin), { token: member.token, json: { email: 'y@org.example', name: 'Y', password: 'long password 123' } }), 403, 'ACCESS_DENIED');
+      // An API key, even the admin's, does not manage members (a login token is required).
+      const byKey = await call('DELETE', `${users(admin)}/${member.user.id}`, { apiKey: key.body.raw_key });
+      expect([byKey.status, byKey.body.detail.error_code]).toEqual([403, 'ACCESS_DENIED']);
+      expect(byKey.body.detail.suggestion).toMatch(/Log in/);
+      // Another account: its path is not the caller's (403), its users are not in the caller's account (404).
+      await expectError(call('DELETE', `${users(other)}/${other.user.id}`, { token: admin.token }), 403, 'ACCESS_DENIED');
+      await expectError(call('PATCH', `${users(other)}/${other.user.id}`, { token: admin.token, json: { role: 'member' } }), 403, 'ACCESS_DENIED');
+      await expectError(call('DELETE', `${users(admin)}/${other.user.id}`, { token: admin.token }), 404, 'USER_NOT_FOUND');
+      await expectError(call('PATCH', `${users(admin)}/${other.user.id}`, { token: admin.token, json: { role: 'admin' } }), 404, 'USER_NOT_FOUND');
+      await expectError(call('DELETE', `${users(admin)}/00000000-0000-4000-8000-000000000000`, { token: admin.token }), 404, 'USER_NOT_FOUND');
+      // Bad input: 422 in the list form.
+      for (const json of [{}, { role: 'owner' }, { role: 'admin', name: 'renamed' }]) {
+        const res = await call('PATCH', `${users(admin)}/${member.user.id}`, { token: admin.token, json });
+        expect(res.status, JSON.stringify(json)).toBe(422);
+        expect(res.body.detail[0].loc[0]).toBe('body');
+      }
+      expect((await call('DELETE', `${users(admin)}/not-a-uuid`, { token: admin.token })).status).toBe(422);
+      expect((await call('DELETE', `${users(admin)}/${member.user.id}`)).status).toBe(401);
+      expect(await t.eventCount()).toBe(before);
+      // Nothing changed: the other account's admin still works, the member is still a member.
+      expect((await call('GET', '/v1/accounts/me', { token: other.token })).status).toBe(200);
+      expect((await call('GET', '/v1/accounts/me', { token: member.token })).body.user.role).toBe('member');
+    });
+  });
+}
