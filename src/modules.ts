@@ -1,12 +1,13 @@
 import { coreErrors, reservedErrors, type ErrorStatuses } from './core/errors.js';
 import type { EventDefinition } from './core/events.js';
-import type { FeatureModule } from './core/module.js';
+import type { FeatureModule, ResourceFields } from './core/module.js';
 import type { Projector } from './core/projector.js';
 import { accountsModule } from './features/accounts/module.js';
 import { apiKeysModule } from './features/apikeys/module.js';
 import { attestationsModule } from './features/attestations/module.js';
 import { auditModule } from './features/audit/module.js';
 import { blobsModule } from './features/blobs/module.js';
+import { commentsModule } from './features/comments/module.js';
 import { healthModule } from './features/health/module.js';
 import { mailModule } from './features/mail/module.js';
 import { sharingModule } from './features/sharing/module.js';
@@ -23,6 +24,7 @@ export const modules: readonly FeatureModule[] = [
   usageModule,
   verificationsModule,
   sharingModule,
+  commentsModule,
   blobsModule,
   mailModule,
 ];
@@ -30,6 +32,8 @@ export const modules: readonly FeatureModule[] = [
 export const allProjectors: readonly Projector[] = modules.flatMap((m) => m.projectors ?? []);
 
 export const eventCatalogues: readonly Record<string, EventDefinition>[] = modules.flatMap((m) => m.events ?? []);
+
+export const resourceFields: readonly ResourceFields[] = modules.flatMap((m) => m.resourceFields ?? []);
 
 /** Every error code the service may answer with (and the reserved ones), with its status. */
 export const errorCatalogue: ErrorStatuses = Object.assign({}, coreErrors, reservedErrors, ...modules.map((m) => m.errors ?? {}));

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
-import { allProjectors, errorCatalogue, eventCatalogues, modules } from './modules.js';
+import { allProjectors, errorCatalogue, eventCatalogues, modules, resourceFields } from './modules.js';
 import { InProcessWorkflowEngine } from './adapters/workflows/inprocess-engine.js';
 import { ProjectionRunner } from './adapters/db/projection-runner.js';
 import type { WorkflowEngine } from './core/workflow.js';
@@ -62,6 +62,7 @@ export async function startService(config: Config, options: { logger?: Logger; i
     store,
     readModels: projections,
     eventCatalogues,
+    resourceFields,
     log,
     now: () => new Date(),
     jwtSecret: configuredOrPersistedSecret(config.JWT_SECRET, config.DATA_DIR, 'jwt-secret'),

@@ -8,6 +8,7 @@ import type { WorkflowEngine } from './workflow.js';
 import type { Config } from './config.js';
 import type { EventStore } from './event-store.js';
 import type { EventDefinition } from './events.js';
+import type { ResourceFields } from './module.js';
 import type { BlobStore } from './blob-store.js';
 import type { UrlSigner } from './signed-urls.js';
 import type { KeyedLock } from './keyed-lock.js';
@@ -25,6 +26,8 @@ export interface AppDeps {
   readModels: ReadModels;
   /** Every module's event catalogues (the audit history's types and redactions). */
   eventCatalogues: readonly Record<string, EventDefinition>[];
+  /** Every module's contributions to other features' resources (src/core/module.ts). */
+  resourceFields: readonly ResourceFields[];
   log: Logger;
   now: () => Date;
   jwtSecret: Uint8Array;

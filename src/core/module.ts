@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { RouteSpec } from './route-spec.js';
 import type { AppDeps, WorkflowDeps } from './deps.js';
 import type { ErrorStatuses } from './errors.js';
@@ -22,4 +23,32 @@ export interface FeatureModule {
   workflows?: (deps: WorkflowDeps) => readonly WorkflowRegistration[];
   /** Error codes the feature throws, with their statuses. */
   errors?: ErrorStatuses;
+  /** Fields the feature adds to another feature's resource (e.g. `comment_count` on a Verification). */
+  resourceFields?: readonly ResourceFields[];
+}
+
+/**
+ * Fields one feature contributes to a resource another feature owns, so the owner need not
+ * know the contributor: the owner asks for the ids of one response at once (one query per
+ * contributor, whatever the page size). Ids without an entry keep the owner's defaults.
+ */
+export interface ResourceFields {
+  /** The resource the fields belong to, e.g. 'verification'. */
+  resource: string;
+  read(knex: Knex, ids: readonly string[]): Promise<ReadonlyMap<string, Record<string, unknown>>>;
+}
+
+/** Every contributor's fields for these ids of `resource`, merged per id. */
+export async function contributedFields(
+  contributors: readonly ResourceFields[],
+  knex: Knex,
+  resource: string,
+  ids: readonly string[],
+): Promise<Map<string, Record<string, unknown>>> {
+  const merged = new Map<string, Record<string, unknown>>();
+  if (ids.length === 0) return merged;
+  for (const contributor of contributors.filter((c) => c.resource === resource)) {
+    for (const [id, fields] of await contributor.read(knex, ids)) merged.set(id, { ...merged.get(id), ...fields });
+  }
+  return merged;
 }

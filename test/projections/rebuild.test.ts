@@ -31,11 +31,14 @@ for (const target of databaseTargets) {
     beforeAll(async () => {
       t = await startTestService(target);
       const call = client(t.url);
-      // A history touching every read model: accounts (settings changed), users, keys created, used and revoked.
+      // A history touching every read model: accounts (settings changed), users (added, promoted, removed), keys created, used and revoked.
       for (let i = 0; i < 3; i++) {
         const { token, account } = await registerAccount(call);
         await call('PATCH', `/v1/accounts/${account.id}`, { token, json: { plan: 'basic', monthly_budget_cap_eur: i } });
-        await call('POST', `/v1/accounts/${account.id}/users`, { token, json: { email: `m${i}-${crypto.randomUUID()}@example.eu`, name: 'M', password: 'long password 123' } });
+        const member = await call('POST', `/v1/accounts/${account.id}/users`, { token, json: { email: `m${i}-${crypto.randomUUID()}@example.eu`, name: 'M', password: 'long password 123' } });
+        // Members: one promoted (i = 1), one removed (i = 2).
+        if (i === 1) await call('PATCH', `/v1/accounts/${account.id}/users/${member.body.id}`, { token, json: { role: 'admin' } });
+        if (i === 2) await call('DELETE', `/v1/accounts/${account.id}/users/${member.body.id}`, { token });
         const key = await call('POST', '/v1/apikeys/', { token, json: { account_id: account.id, description: `key ${i}` } });
         await call('GET', '/v1/apikeys/', { apiKey: key.body.raw_key });
         if (i === 1) await call('DELETE', `/v1/apikeys/${key.body.id}`, { token });
@@ -49,6 +52,12 @@ for (const target of databaseTargets) {
         const created = await fetch(`${t.url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form(i !== 2) }).then((r) => r.json());
         const anonymous = await fetch(`${t.url}/v1/verifications/`, { method: 'POST', body: form(false) }).then((r) => r.json());
         await t.settled();
+        // Comments: added and edited, one deleted (i = 1); those of the deleted verification (i = 0) go with it.
+        const comments = `/v1/verifications/${created.id}/comments`;
+        const first = await call('POST', comments, { token, json: { body: `first ${i}` } });
+        await call('PATCH', `${comments}/${first.body.id}`, { token, json: { body: `edited ${i}` } });
+        const second = await call('POST', comments, { token, json: { body: `second ${i}` } });
+        if (i === 1) await call('DELETE', `${comments}/${second.body.id}`, { token });
         // Sharing: a share with invitations and views (i = 2), one removed (i = 1), one whose verification is deleted (i = 0).
         const share = `/v1/verifications/${created.id}/share`;
         const link = await call('POST', share, { token, json: { access_type: 'restricted' } });
@@ -67,7 +76,8 @@ for (const target of databaseTargets) {
     it('rebuilds every read model from the events into identical rows', async () => {
       const before = await snapshot(t);
       expect(before.accounts).toHaveLength(3);
-      expect(before.users).toHaveLength(6);
+      expect(before.users).toHaveLength(5);
+      expect(before.comments).toHaveLength(3);
       expect(before.api_keys).toHaveLength(3);
       expect(before.verifications).toHaveLength(5);
       expect(before.verification_results!.length).toBeGreaterThan(10);

@@ -3,6 +3,7 @@ import type { ParsedUpload, UploadedFile } from '../../core/blob-store.js';
 import { commandContext, execute } from '../../core/commands.js';
 import type { CommandContext } from '../../core/decider.js';
 import type { AppDeps } from '../../core/deps.js';
+import { contributedFields } from '../../core/module.js';
 import { AppError, NotFoundError, ValidationError } from '../../core/errors.js';
 import { callerOf, type Call, type Principal } from '../../core/principal.js';
 import { RequestValidationError } from '../../core/validation.js';
@@ -42,12 +43,14 @@ async function owned(deps: AppDeps, principal: Principal, id: string): Promise<V
 
 const signedUrl = (deps: AppDeps, target: RenditionRef) => deps.urlSigner.sign(target.blob_key, { now: deps.now(), ttlSeconds: URL_TTL_SECONDS, contentType: target.content_type });
 
-/** Rows to views, with the results of all of them read in one query. */
+/** Rows to views, with the results of all of them, and other features' fields, read in one query each. */
 async function views(deps: AppDeps, rows: VerificationRow[]): Promise<VerificationView[]> {
-  const results = await resultsOf(deps.knex, rows.map((r) => r.id));
+  const ids = rows.map((r) => r.id);
+  const results = await resultsOf(deps.knex, ids);
+  const contributed = await contributedFields(deps.resourceFields, deps.knex, 'verification', ids);
   return rows.map((row) => {
     const thumb = renditionsOf(row).thumbnail;
-    return toVerificationView(row, results.filter((r) => r.verification_id === row.id), thumb ? signedUrl(deps, thumb) : '');
+    return toVerificationView(row, results.filter((r) => r.verification_id === row.id), thumb ? signedUrl(deps, thumb) : '', contributed.get(row.id));
   });
 }
 

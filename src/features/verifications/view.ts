@@ -66,8 +66,11 @@ export type VerificationView = z.infer<typeof verificationSchema>;
 
 const parseJson = (value: unknown): Record<string, any> => jsonColumn<Record<string, any> | null>(value) ?? {};
 
-/** Read-model rows to the spec's Verification (2.1). */
-export function toVerificationView(row: VerificationRow, results: ResultRow[], thumbnailUrl: string): VerificationView {
+/**
+ * Read-model rows to the spec's Verification (2.1). `contributed`: fields other features add
+ * (comment_count, ...; src/core/module.ts ResourceFields), over this feature's defaults.
+ */
+export function toVerificationView(row: VerificationRow, results: ResultRow[], thumbnailUrl: string, contributed: Record<string, unknown> = {}): VerificationView {
   const image = imageOf(row);
   const raw = rawOf(row);
   return {
@@ -110,6 +113,7 @@ export function toVerificationView(row: VerificationRow, results: ResultRow[], t
     created_at: isoDate(row.created_at)!,
     updated_at: isoDate(row.updated_at)!,
     ...captureFields(row.capture ? parseJson(row.capture) : null),
+    ...(contributed as Partial<VerificationView>),
   };
 }
 
