@@ -12,7 +12,7 @@ for (const target of databaseTargets) {
     let t: TestService;
     let call: ReturnType<typeof client>;
     beforeAll(async () => {
-      t = await startTestService(target);
+      t = await startTestService(target, { LOGIN_RATE_LIMIT_PER_15_MIN: '5' });
       call = client(t.url);
     });
     afterAll(async () => t?.stop());
@@ -110,6 +110,58 @@ for (const target of databaseTargets) {
       expect((await call('GET', '/v1/accounts/me', { token: admin.token })).status).toBe(401);
       const remaining = await call('GET', users(admin), { token: second.token });
       expect(remaining.body.items).toEqual([expect.objectContaining({ id: second.user.id, role: 'admin' })]);
+    });
+
+    it('a member replaces the initial password the admin set: older sessions end, keys keep working', async () => {
+      const admin = await registerAccount(call);
+      const member = await addMember(call, admin);
+      const key = await call('POST', '/v1/apikeys/', { token: member.token, json: { account_id: admin.account.id } });
+      const second = await call('POST', '/v1/accounts/login', { json: { email: member.email, password: member.password } });
+      const wrong = await call('PUT', '/v1/accounts/me/password', { token: member.token, json: { current_password: 'not my password', new_password: 'my own secret 42' } });
+      expect([wrong.status, wrong.body.detail.error_code]).toEqual([403, 'ACCESS_DENIED']);
+      expect((await call('GET', '/v1/accounts/me', { token: member.token })).status).toBe(200);
+      const changed = await call('PUT', '/v1/accounts/me/password', { token: member.token, json: { current_password: member.password, new_password: 'my own secret 42' } });
+      expect(changed.status).toBe(200);
+      expect(changed.headers.get('cache-control')).toBe('no-store');
+      expect(changed.body).toMatchObject({ token_type: 'bearer', user: { id: member.user.id }, account: { id: admin.account.id } });
+      // Every session issued before the change has ended; the fresh one works.
+      for (const old of [member.token, second.body.access_token]) {
+        const res = await call('GET', '/v1/accounts/me', { token: old });
+        expect([res.status, res.body.detail.error_code]).toEqual([401, 'INVALID_TOKEN']);
+        expect(res.body.detail.message).toMatch(/password was changed/);
+      }
+      expect((await call('GET', '/v1/accounts/me', { token: changed.body.access_token })).body.user.id).toBe(member.user.id);
+      expect((await call('GET', '/v1/accounts/me', { apiKey: key.body.raw_key })).status).toBe(200);
+      expect((await call('POST', '/v1/accounts/login', { json: { email: member.email, password: member.password } })).status).toBe(401);
+      const login = await call('POST', '/v1/accounts/login', { json: { email: member.email, password: 'my own secret 42' } });
+      expect(login.status).toBe(200);
+      expect((await call('GET', '/v1/accounts/me', { token: login.body.access_token })).status).toBe(200);
+      // Recorded without the hash.
+      const history = await call('GET', `/v1/audit/streams/account-${admin.account.id}`, { token: admin.token });
+      const event = history.body.events.find((e: { type: string }) => e.type === 'PasswordChanged');
+      expect(event.data).toMatchObject({ user_id: member.user.id, password_hash: '[redacted]' });
+      expect(JSON.stringify(history.body)).not.toContain('scrypt$');
+      // Bad input, an API key, no credentials: refused, nothing recorded.
+      const before = await t.eventCount();
+      for (const json of [{ current_password: 'my own secret 42', new_password: 'short' }, { current_password: 'my own secret 42', new_password: 'my own secret 42' }, { new_password: 'long enough new one' }]) {
+        expect((await call('PUT', '/v1/accounts/me/password', { token: login.body.access_token, json })).status, JSON.stringify(json)).toBe(422);
+      }
+      const byKey = await call('PUT', '/v1/accounts/me/password', { apiKey: key.body.raw_key, json: { current_password: 'my own secret 42', new_password: 'long enough new one' } });
+      expect([byKey.status, byKey.body.detail.error_code]).toEqual([403, 'ACCESS_DENIED']);
+      expect((await call('PUT', '/v1/accounts/me/password', { json: { current_password: 'x', new_password: 'long enough new one' } })).status).toBe(401);
+      expect(await t.eventCount()).toBe(before);
+    });
+
+    it('limits wrong current passwords like failed logins (429)', async () => {
+      const admin = await registerAccount(call);
+      const attempts = [];
+      for (let i = 0; i < 6; i++) {
+        attempts.push((await call('PUT', '/v1/accounts/me/password', { token: admin.token, json: { current_password: `guess ${i}`, new_password: 'long enough new one' } })).status);
+      }
+      expect(attempts).toEqual([403, 403, 403, 403, 403, 429]);
+      const right = await call('PUT', '/v1/accounts/me/password', { token: admin.token, json: { current_password: admin.password, new_password: 'long enough new one' } });
+      expect([right.status, right.body.detail.error_code]).toEqual([429, 'RATE_LIMIT_EXCEEDED']);
+      expect(right.headers.get('retry-after')).toMatch(/^\d+$/);
     });
 
     it('refuses members, API keys, other accounts and bad input, and writes nothing', async () => {

@@ -33,7 +33,7 @@ for (const target of databaseTargets) {
       const call = client(t.url);
       // A history touching every read model: accounts (settings changed), users (added, promoted, removed), keys created, used and revoked.
       for (let i = 0; i < 3; i++) {
-        const { token, account } = await registerAccount(call);
+        const { token, account, password } = await registerAccount(call);
         await call('PATCH', `/v1/accounts/${account.id}`, { token, json: { plan: 'basic', monthly_budget_cap_eur: i } });
         const member = await call('POST', `/v1/accounts/${account.id}/users`, { token, json: { email: `m${i}-${crypto.randomUUID()}@example.eu`, name: 'M', password: 'long password 123' } });
         // Members: one promoted (i = 1), one removed (i = 2).
@@ -69,6 +69,8 @@ for (const target of databaseTargets) {
         if (i === 1) await call('DELETE', share, { token });
         if (i === 0) await call('DELETE', `/v1/verifications/${created.id}`, { token });
         if (i === 1) await call('POST', '/v1/verifications/claim', { token, json: { anonymous_user_id: anonymous.anonymous_user_id } });
+        // Last, as it ends this session: a password change (i = 0).
+        if (i === 0) await call('PUT', '/v1/accounts/me/password', { token, json: { current_password: password, new_password: 'a changed password 1' } });
       }
     });
     afterAll(async () => t?.stop());
@@ -77,6 +79,7 @@ for (const target of databaseTargets) {
       const before = await snapshot(t);
       expect(before.accounts).toHaveLength(3);
       expect(before.users).toHaveLength(5);
+      expect(before.users!.filter((row) => String(row).includes('"password_changed_at":"'))).toHaveLength(1);
       expect(before.comments).toHaveLength(3);
       expect(before.api_keys).toHaveLength(3);
       expect(before.verifications).toHaveLength(5);

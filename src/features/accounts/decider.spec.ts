@@ -243,8 +243,23 @@ describe('accountDecider', () => {
     });
   });
 
+  describe('given a registered account: passwords', () => {
+    const change = (user: string): AccountCommand => ({ type: 'ChangePassword', user_id: user, password_hash: 'hash-new', now: NOW });
+
+    it('ChangePassword by a user records the new hash', () => {
+      given(accountDecider, registered())
+        .when(change(MEMBER))
+        .then([{ type: 'PasswordChanged', data: { account_id: ACCOUNT, user_id: MEMBER, password_hash: 'hash-new', changed_at: NOW.toISOString() } }]);
+    });
+
+    it('ChangePassword for a user not in the account is rejected with USER_NOT_FOUND', () => {
+      given(accountDecider, registered()).when(change(STRANGER)).thenThrows('USER_NOT_FOUND');
+    });
+  });
+
   describe('given no account: managing users', () => {
-    it('ChangeUserRole and RemoveUser are rejected with ACCOUNT_NOT_FOUND', () => {
+    it('ChangeUserRole, RemoveUser and ChangePassword are rejected with ACCOUNT_NOT_FOUND', () => {
+      given(accountDecider, []).when({ type: 'ChangePassword', user_id: MEMBER, password_hash: 'h', now: NOW }).thenThrows('ACCOUNT_NOT_FOUND');
       given(accountDecider, []).when({ type: 'ChangeUserRole', by_user_id: ADMIN, user_id: MEMBER, role: 'admin', now: NOW }).thenThrows('ACCOUNT_NOT_FOUND');
       given(accountDecider, []).when({ type: 'RemoveUser', by_user_id: ADMIN, user_id: MEMBER, now: NOW }).thenThrows('ACCOUNT_NOT_FOUND');
     });

@@ -31,6 +31,8 @@ export type AccountCommand =
   | { type: 'AddUser'; by_user_id: string; user: NewUser; now: Date }
   | { type: 'ChangeUserRole'; by_user_id: string; user_id: string; role: UserRole; now: Date }
   | { type: 'RemoveUser'; by_user_id: string; user_id: string; now: Date }
+  /** The user's own change; the use case has checked the current password. */
+  | { type: 'ChangePassword'; user_id: string; password_hash: string; now: Date }
   | {
       type: 'ChangeSettings';
       /** An account admin, or the operator (who alone may grant or end Enterprise terms). */
@@ -78,6 +80,8 @@ export const accountDecider: Decider<AccountState, AccountCommand, typeof accoun
         users.delete(event.data.user_id);
         return { ...state, users };
       }
+      case 'PasswordChanged':
+        return state;
       default:
         return assertNever(event);
     }
@@ -120,6 +124,11 @@ export const accountDecider: Decider<AccountState, AccountCommand, typeof accoun
         const { accountId, user } = managedUser(state, command, 'remove users');
         if (user.role === 'admin') assertAnotherAdmin(state, command.user_id, 'be removed');
         return [{ type: 'UserRemoved', data: { account_id: accountId, user_id: command.user_id, email: user.email, removed_at: command.now.toISOString() } }];
+      }
+      case 'ChangePassword': {
+        if (!state.exists || !state.accountId) throw new NotFoundError('ACCOUNT_NOT_FOUND', 'Account not found.');
+        if (!state.users.has(command.user_id)) throw new NotFoundError('USER_NOT_FOUND', 'No such user in this account.');
+        return [{ type: 'PasswordChanged', data: { account_id: state.accountId, user_id: command.user_id, password_hash: command.password_hash, changed_at: command.now.toISOString() } }];
       }
       case 'ChangeSettings': {
         if (!state.exists || !state.accountId || !state.settings) throw new NotFoundError('ACCOUNT_NOT_FOUND', 'Account not found.');

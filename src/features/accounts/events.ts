@@ -48,6 +48,12 @@ export const accountEvents = {
     'UserRoleChanged',
     z.object({ account_id: z.uuid(), user_id: z.uuid(), from: z.enum(userRoles), to: z.enum(userRoles), changed_at: z.iso.datetime() }),
   ),
+  /** The user replaced their password; sessions issued before it stop working (D-039). */
+  PasswordChanged: defineEvent(
+    'PasswordChanged',
+    z.object({ account_id: z.uuid(), user_id: z.uuid(), password_hash: z.string(), changed_at: z.iso.datetime() }),
+    { redact: ['password_hash'] },
+  ),
   /** The user leaves the account: their sessions and API keys stop working at once (D-036). */
   UserRemoved: defineEvent(
     'UserRemoved',

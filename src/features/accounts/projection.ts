@@ -30,6 +30,7 @@ export const accountsProjector: Projector = {
         name text not null,
         role text not null,
         password_hash text not null,
+        password_changed_at timestamptz,
         created_at timestamptz not null,
         last_position numeric(20, 0) not null
       )`);
@@ -85,6 +86,11 @@ export const accountsProjector: Projector = {
       case 'UserRoleChanged': {
         const d = event.data;
         await trx('users').where({ id: d.user_id }).andWhere('last_position', '<', position).update({ role: d.to, last_position: position });
+        return;
+      }
+      case 'PasswordChanged': {
+        const d = event.data;
+        await trx('users').where({ id: d.user_id }).andWhere('last_position', '<', position).update({ password_hash: d.password_hash, password_changed_at: d.changed_at, last_position: position });
         return;
       }
       case 'UserRemoved':

@@ -21,6 +21,8 @@ export interface UserRow {
   name: string;
   role: UserRole;
   password_hash: string;
+  /** Sessions issued before it are no longer valid (sessions.ts). */
+  password_changed_at: Date | string | null;
   created_at: Date | string;
   last_position: string;
 }

@@ -3,7 +3,7 @@ import { route, type RouteSpec } from '../../core/route-spec.js';
 import type { AppDeps } from '../../core/deps.js';
 import { uuidParam } from '../../core/schemas.js';
 import { selfServicePlans, userRoles } from './events.js';
-import { addUser, changeAccountSettings, changeUserRole, describeCaller, getAccount, listAccountUsers, logIn, registerAccount, removeUser } from './use-cases.js';
+import { addUser, changeAccountSettings, changeOwnPassword, changeUserRole, describeCaller, getAccount, listAccountUsers, logIn, registerAccount, removeUser } from './use-cases.js';
 import { accountSchema, userSchema } from './view.js';
 
 const email = z.email().max(254);
@@ -53,10 +53,14 @@ const addUserBody = z
   .strictObject({
     email,
     name: personName,
-    password: password.describe('The initial password, set by the admin and handed to the user.'),
+    password: password.describe('The initial password, set by the admin and handed to the user, who replaces it with PUT /v1/accounts/me/password.'),
     role: z.enum(userRoles).default('member'),
   })
   .openapi('NewUser');
+const passwordChangeBody = z
+  .strictObject({ current_password: z.string().min(1).max(200), new_password: password })
+  .refine((b) => b.current_password !== b.new_password, { message: 'The new password must differ from the current one.', path: ['new_password'] })
+  .openapi('PasswordChange');
 const userParams = z.strictObject({ account_id: z.uuid(), user_id: z.uuid() });
 const roleBody = z.strictObject({ role: z.enum(userRoles) }).openapi('UserRoleChange');
 const manageErrors = {
@@ -96,6 +100,22 @@ export function accountRoutes(deps: AppDeps): RouteSpec[] {
       auth: 'any',
       responses: { 200: { description: 'Caller', schema: z.object({ user: userSchema, account: accountSchema, authenticated_via: z.enum(['jwt', 'api_key']) }) } },
       handler: async ({ principal }) => ({ status: 200, body: await describeCaller(deps, principal) }),
+    }),
+    route({
+      method: 'put',
+      path: '/v1/accounts/me/password',
+      tag: 'accounts',
+      summary: 'Change your password',
+      description:
+        'E.g. to replace the initial password an admin set. Every session token issued before the change stops working; the answer is a fresh login. API keys are unaffected. Wrong current passwords count as failed logins.',
+      auth: 'jwt',
+      body: passwordChangeBody,
+      responses: {
+        200: { description: 'Password changed; a fresh access token', schema: loginResponse },
+        403: { description: 'ACCESS_DENIED: the current password is wrong, or an API key (a login token is required)' },
+        429: { description: 'Too many failed attempts' },
+      },
+      handler: async ({ body, call }) => ({ status: 200, headers: { 'Cache-Control': 'no-store' }, body: await changeOwnPassword(deps, call, body) }),
     }),
     route({
       method: 'get',

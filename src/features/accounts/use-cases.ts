@@ -186,3 +186,27 @@ export async function removeUser(deps: AppDeps, call: Call, accountId: string, u
   }
   await runCommand(deps.store, emailClaimStream(removed.data.email), emailClaimDecider, { type: 'ReleaseEmail', email: removed.data.email, user_id: userId, now: context.now }, context);
 }
+
+/**
+ * The calling user replaces their password (e.g. the initial one an admin set, D-039). The
+ * current password is checked, with failures limited like logins. Every session token issued
+ * before the change stops working; the answer carries a fresh one. API keys are unaffected:
+ * they are separate credentials, listed and revoked on their own.
+ */
+export async function changeOwnPassword(deps: AppDeps, call: Call, input: { current_password: string; new_password: string }): Promise<LoginResult> {
+  const principal = callerOf(call);
+  const user = present(await findUser(deps.knex, principal.userId), `user ${principal.userId}`);
+  const limiterKey = `${user.email}|${call.clientAddress}`;
+  await deps.loginLimiter.check(limiterKey, 'failed login attempts');
+  if (!(await verifyPassword(input.current_password, user.password_hash))) {
+    await deps.loginLimiter.hit(limiterKey);
+    throw new AccessDeniedError('The current password is wrong.', { suggestion: 'Send your current password in current_password.' });
+  }
+  const context = commandContext(deps, call);
+  const passwordHash = await hashPassword(input.new_password, deps.config.PASSWORD_HASH_COST);
+  await execute(deps, call, accountStream(user.account_id), accountDecider, { type: 'ChangePassword', user_id: user.id, password_hash: passwordHash, now: context.now }, context);
+  const account = present(await findAccount(deps.knex, user.account_id), `account ${user.account_id}`);
+  // The token names the change just made, even if the read model has not caught up yet.
+  const { token, expiresAt } = await issueAccessToken(deps, { ...user, password_changed_at: context.now });
+  return { access_token: token, token_type: 'bearer', expires_in: deps.config.JWT_TTL_SECONDS, expires_at: expiresAt.toISOString(), user: toUser(user), account: toAccount(account) };
+}
