@@ -217,11 +217,11 @@ for (const target of databaseTargets) {
 
     it(`refuses a comment beyond ${MAX_COMMENTS_PER_VERIFICATION} per verification (422 comment_limit_reached) until one is deleted`, async () => {
       const full = await upload(t.url, admin.token);
-      // The history of a busy discussion, appended directly (as the command would): 499 comments.
+      // The history of a busy discussion, appended directly (as the command would): 499 comments of the last minute.
       const context = { accountId: admin.account.id, actor: { type: 'user' as const, id: member.user.id }, correlationId: 'bulk', causationId: 'bulk', processingRegion: t.service.deps.config.PROCESSING_REGION, now: new Date() };
       const events = Array.from({ length: MAX_COMMENTS_PER_VERIFICATION - 1 }, (_, i) => ({
         type: 'CommentAdded' as const,
-        data: { comment_id: crypto.randomUUID(), author_user_id: member.user.id, author_name: 'Maya Member', body: `Note ${i}`, added_at: new Date(Date.now() + i).toISOString() },
+        data: { comment_id: crypto.randomUUID(), author_user_id: member.user.id, author_name: 'Maya Member', body: `Note ${i}`, added_at: new Date(Date.now() - 60_000 + i).toISOString() },
       }));
       await appendFacts(t.service.deps.store, commentsStream(full), commentEvents, events, context);
       const last = await post(colleague.token, 'The 500th.', full);
