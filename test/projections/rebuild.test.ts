@@ -72,6 +72,8 @@ for (const target of databaseTargets) {
         // Last, as it ends this session: a password change (i = 0).
         if (i === 0) await call('PUT', '/v1/accounts/me/password', { token, json: { current_password: password, new_password: 'a changed password 1' } });
       }
+      // The invitation mails are delivered in the background: their events must be in before the snapshots.
+      await t.settled();
     });
     afterAll(async () => t?.stop());
 
