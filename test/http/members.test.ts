@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emailClaimStream } from '../../src/features/accounts/decider.js';
 import { databaseTargets } from '../support/databases.js';
 import { addMember } from '../support/members.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
@@ -97,6 +98,13 @@ for (const target of databaseTargets) {
       expect(removal.metadata.actor).toEqual({ type: 'user', id: admin.user.id });
       const revocation = await call('GET', `/v1/audit/streams/apikey-${key.body.id}`, { token: admin.token });
       expect(revocation.body.events.map((e: { type: string }) => e.type)).toContain('ApiKeyRevoked');
+      // The address registry is no account's history: another account may hold the address next.
+      const elsewhere = await registerAccount(call);
+      expect((await call('DELETE', `${users(admin)}/${readded.body.id}`, { token: admin.token })).status).toBe(204);
+      expect((await call('POST', users(elsewhere), { token: elsewhere.token, json: { email: member.email, name: 'Moved', password: 'another password 3' } })).status).toBe(201);
+      for (const reader of [admin, elsewhere]) {
+        expect((await call('GET', `/v1/audit/streams/${emailClaimStream(member.email)}`, { token: reader.token })).status).toBe(404);
+      }
     });
 
     it('the last admin cannot be removed; an admin may leave while another admin remains', async () => {

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { commandContext, execute } from '../../core/commands.js';
-import { runCommand } from '../../core/decider.js';
+import { runCommand, type CommandContext } from '../../core/decider.js';
 import type { AppDeps } from '../../core/deps.js';
 import { AccessDeniedError, AppError, AuthenticationError } from '../../core/errors.js';
 import type { Call, Principal } from '../../core/principal.js';
@@ -20,6 +20,13 @@ export type SelfServicePlan = (typeof selfServicePlans)[number];
 export function assertAccountAccess(principal: Principal, accountId: string): void {
   if (principal.accountId !== accountId) throw new AccessDeniedError('You do not have access to this account.');
 }
+
+/**
+ * The e-mail claim streams are the service's address registry, not any account's history: an
+ * address released by one account may be claimed by another, so their events name no account
+ * and no account's audit history shows them (D-036). UserAdded/UserRemoved record the address.
+ */
+const registryContext = (context: CommandContext): CommandContext => ({ ...context, accountId: null });
 
 /** A row the call has just written: absent only when the read models lag behind the write. */
 function written<T>(row: T | undefined, message: string): T {
@@ -48,7 +55,7 @@ export async function registerAccount(deps: AppDeps, call: Call, input: Registra
   const passwordHash = await hashPassword(input.admin.password, deps.config.PASSWORD_HASH_COST);
   const context = commandContext(deps, call, { type: 'user', id: userId, accountId });
   // The e-mail stream can hold one claim only: this append is the uniqueness check.
-  await runCommand(deps.store, emailClaimStream(input.admin.email), emailClaimDecider, { type: 'ClaimEmail', email: input.admin.email, user_id: userId, account_id: accountId }, context);
+  await runCommand(deps.store, emailClaimStream(input.admin.email), emailClaimDecider, { type: 'ClaimEmail', email: input.admin.email, user_id: userId, account_id: accountId }, registryContext(context));
   await execute(deps, call, accountStream(accountId), accountDecider, {
     type: 'RegisterAccount',
     account_id: accountId,
@@ -143,7 +150,7 @@ export async function addUser(deps: AppDeps, call: Call, accountId: string, inpu
   if (principal.role !== 'admin') throw new AccessDeniedError('Only an admin of the account can add users.');
   const userId = crypto.randomUUID();
   const context = commandContext(deps, call);
-  await runCommand(deps.store, emailClaimStream(input.email), emailClaimDecider, { type: 'ClaimEmail', email: input.email, user_id: userId, account_id: accountId }, context);
+  await runCommand(deps.store, emailClaimStream(input.email), emailClaimDecider, { type: 'ClaimEmail', email: input.email, user_id: userId, account_id: accountId }, registryContext(context));
   await execute(deps, call, accountStream(accountId), accountDecider, {
     type: 'AddUser',
     by_user_id: principal.userId,
@@ -184,7 +191,7 @@ export async function removeUser(deps: AppDeps, call: Call, accountId: string, u
   for (const key of await unrevokedApiKeysOfUser(deps.knex, userId)) {
     await execute(deps, call, apiKeyStream(key.id), apiKeyDecider, { type: 'RevokeApiKey', account_id: accountId, now: context.now }, context);
   }
-  await runCommand(deps.store, emailClaimStream(removed.data.email), emailClaimDecider, { type: 'ReleaseEmail', email: removed.data.email, user_id: userId, now: context.now }, context);
+  await runCommand(deps.store, emailClaimStream(removed.data.email), emailClaimDecider, { type: 'ReleaseEmail', email: removed.data.email, user_id: userId, now: context.now }, registryContext(context));
 }
 
 /**
