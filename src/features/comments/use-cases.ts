@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { commandContext, execute } from '../../core/commands.js';
 import { foldStream } from '../../core/decider.js';
 import type { AppDeps } from '../../core/deps.js';
+import { AccessDeniedError } from '../../core/errors.js';
 import { callerOf, type Call, type Principal } from '../../core/principal.js';
 import { findUser } from '../accounts/queries.js';
 import { findVerification } from '../verifications/queries.js';
@@ -40,7 +41,7 @@ export async function addComment(deps: AppDeps, call: Call, verificationId: stri
   checkAccess(commenter(principal), verification);
   const author = await findUser(deps.knex, principal.userId);
   // Authentication has just read this user; only a removal in between makes it vanish.
-  if (!author) throw new Error(`user ${principal.userId} is missing from the read model`);
+  if (!author) throw new AccessDeniedError('Your user no longer belongs to this account.');
   const commentId = crypto.randomUUID();
   const context = commandContext(deps, call);
   await execute(deps, call, commentsStream(verificationId), commentsDecider, {
