@@ -1,10 +1,21 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { simpleParser, type ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emailClaimStream } from '../../src/features/accounts/decider.js';
 import { databaseTargets } from '../support/databases.js';
 import { addMember } from '../support/members.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+
+/** Every message the service wrote to its file outbox, parsed. */
+async function outbox(dataDir: string): Promise<ParsedMail[]> {
+  const dir = path.join(dataDir, 'outbox');
+  if (!fs.existsSync(dir)) return [];
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.eml'));
+  return Promise.all(files.map((f) => simpleParser(fs.readFileSync(path.join(dir, f)))));
+}
+const to = (mail: ParsedMail) => (Array.isArray(mail.to) ? mail.to[0] : mail.to)?.text;
 
 const webp = fs.readFileSync(path.resolve(import.meta.dirname, '../../../shared/fixtures/images/rs_sample1.webp'));
 
@@ -36,6 +47,89 @@ for (const target of databaseTargets) {
       expect(key.body.user_id).toBe(member.user.id);
       const me = await call('GET', '/v1/accounts/me', { apiKey: key.body.raw_key });
       expect(me.body).toMatchObject({ user: { id: member.user.id, name: 'Maya', role: 'member' }, authenticated_via: 'api_key' });
+    });
+
+    it('an invited user chooses their own password through the mailed link, once, within 7 days', async () => {
+      const admin = await registerAccount(call);
+      const email = `invitee-${admin.account.id}@org.example`;
+      const invited = await call('POST', users(admin), { token: admin.token, json: { email, name: 'Ines Invitee', role: 'member' } });
+      expect(invited.status).toBe(201);
+      expect(invited.body).toMatchObject({ email, name: 'Ines Invitee', role: 'member', status: 'invited' });
+      expect((await call('POST', '/v1/accounts/login', { json: { email, password: 'any password at all' } })).status).toBe(401);
+      await t.settled();
+      const mail = (await outbox(t.dataDir)).find((m) => to(m) === email)!;
+      expect(mail.subject).toBe(`${admin.user.name} invited you to ${admin.account.name} on PhotoVerify`);
+      const token = /\/accounts\/set-password#(pvi_[A-Za-z0-9_-]{43})/.exec(mail.text ?? '')![1]!;
+      expect(mail.html).toContain(`/accounts/set-password#${token}`);
+
+      // The page the link opens: a form; the token stays in the fragment, the script posts it.
+      const page = await fetch(`${t.url}/accounts/set-password`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(page.headers.get('content-security-policy')).toMatch(/connect-src 'self'.*form-action 'none'/);
+      expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+      const markup = await page.text();
+      expect(markup).toContain('data-accept-url="/v1/accounts/invitations/accept"');
+      expect(markup).toMatch(/<input id="password" name="password" type="password" autocomplete="new-password"/);
+
+      const accept = (json: unknown) => call('POST', '/v1/accounts/invitations/accept', { json });
+      const before = await t.eventCount();
+      expect((await accept({ token, password: 'short' })).status).toBe(422);
+      for (const bad of ['pvi_unknown', `pvi_${'A'.repeat(43)}`, token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A')]) {
+        const res = await accept({ token: bad, password: 'my chosen password 1' });
+        expect([res.status, res.body.detail.error_code]).toEqual([404, 'INVITATION_NOT_FOUND']);
+      }
+      expect(await t.eventCount()).toBe(before);
+      const accepted = await accept({ token, password: 'my chosen password 1' });
+      expect(accepted.status).toBe(200);
+      expect(accepted.body.user).toMatchObject({ email, status: 'active' });
+      expect((await call('GET', '/v1/accounts/me', { token: accepted.body.access_token })).body.user).toMatchObject({ id: invited.body.id, role: 'member', status: 'active' });
+      expect((await call('POST', '/v1/accounts/login', { json: { email, password: 'my chosen password 1' } })).status).toBe(200);
+      const again = await accept({ token, password: 'another password 22' });
+      expect([again.status, again.body.detail.error_code]).toEqual([404, 'INVITATION_NOT_FOUND']);
+      const listed = await call('GET', users(admin), { token: admin.token });
+      expect(listed.body.items.find((u: { id: string }) => u.id === invited.body.id).status).toBe('active');
+
+      // Recorded without the token or the password hash.
+      const history = await call('GET', `/v1/audit/streams/account-${admin.account.id}`, { token: admin.token });
+      const types = history.body.events.map((e: { type: string }) => e.type);
+      expect(types).toEqual(expect.arrayContaining(['UserInvited', 'InvitationAccepted']));
+      expect(history.body.events.find((e: { type: string }) => e.type === 'UserInvited').data.token_sha256).toBe('[redacted]');
+      expect(history.body.events.find((e: { type: string }) => e.type === 'InvitationAccepted').metadata.actor).toEqual({ type: 'user', id: invited.body.id });
+      const everything = JSON.stringify(await t.service.deps.knex('events').select('data'));
+      expect(everything).not.toContain(token);
+    });
+
+    it('an invitation expires after 7 days, is withdrawn by removing the user, and an invited admin is not yet an admin', async () => {
+      const admin = await registerAccount(call);
+      const invite = async (role: 'admin' | 'member') => {
+        const email = `${role}-${crypto.randomUUID()}@org.example`;
+        const res = await call('POST', users(admin), { token: admin.token, json: { email, name: 'Later', role } });
+        expect(res.status).toBe(201);
+        await t.settled();
+        const mail = (await outbox(t.dataDir)).find((m) => to(m) === email)!;
+        return { id: res.body.id as string, token: /#(pvi_[A-Za-z0-9_-]{43})/.exec(mail.text ?? '')![1]! };
+      };
+      const late = await invite('member');
+      const realNow = t.service.deps.now;
+      t.service.deps.now = () => new Date(Date.now() + 7 * 86_400_000 + 60_000);
+      try {
+        const expired = await call('POST', '/v1/accounts/invitations/accept', { json: { token: late.token, password: 'my chosen password 1' } });
+        expect([expired.status, expired.body.detail.error_code]).toEqual([410, 'INVITATION_EXPIRED']);
+        expect(expired.body.detail.suggestion).toMatch(/invite you again/);
+      } finally {
+        t.service.deps.now = realNow;
+      }
+      const withdrawn = await invite('member');
+      expect((await call('DELETE', `${users(admin)}/${withdrawn.id}`, { token: admin.token })).status).toBe(204);
+      const refused = await call('POST', '/v1/accounts/invitations/accept', { json: { token: withdrawn.token, password: 'my chosen password 1' } });
+      expect([refused.status, refused.body.detail.error_code]).toEqual([404, 'INVITATION_NOT_FOUND']);
+      // An admin who has not accepted cannot log in, so the inviting admin is still the last one.
+      const pendingAdmin = await invite('admin');
+      const leave = await call('DELETE', `${users(admin)}/${admin.user.id}`, { token: admin.token });
+      expect([leave.status, leave.body.detail.error_code]).toEqual([409, 'LAST_ADMIN']);
+      expect((await call('POST', '/v1/accounts/invitations/accept', { json: { token: pendingAdmin.token, password: 'my chosen password 1' } })).status).toBe(200);
+      expect((await call('DELETE', `${users(admin)}/${admin.user.id}`, { token: admin.token })).status).toBe(204);
     });
 
     it('an admin changes roles; the change applies at once; the last admin stays an admin', async () => {

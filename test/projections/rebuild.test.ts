@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allProjectors } from '../../src/modules.js';
 import { ProjectionGapError, ProjectionRunner } from '../../src/adapters/db/projection-runner.js';
@@ -39,6 +40,19 @@ for (const target of databaseTargets) {
         // Members: one promoted (i = 1), one removed (i = 2).
         if (i === 1) await call('PATCH', `/v1/accounts/${account.id}/users/${member.body.id}`, { token, json: { role: 'admin' } });
         if (i === 2) await call('DELETE', `/v1/accounts/${account.id}/users/${member.body.id}`, { token });
+        // Invitations: one left open (i = 1), one accepted (i = 2).
+        if (i >= 1) {
+          const email = `invited${i}-${crypto.randomUUID()}@example.eu`;
+          await call('POST', `/v1/accounts/${account.id}/users`, { token, json: { email, name: 'Invited', role: 'member' } });
+          if (i === 2) {
+            await t.settled();
+            const dir = path.join(t.dataDir, 'outbox');
+            const mails = await Promise.all(fs.readdirSync(dir).map((f) => simpleParser(fs.readFileSync(path.join(dir, f)))));
+            const mail = mails.find((m) => (Array.isArray(m.to) ? m.to[0] : m.to)?.text === email)!;
+            const invitation = /#(pvi_[A-Za-z0-9_-]{43})/.exec(mail.text ?? '')![1];
+            await call('POST', '/v1/accounts/invitations/accept', { json: { token: invitation, password: 'long password 123' } });
+          }
+        }
         const key = await call('POST', '/v1/apikeys/', { token, json: { account_id: account.id, description: `key ${i}` } });
         await call('GET', '/v1/apikeys/', { apiKey: key.body.raw_key });
         if (i === 1) await call('DELETE', `/v1/apikeys/${key.body.id}`, { token });
@@ -80,7 +94,8 @@ for (const target of databaseTargets) {
     it('rebuilds every read model from the events into identical rows', async () => {
       const before = await snapshot(t);
       expect(before.accounts).toHaveLength(3);
-      expect(before.users).toHaveLength(5);
+      expect(before.users).toHaveLength(7);
+      expect(before.users!.filter((row) => String(row).includes('"password_hash":null'))).toHaveLength(1);
       expect(before.users!.filter((row) => String(row).includes('"password_changed_at":"'))).toHaveLength(1);
       expect(before.comments).toHaveLength(3);
       expect(before.api_keys).toHaveLength(3);

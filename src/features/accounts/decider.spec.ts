@@ -243,6 +243,56 @@ describe('accountDecider', () => {
     });
   });
 
+  describe('given a registered account: invitations', () => {
+    const SHA = 'a'.repeat(64);
+    const EXPIRES = new Date('2026-03-09T10:30:00.000Z');
+    const invitee = { user_id: NEWCOMER, email: 'cy@example.com', name: 'Cy', role: 'admin' as UserRole };
+    const invite = (by: string): AccountCommand => ({ type: 'InviteUser', by_user_id: by, user: invitee, token_sha256: SHA, expires_at: EXPIRES, now: NOW });
+    const invited: AccountEvent = {
+      type: 'UserInvited',
+      data: { account_id: ACCOUNT, ...invitee, token_sha256: SHA, expires_at: EXPIRES.toISOString(), invited_at: NOW.toISOString() },
+    };
+    const accept = (at: Date, sha = SHA): AccountCommand => ({ type: 'AcceptInvitation', user_id: NEWCOMER, token_sha256: sha, password_hash: 'hash-cy', now: at });
+    const accepted = (at: Date): AccountEvent => ({ type: 'InvitationAccepted', data: { account_id: ACCOUNT, user_id: NEWCOMER, password_hash: 'hash-cy', accepted_at: at.toISOString() } });
+
+    it('InviteUser by an admin records the invitation (token hash and expiry)', () => {
+      given(accountDecider, registered()).when(invite(ADMIN)).then([invited]);
+    });
+
+    it('InviteUser by a member is rejected with ACCESS_DENIED', () => {
+      given(accountDecider, registered()).when(invite(MEMBER)).thenThrows('ACCESS_DENIED');
+    });
+
+    it('AcceptInvitation before expiry records the password', () => {
+      given(accountDecider, [...registered(), invited]).when(accept(NOW)).then([accepted(NOW)]);
+    });
+
+    it('AcceptInvitation at or after expiry is rejected with INVITATION_EXPIRED', () => {
+      given(accountDecider, [...registered(), invited]).when(accept(EXPIRES)).thenThrows('INVITATION_EXPIRED');
+    });
+
+    it('AcceptInvitation with another token is rejected with INVITATION_NOT_FOUND', () => {
+      given(accountDecider, [...registered(), invited]).when(accept(NOW, 'b'.repeat(64))).thenThrows('INVITATION_NOT_FOUND');
+    });
+
+    it('AcceptInvitation a second time is rejected with INVITATION_NOT_FOUND', () => {
+      given(accountDecider, [...registered(), invited, accepted(NOW)]).when(accept(NOW)).thenThrows('INVITATION_NOT_FOUND');
+    });
+
+    it('AcceptInvitation after the user was removed is rejected with INVITATION_NOT_FOUND', () => {
+      const removed: AccountEvent = { type: 'UserRemoved', data: { account_id: ACCOUNT, user_id: NEWCOMER, email: 'cy@example.com', removed_at: NOW.toISOString() } };
+      given(accountDecider, [...registered(), invited, removed]).when(accept(NOW)).thenThrows('INVITATION_NOT_FOUND');
+    });
+
+    it('an invited admin does not count as another admin until they accept', () => {
+      const removeSelf: AccountCommand = { type: 'RemoveUser', by_user_id: ADMIN, user_id: ADMIN, now: NOW };
+      given(accountDecider, [...registered(), invited]).when(removeSelf).thenThrows('LAST_ADMIN');
+      given(accountDecider, [...registered(), invited, accepted(NOW)])
+        .when(removeSelf)
+        .then([{ type: 'UserRemoved', data: { account_id: ACCOUNT, user_id: ADMIN, email: 'ada@example.com', removed_at: NOW.toISOString() } }]);
+    });
+  });
+
   describe('given a registered account: passwords', () => {
     const change = (user: string): AccountCommand => ({ type: 'ChangePassword', user_id: user, password_hash: 'hash-new', now: NOW });
 

@@ -29,6 +29,9 @@ export type AccountCommand =
       now: Date;
     }
   | { type: 'AddUser'; by_user_id: string; user: NewUser; now: Date }
+  | { type: 'InviteUser'; by_user_id: string; user: Omit<NewUser, 'password_hash'>; token_sha256: string; expires_at: Date; now: Date }
+  /** Whoever holds the mailed link; the use case found the user by the token's hash. */
+  | { type: 'AcceptInvitation'; user_id: string; token_sha256: string; password_hash: string; now: Date }
   | { type: 'ChangeUserRole'; by_user_id: string; user_id: string; role: UserRole; now: Date }
   | { type: 'RemoveUser'; by_user_id: string; user_id: string; now: Date }
   /** The user's own change; the use case has checked the current password. */
@@ -51,7 +54,14 @@ export interface AccountState {
   exists: boolean;
   accountId?: string;
   settings?: AccountSettings;
-  users: Map<string, { email: string; role: UserRole }>;
+  users: Map<string, AccountUser>;
+}
+
+interface AccountUser {
+  email: string;
+  role: UserRole;
+  /** An invitation not accepted yet: the user cannot log in. */
+  invitation?: { tokenSha256: string; expiresAt: string };
 }
 
 export const accountDecider: Decider<AccountState, AccountCommand, typeof accountEvents> = {
@@ -67,6 +77,18 @@ export const accountDecider: Decider<AccountState, AccountCommand, typeof accoun
       case 'UserAdded': {
         const users = new Map(state.users);
         users.set(event.data.user_id, { email: event.data.email, role: event.data.role });
+        return { ...state, users };
+      }
+      case 'UserInvited': {
+        const users = new Map(state.users);
+        const d = event.data;
+        users.set(d.user_id, { email: d.email, role: d.role, invitation: { tokenSha256: d.token_sha256, expiresAt: d.expires_at } });
+        return { ...state, users };
+      }
+      case 'InvitationAccepted': {
+        const users = new Map(state.users);
+        const user = users.get(event.data.user_id);
+        if (user) users.set(event.data.user_id, { email: user.email, role: user.role });
         return { ...state, users };
       }
       case 'UserRoleChanged': {
@@ -113,6 +135,31 @@ export const accountDecider: Decider<AccountState, AccountCommand, typeof accoun
         }
         if (state.users.has(command.user.user_id)) return [];
         return [{ type: 'UserAdded', data: { account_id: state.accountId, ...command.user, added_at: command.now.toISOString() } }];
+      }
+      case 'InviteUser': {
+        if (!state.exists || !state.accountId) throw new NotFoundError('ACCOUNT_NOT_FOUND', 'Account not found.');
+        if (state.users.get(command.by_user_id)?.role !== 'admin') throw new AccessDeniedError('Only an admin of the account can add users.');
+        if (state.users.has(command.user.user_id)) return [];
+        return [
+          {
+            type: 'UserInvited',
+            data: {
+              account_id: state.accountId,
+              ...command.user,
+              token_sha256: command.token_sha256,
+              expires_at: command.expires_at.toISOString(),
+              invited_at: command.now.toISOString(),
+            },
+          },
+        ];
+      }
+      case 'AcceptInvitation': {
+        const invitation = state.accountId ? state.users.get(command.user_id)?.invitation : undefined;
+        if (!invitation || invitation.tokenSha256 !== command.token_sha256) throw invitationNotFound();
+        if (command.now.getTime() >= new Date(invitation.expiresAt).getTime()) {
+          throw new AppError('INVITATION_EXPIRED', 'This invitation has expired.', { suggestion: 'Ask an admin of the account to invite you again.' });
+        }
+        return [{ type: 'InvitationAccepted', data: { account_id: state.accountId!, user_id: command.user_id, password_hash: command.password_hash, accepted_at: command.now.toISOString() } }];
       }
       case 'ChangeUserRole': {
         const { accountId, user } = managedUser(state, command, 'change roles');
@@ -168,9 +215,14 @@ function managedUser(state: AccountState, command: { by_user_id: string; user_id
   return { accountId: state.accountId, user };
 }
 
-/** An account always keeps at least one admin: someone must be able to manage it. */
+export const invitationNotFound = () =>
+  new NotFoundError('INVITATION_NOT_FOUND', 'This invitation link is not valid (unknown, already used, or withdrawn).', {
+    suggestion: 'Log in if you have already set your password; otherwise ask an admin of the account to invite you again.',
+  });
+
+/** An account always keeps at least one admin who can log in: someone must be able to manage it. */
 function assertAnotherAdmin(state: AccountState, userId: string, what: string): void {
-  const admins = [...state.users].filter(([id, u]) => id !== userId && u.role === 'admin');
+  const admins = [...state.users].filter(([id, u]) => id !== userId && u.role === 'admin' && !u.invitation);
   if (admins.length === 0) {
     throw new ConflictError('LAST_ADMIN', `The last admin of an account cannot ${what}.`, { suggestion: 'Make another user an admin first.' });
   }

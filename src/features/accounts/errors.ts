@@ -6,6 +6,10 @@ export const accountErrors = defineErrors({
   ACCOUNT_NOT_FOUND: 404,
   /** A user id that is not a user of the caller's account (another account's, or removed). */
   USER_NOT_FOUND: 404,
+  /** An invitation link that is unknown, already used, or withdrawn (the user was removed). */
+  INVITATION_NOT_FOUND: 404,
+  /** An invitation link past its expiry (7 days). */
+  INVITATION_EXPIRED: 410,
   /** Removing or demoting the only admin of an account. */
   LAST_ADMIN: 409,
 });

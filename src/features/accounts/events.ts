@@ -44,6 +44,27 @@ export const accountEvents = {
     }),
     { redact: ['password_hash'] },
   ),
+  /** A user the admin invited by e-mail: no password until they accept with the mailed link (D-039). */
+  UserInvited: defineEvent(
+    'UserInvited',
+    z.object({
+      account_id: z.uuid(),
+      user_id: z.uuid(),
+      email: z.string(),
+      name: z.string(),
+      role: z.enum(userRoles),
+      /** SHA-256 of the link's token: the read model finds the invitation by it; the token itself is only in the mail. */
+      token_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      expires_at: z.iso.datetime(),
+      invited_at: z.iso.datetime(),
+    }),
+    { redact: ['token_sha256'] },
+  ),
+  InvitationAccepted: defineEvent(
+    'InvitationAccepted',
+    z.object({ account_id: z.uuid(), user_id: z.uuid(), password_hash: z.string(), accepted_at: z.iso.datetime() }),
+    { redact: ['password_hash'] },
+  ),
   UserRoleChanged: defineEvent(
     'UserRoleChanged',
     z.object({ account_id: z.uuid(), user_id: z.uuid(), from: z.enum(userRoles), to: z.enum(userRoles), changed_at: z.iso.datetime() }),

@@ -1,9 +1,12 @@
+import crypto from 'node:crypto';
 import { z } from 'zod';
 import { route, type RouteSpec } from '../../core/route-spec.js';
 import type { AppDeps } from '../../core/deps.js';
 import { uuidParam } from '../../core/schemas.js';
 import { selfServicePlans, userRoles } from './events.js';
-import { addUser, changeAccountSettings, changeOwnPassword, changeUserRole, describeCaller, getAccount, listAccountUsers, logIn, registerAccount, removeUser } from './use-cases.js';
+import { SET_PASSWORD_PATH } from './invitations.js';
+import { renderSetPasswordPage, setPasswordHeaders } from './set-password-page.js';
+import { acceptInvitation, addUser, changeAccountSettings, changeOwnPassword, changeUserRole, describeCaller, getAccount, listAccountUsers, logIn, registerAccount, removeUser } from './use-cases.js';
 import { accountSchema, userSchema } from './view.js';
 
 const email = z.email().max(254);
@@ -53,7 +56,11 @@ const addUserBody = z
   .strictObject({
     email,
     name: personName,
-    password: password.describe('The initial password, set by the admin and handed to the user, who replaces it with PUT /v1/accounts/me/password.'),
+    password: password
+      .optional()
+      .describe(
+        'Omit it (recommended) to invite the user by e-mail: they get a personal link, valid 7 days, to choose their own password. Given, it is an initial password the admin hands over, which the user replaces with PUT /v1/accounts/me/password.',
+      ),
     role: z.enum(userRoles).default('member'),
   })
   .openapi('NewUser');
@@ -61,6 +68,9 @@ const passwordChangeBody = z
   .strictObject({ current_password: z.string().min(1).max(200), new_password: password })
   .refine((b) => b.current_password !== b.new_password, { message: 'The new password must differ from the current one.', path: ['new_password'] })
   .openapi('PasswordChange');
+const acceptBody = z
+  .strictObject({ token: z.string().max(200).describe('The part of the invitation link after `#`.'), password })
+  .openapi('InvitationAcceptance');
 const userParams = z.strictObject({ account_id: z.uuid(), user_id: z.uuid() });
 const roleBody = z.strictObject({ role: z.enum(userRoles) }).openapi('UserRoleChange');
 const manageErrors = {
@@ -100,6 +110,35 @@ export function accountRoutes(deps: AppDeps): RouteSpec[] {
       auth: 'any',
       responses: { 200: { description: 'Caller', schema: z.object({ user: userSchema, account: accountSchema, authenticated_via: z.enum(['jwt', 'api_key']) }) } },
       handler: async ({ principal }) => ({ status: 200, body: await describeCaller(deps, principal) }),
+    }),
+    route({
+      method: 'post',
+      path: '/v1/accounts/invitations/accept',
+      tag: 'accounts',
+      summary: 'Accept an invitation: choose your password and log in',
+      description: `Public: the token from the invitation e-mail's link (the page at ${SET_PASSWORD_PATH} sends it) is the credential. It works once, within 7 days.`,
+      auth: 'none',
+      body: acceptBody,
+      responses: {
+        200: { description: 'Password set; an access token', schema: loginResponse },
+        404: { description: 'INVITATION_NOT_FOUND: unknown, already used, or withdrawn' },
+        410: { description: 'INVITATION_EXPIRED' },
+      },
+      handler: async ({ body, call }) => ({ status: 200, headers: { 'Cache-Control': 'no-store' }, body: await acceptInvitation(deps, call, body) }),
+    }),
+    route({
+      method: 'get',
+      path: SET_PASSWORD_PATH,
+      tag: 'accounts',
+      summary: 'The page an invitation link opens: a form to choose a password',
+      auth: 'none',
+      produces: 'text/html',
+      responses: { 200: { description: 'HTML page' } },
+      handler: async () => {
+        const nonce = crypto.randomBytes(16).toString('base64');
+        const base = new URL(deps.config.PUBLIC_BASE_URL).pathname.replace(/\/+$/, '');
+        return { status: 200, headers: setPasswordHeaders(nonce), html: renderSetPasswordPage({ serviceName: deps.config.SERVICE_NAME, acceptUrl: `${base}/v1/accounts/invitations/accept`, nonce }) };
+      },
     }),
     route({
       method: 'put',
@@ -154,7 +193,7 @@ export function accountRoutes(deps: AppDeps): RouteSpec[] {
       method: 'post',
       path: '/v1/accounts/{account_id}/users',
       tag: 'accounts',
-      summary: 'Add a user to the account (account admins only)',
+      summary: 'Add a user to the account (account admins only): invited by e-mail, or with an initial password',
       auth: 'jwt',
       params: uuidParam('account_id'),
       body: addUserBody,

@@ -5,12 +5,14 @@ import type { AppDeps } from '../../core/deps.js';
 import { AccessDeniedError, AppError, AuthenticationError } from '../../core/errors.js';
 import type { Call, Principal } from '../../core/principal.js';
 import { callerOf } from '../../core/principal.js';
-import { accountDecider, accountStream, emailClaimDecider, emailClaimStream, normaliseEmail, type AccountSettings } from './decider.js';
+import { accountDecider, accountStream, emailClaimDecider, emailClaimStream, invitationNotFound, normaliseEmail, type AccountSettings } from './decider.js';
 import type { selfServicePlans, UserRole } from './events.js';
 import { apiKeyDecider, apiKeyStream } from '../apikeys/decider.js';
 import { unrevokedApiKeysOfUser } from '../apikeys/queries.js';
 import { hashPassword, verifyPassword } from './passwords.js';
-import { findAccount, findUser, findUserByEmail, listUsersOfAccount } from './queries.js';
+import { queueMail } from '../mail/use-cases.js';
+import { INVITATION_TOKEN_PATTERN, INVITATION_TTL_MS, invitationLink, invitationMail, invitationSha256, newInvitationToken } from './invitations.js';
+import { findAccount, findUser, findUserByEmail, findUserByInvitation, listUsersOfAccount } from './queries.js';
 import { issueAccessToken } from './sessions.js';
 import { toAccount, toUser, type AccountView, type UserView } from './view.js';
 
@@ -139,11 +141,16 @@ export async function listAccountUsers(deps: AppDeps, principal: Principal, acco
 export interface NewUserInput {
   email: string;
   name: string;
-  password: string;
+  /** Set by the admin; omitted, the user is invited by e-mail to choose their own (D-039). */
+  password?: string;
   role: UserRole;
 }
 
-/** Adds a user to the account (account admins only); the e-mail claim keeps addresses unique. */
+/**
+ * Adds a user to the account (account admins only); the e-mail claim keeps addresses unique.
+ * With a password the user can log in at once; without, they get an invitation e-mail with a
+ * personal link to choose a password, valid for 7 days.
+ */
 export async function addUser(deps: AppDeps, call: Call, accountId: string, input: NewUserInput): Promise<UserView> {
   const principal = callerOf(call);
   assertAccountAccess(principal, accountId);
@@ -151,19 +158,53 @@ export async function addUser(deps: AppDeps, call: Call, accountId: string, inpu
   const userId = crypto.randomUUID();
   const context = commandContext(deps, call);
   await runCommand(deps.store, emailClaimStream(input.email), emailClaimDecider, { type: 'ClaimEmail', email: input.email, user_id: userId, account_id: accountId }, registryContext(context));
-  await execute(deps, call, accountStream(accountId), accountDecider, {
-    type: 'AddUser',
-    by_user_id: principal.userId,
-    user: {
-      user_id: userId,
-      email: normaliseEmail(input.email),
-      name: input.name,
+  const user = { user_id: userId, email: normaliseEmail(input.email), name: input.name, role: input.role };
+  if (input.password !== undefined) {
+    const passwordHash = await hashPassword(input.password, deps.config.PASSWORD_HASH_COST);
+    await execute(deps, call, accountStream(accountId), accountDecider, { type: 'AddUser', by_user_id: principal.userId, user: { ...user, password_hash: passwordHash }, now: context.now }, context);
+  } else {
+    const token = newInvitationToken();
+    const expiresAt = new Date(context.now.getTime() + INVITATION_TTL_MS);
+    await execute(deps, call, accountStream(accountId), accountDecider, {
+      type: 'InviteUser',
+      by_user_id: principal.userId,
+      user,
+      token_sha256: invitationSha256(token),
+      expires_at: expiresAt,
+      now: context.now,
+    }, context);
+    const inviter = present(await findUser(deps.knex, principal.userId), `user ${principal.userId}`);
+    const account = present(await findAccount(deps.knex, accountId), `account ${accountId}`);
+    const mail = invitationMail({
+      serviceName: deps.config.SERVICE_NAME,
+      inviterName: inviter.name,
+      accountName: account.name,
+      inviteeName: input.name,
       role: input.role,
-      password_hash: await hashPassword(input.password, deps.config.PASSWORD_HASH_COST),
-    },
-    now: context.now,
-  }, context);
+      link: invitationLink(deps.config.PUBLIC_BASE_URL, token),
+      expiresAt,
+    });
+    // One invitation per user id: a retry of this queueing sends nothing twice.
+    await queueMail(deps, context, { id: `photoverify-invitation-${userId}`, to: user.email, ...mail, accountId });
+  }
   return toUser(written(await findUser(deps.knex, userId), 'The user was created but is not readable yet.'));
+}
+
+/**
+ * Accepts an invitation: whoever holds the mailed link chooses the user's password, and is
+ * logged in. Unknown, used or withdrawn links are INVITATION_NOT_FOUND; expired ones INVITATION_EXPIRED.
+ */
+export async function acceptInvitation(deps: AppDeps, call: Call, input: { token: string; password: string }): Promise<LoginResult> {
+  const tokenSha256 = invitationSha256(input.token);
+  const invited = INVITATION_TOKEN_PATTERN.test(input.token) ? await findUserByInvitation(deps.knex, tokenSha256) : undefined;
+  if (!invited) throw invitationNotFound();
+  const passwordHash = await hashPassword(input.password, deps.config.PASSWORD_HASH_COST);
+  const context = commandContext(deps, call, { type: 'user', id: invited.id, accountId: invited.account_id });
+  await execute(deps, call, accountStream(invited.account_id), accountDecider, { type: 'AcceptInvitation', user_id: invited.id, token_sha256: tokenSha256, password_hash: passwordHash, now: context.now }, context);
+  const user = written(await findUser(deps.knex, invited.id), 'The password was set but is not readable yet.');
+  const account = present(await findAccount(deps.knex, user.account_id), `account ${user.account_id}`);
+  const { token, expiresAt } = await issueAccessToken(deps, user);
+  return { access_token: token, token_type: 'bearer', expires_in: deps.config.JWT_TTL_SECONDS, expires_at: expiresAt.toISOString(), user: toUser({ ...user, password_hash: passwordHash }), account: toAccount(account) };
 }
 
 /** Makes a user of the account an admin or a member (account admins only; the last admin stays one). */
@@ -205,7 +246,7 @@ export async function changeOwnPassword(deps: AppDeps, call: Call, input: { curr
   const user = present(await findUser(deps.knex, principal.userId), `user ${principal.userId}`);
   const limiterKey = `${user.email}|${call.clientAddress}`;
   await deps.loginLimiter.check(limiterKey, 'failed login attempts');
-  if (!(await verifyPassword(input.current_password, user.password_hash))) {
+  if (!(await verifyPassword(input.current_password, user.password_hash ?? (await deps.decoyPasswordHash)))) {
     await deps.loginLimiter.hit(limiterKey);
     throw new AccessDeniedError('The current password is wrong.', { suggestion: 'Send your current password in current_password.' });
   }
