@@ -9,6 +9,7 @@ import { attestationsModule } from './features/attestations/module.js';
 import { auditModule } from './features/audit/module.js';
 import { blobsModule } from './features/blobs/module.js';
 import { docsModule } from './features/docs/module.js';
+import { commentsModule } from './features/comments/module.js';
 import { healthModule } from './features/health/module.js';
 import { mailModule } from './features/mail/module.js';
 import { sharingModule } from './features/sharing/module.js';
@@ -27,6 +28,7 @@ export const modules: readonly FeatureModule[] = [
   verificationsModule,
   sharingModule,
   tagsModule,
+  commentsModule,
   blobsModule,
   mailModule,
   docsModule,
@@ -37,6 +39,7 @@ export const allProjectors: readonly Projector[] = modules.flatMap((m) => m.proj
 export const resourceExtensions: readonly ResourceExtension[] = modules.flatMap((m) => m.extensions ?? []);
 
 export const eventCatalogues: readonly Record<string, EventDefinition>[] = modules.flatMap((m) => m.events ?? []);
+
 
 /** Every error code the service may answer with (and the reserved ones), with its status. */
 export const errorCatalogue: ErrorStatuses = Object.assign({}, coreErrors, reservedErrors, ...modules.map((m) => m.errors ?? {}));

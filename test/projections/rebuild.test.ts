@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allProjectors } from '../../src/modules.js';
 import { ProjectionGapError, ProjectionRunner } from '../../src/adapters/db/projection-runner.js';
@@ -31,11 +32,27 @@ for (const target of databaseTargets) {
     beforeAll(async () => {
       t = await startTestService(target);
       const call = client(t.url);
-      // A history touching every read model: accounts (settings changed), users, keys created, used and revoked.
+      // A history touching every read model: accounts (settings changed), users (added, promoted, removed), keys created, used and revoked.
       for (let i = 0; i < 3; i++) {
-        const { token, account } = await registerAccount(call);
+        const { token, account, password } = await registerAccount(call);
         await call('PATCH', `/v1/accounts/${account.id}`, { token, json: { plan: 'basic', monthly_budget_cap_eur: i } });
-        await call('POST', `/v1/accounts/${account.id}/users`, { token, json: { email: `m${i}-${crypto.randomUUID()}@example.eu`, name: 'M', password: 'long password 123' } });
+        const member = await call('POST', `/v1/accounts/${account.id}/users`, { token, json: { email: `m${i}-${crypto.randomUUID()}@example.eu`, name: 'M', password: 'long password 123' } });
+        // Members: one promoted (i = 1), one removed (i = 2).
+        if (i === 1) await call('PATCH', `/v1/accounts/${account.id}/users/${member.body.id}`, { token, json: { role: 'admin' } });
+        if (i === 2) await call('DELETE', `/v1/accounts/${account.id}/users/${member.body.id}`, { token });
+        // Invitations: one left open (i = 1), one accepted (i = 2).
+        if (i >= 1) {
+          const email = `invited${i}-${crypto.randomUUID()}@example.eu`;
+          await call('POST', `/v1/accounts/${account.id}/users`, { token, json: { email, name: 'Invited', role: 'member' } });
+          if (i === 2) {
+            await t.settled();
+            const dir = path.join(t.dataDir, 'outbox');
+            const mails = await Promise.all(fs.readdirSync(dir).map((f) => simpleParser(fs.readFileSync(path.join(dir, f)))));
+            const mail = mails.find((m) => (Array.isArray(m.to) ? m.to[0] : m.to)?.text === email)!;
+            const invitation = /#(pvi_[A-Za-z0-9_-]{43})/.exec(mail.text ?? '')![1];
+            await call('POST', '/v1/accounts/invitations/accept', { json: { token: invitation, password: 'long password 123' } });
+          }
+        }
         const key = await call('POST', '/v1/apikeys/', { token, json: { account_id: account.id, description: `key ${i}` } });
         await call('GET', '/v1/apikeys/', { apiKey: key.body.raw_key });
         if (i === 1) await call('DELETE', `/v1/apikeys/${key.body.id}`, { token });
@@ -49,6 +66,12 @@ for (const target of databaseTargets) {
         const created = await fetch(`${t.url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form(i !== 2) }).then((r) => r.json());
         const anonymous = await fetch(`${t.url}/v1/verifications/`, { method: 'POST', body: form(false) }).then((r) => r.json());
         await t.settled();
+        // Comments: added and edited, one deleted (i = 1); those of the deleted verification (i = 0) go with it.
+        const comments = `/v1/verifications/${created.id}/comments`;
+        const first = await call('POST', comments, { token, json: { body: `first ${i}` } });
+        await call('PATCH', `${comments}/${first.body.id}`, { token, json: { body: `edited ${i}` } });
+        const second = await call('POST', comments, { token, json: { body: `second ${i}` } });
+        if (i === 1) await call('DELETE', `${comments}/${second.body.id}`, { token });
         // Sharing: a share with invitations and views (i = 2), one removed (i = 1), one whose verification is deleted (i = 0).
         const share = `/v1/verifications/${created.id}/share`;
         const link = await call('POST', share, { token, json: { access_type: 'restricted' } });
@@ -70,14 +93,21 @@ for (const target of databaseTargets) {
         if (i === 1) await call('DELETE', `/v1/tags/${sea.id}`, { token });
         if (i === 0) await call('DELETE', `/v1/verifications/${created.id}`, { token });
         if (i === 1) await call('POST', '/v1/verifications/claim', { token, json: { anonymous_user_id: anonymous.anonymous_user_id } });
+        // Last, as it ends this session: a password change (i = 0).
+        if (i === 0) await call('PUT', '/v1/accounts/me/password', { token, json: { current_password: password, new_password: 'a changed password 1' } });
       }
+      // The invitation mails are delivered in the background: their events must be in before the snapshots.
+      await t.settled();
     });
     afterAll(async () => t?.stop());
 
     it('rebuilds every read model from the events into identical rows', async () => {
       const before = await snapshot(t);
       expect(before.accounts).toHaveLength(3);
-      expect(before.users).toHaveLength(6);
+      expect(before.users).toHaveLength(7);
+      expect(before.users!.filter((row) => String(row).includes('"password_hash":null'))).toHaveLength(1);
+      expect(before.users!.filter((row) => String(row).includes('"password_changed_at":"'))).toHaveLength(1);
+      expect(before.comments).toHaveLength(3);
       expect(before.api_keys).toHaveLength(3);
       expect(before.verifications).toHaveLength(5);
       expect(before.verification_results!.length).toBeGreaterThan(10);

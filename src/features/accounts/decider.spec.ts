@@ -167,6 +167,154 @@ describe('accountDecider', () => {
     });
   });
 
+  describe('given a registered account: managing users', () => {
+    const changeRole = (by: string, user: string, role: UserRole): AccountCommand => ({ type: 'ChangeUserRole', by_user_id: by, user_id: user, role, now: NOW });
+    const remove = (by: string, user: string): AccountCommand => ({ type: 'RemoveUser', by_user_id: by, user_id: user, now: NOW });
+    const roleChanged = (user: string, from: UserRole, to: UserRole): AccountEvent => ({
+      type: 'UserRoleChanged',
+      data: { account_id: ACCOUNT, user_id: user, from, to, changed_at: NOW.toISOString() },
+    });
+    const removed = (user: string, email: string): AccountEvent => ({ type: 'UserRemoved', data: { account_id: ACCOUNT, user_id: user, email, removed_at: NOW.toISOString() } });
+
+    it('ChangeUserRole by an admin makes a member an admin', () => {
+      given(accountDecider, registered()).when(changeRole(ADMIN, MEMBER, 'admin')).then([roleChanged(MEMBER, 'member', 'admin')]);
+    });
+
+    it('ChangeUserRole to the role the user has decides nothing', () => {
+      given(accountDecider, registered()).when(changeRole(ADMIN, MEMBER, 'member')).thenNothing();
+    });
+
+    it('ChangeUserRole of the last admin to member is rejected with LAST_ADMIN', () => {
+      const error = given(accountDecider, registered()).when(changeRole(ADMIN, ADMIN, 'member')).thenThrows('LAST_ADMIN');
+      expect(error.suggestion).toMatch(/another user an admin/);
+    });
+
+    it('ChangeUserRole of an admin to member is allowed while another admin remains', () => {
+      given(accountDecider, [...registered(), roleChanged(MEMBER, 'member', 'admin')])
+        .when(changeRole(MEMBER, ADMIN, 'member'))
+        .then([roleChanged(ADMIN, 'admin', 'member')]);
+    });
+
+    it('ChangeUserRole by a member is rejected with ACCESS_DENIED', () => {
+      given(accountDecider, registered()).when(changeRole(MEMBER, MEMBER, 'admin')).thenThrows(AccessDeniedError, /Only an admin/);
+    });
+
+    it('ChangeUserRole of a user not in the account is rejected with USER_NOT_FOUND', () => {
+      given(accountDecider, registered()).when(changeRole(ADMIN, STRANGER, 'admin')).thenThrows('USER_NOT_FOUND');
+    });
+
+    it('RemoveUser by an admin removes a member', () => {
+      given(accountDecider, registered()).when(remove(ADMIN, MEMBER)).then([removed(MEMBER, 'bob@example.com')]);
+    });
+
+    it('RemoveUser by a member is rejected with ACCESS_DENIED, also for themselves', () => {
+      given(accountDecider, registered()).when(remove(MEMBER, ADMIN)).thenThrows('ACCESS_DENIED');
+      given(accountDecider, registered()).when(remove(MEMBER, MEMBER)).thenThrows('ACCESS_DENIED');
+    });
+
+    it('RemoveUser of the last admin is rejected with LAST_ADMIN, also by themselves', () => {
+      given(accountDecider, registered()).when(remove(ADMIN, ADMIN)).thenThrows('LAST_ADMIN', /last admin/);
+    });
+
+    it('RemoveUser of an admin is allowed while another admin remains, also by themselves', () => {
+      given(accountDecider, [...registered(), roleChanged(MEMBER, 'member', 'admin')])
+        .when(remove(ADMIN, ADMIN))
+        .then([removed(ADMIN, 'ada@example.com')]);
+    });
+
+    it('RemoveUser of a user not in the account is rejected with USER_NOT_FOUND', () => {
+      given(accountDecider, registered()).when(remove(ADMIN, STRANGER)).thenThrows('USER_NOT_FOUND');
+    });
+
+    it('RemoveUser of a user already removed is rejected with USER_NOT_FOUND', () => {
+      given(accountDecider, [...registered(), removed(MEMBER, 'bob@example.com')]).when(remove(ADMIN, MEMBER)).thenThrows('USER_NOT_FOUND');
+    });
+
+    it('a removed admin can no longer manage users', () => {
+      given(accountDecider, [...registered(), roleChanged(MEMBER, 'member', 'admin'), removed(ADMIN, 'ada@example.com')])
+        .when(addUser(ADMIN))
+        .thenThrows('ACCESS_DENIED');
+    });
+
+    it('a user added again after removal (new id) is added', () => {
+      given(accountDecider, [...registered(), removed(MEMBER, 'bob@example.com')])
+        .when(addUser(ADMIN))
+        .then([userAdded(newcomer, NOW)]);
+    });
+  });
+
+  describe('given a registered account: invitations', () => {
+    const SHA = 'a'.repeat(64);
+    const EXPIRES = new Date('2026-03-09T10:30:00.000Z');
+    const invitee = { user_id: NEWCOMER, email: 'cy@example.com', name: 'Cy', role: 'admin' as UserRole };
+    const invite = (by: string): AccountCommand => ({ type: 'InviteUser', by_user_id: by, user: invitee, token_sha256: SHA, expires_at: EXPIRES, now: NOW });
+    const invited: AccountEvent = {
+      type: 'UserInvited',
+      data: { account_id: ACCOUNT, ...invitee, token_sha256: SHA, expires_at: EXPIRES.toISOString(), invited_at: NOW.toISOString() },
+    };
+    const accept = (at: Date, sha = SHA): AccountCommand => ({ type: 'AcceptInvitation', user_id: NEWCOMER, token_sha256: sha, password_hash: 'hash-cy', now: at });
+    const accepted = (at: Date): AccountEvent => ({ type: 'InvitationAccepted', data: { account_id: ACCOUNT, user_id: NEWCOMER, password_hash: 'hash-cy', accepted_at: at.toISOString() } });
+
+    it('InviteUser by an admin records the invitation (token hash and expiry)', () => {
+      given(accountDecider, registered()).when(invite(ADMIN)).then([invited]);
+    });
+
+    it('InviteUser by a member is rejected with ACCESS_DENIED', () => {
+      given(accountDecider, registered()).when(invite(MEMBER)).thenThrows('ACCESS_DENIED');
+    });
+
+    it('AcceptInvitation before expiry records the password', () => {
+      given(accountDecider, [...registered(), invited]).when(accept(NOW)).then([accepted(NOW)]);
+    });
+
+    it('AcceptInvitation at or after expiry is rejected with INVITATION_EXPIRED', () => {
+      given(accountDecider, [...registered(), invited]).when(accept(EXPIRES)).thenThrows('INVITATION_EXPIRED');
+    });
+
+    it('AcceptInvitation with another token is rejected with INVITATION_NOT_FOUND', () => {
+      given(accountDecider, [...registered(), invited]).when(accept(NOW, 'b'.repeat(64))).thenThrows('INVITATION_NOT_FOUND');
+    });
+
+    it('AcceptInvitation a second time is rejected with INVITATION_NOT_FOUND', () => {
+      given(accountDecider, [...registered(), invited, accepted(NOW)]).when(accept(NOW)).thenThrows('INVITATION_NOT_FOUND');
+    });
+
+    it('AcceptInvitation after the user was removed is rejected with INVITATION_NOT_FOUND', () => {
+      const removed: AccountEvent = { type: 'UserRemoved', data: { account_id: ACCOUNT, user_id: NEWCOMER, email: 'cy@example.com', removed_at: NOW.toISOString() } };
+      given(accountDecider, [...registered(), invited, removed]).when(accept(NOW)).thenThrows('INVITATION_NOT_FOUND');
+    });
+
+    it('an invited admin does not count as another admin until they accept', () => {
+      const removeSelf: AccountCommand = { type: 'RemoveUser', by_user_id: ADMIN, user_id: ADMIN, now: NOW };
+      given(accountDecider, [...registered(), invited]).when(removeSelf).thenThrows('LAST_ADMIN');
+      given(accountDecider, [...registered(), invited, accepted(NOW)])
+        .when(removeSelf)
+        .then([{ type: 'UserRemoved', data: { account_id: ACCOUNT, user_id: ADMIN, email: 'ada@example.com', removed_at: NOW.toISOString() } }]);
+    });
+  });
+
+  describe('given a registered account: passwords', () => {
+    const change = (user: string): AccountCommand => ({ type: 'ChangePassword', user_id: user, password_hash: 'hash-new', now: NOW });
+
+    it('ChangePassword by a user records the new hash', () => {
+      given(accountDecider, registered())
+        .when(change(MEMBER))
+        .then([{ type: 'PasswordChanged', data: { account_id: ACCOUNT, user_id: MEMBER, password_hash: 'hash-new', changed_at: NOW.toISOString() } }]);
+    });
+
+    it('ChangePassword for a user not in the account is rejected with USER_NOT_FOUND', () => {
+      given(accountDecider, registered()).when(change(STRANGER)).thenThrows('USER_NOT_FOUND');
+    });
+  });
+
+  describe('given no account: managing users', () => {
+    it('ChangeUserRole, RemoveUser and ChangePassword are rejected with ACCOUNT_NOT_FOUND', () => {
+      given(accountDecider, []).when({ type: 'ChangePassword', user_id: MEMBER, password_hash: 'h', now: NOW }).thenThrows('ACCOUNT_NOT_FOUND');
+      given(accountDecider, []).when({ type: 'ChangeUserRole', by_user_id: ADMIN, user_id: MEMBER, role: 'admin', now: NOW }).thenThrows('ACCOUNT_NOT_FOUND');
+      given(accountDecider, []).when({ type: 'RemoveUser', by_user_id: ADMIN, user_id: MEMBER, now: NOW }).thenThrows('ACCOUNT_NOT_FOUND');
+    });
+  });
+
   describe('given an account whose settings were changed', () => {
     const history = [...registered(), settingsChanged({ plan: 'professional', billing_country: 'DE', monthly_budget_cap_eur: 100 })];
 
@@ -216,29 +364,52 @@ describe('accountDecider', () => {
 });
 
 describe('emailClaimDecider', () => {
-  const claim = { email: '  Ada@Example.COM ', user_id: ADMIN, account_id: ACCOUNT };
+  const claim = { type: 'ClaimEmail' as const, email: '  Ada@Example.COM ', user_id: ADMIN, account_id: ACCOUNT };
+  const claimed = { type: 'EmailClaimed' as const, data: { email: 'ada@example.com', user_id: ADMIN, account_id: ACCOUNT } };
+  const release = (user_id = ADMIN) => ({ type: 'ReleaseEmail' as const, email: 'ada@example.com', user_id, now: NOW });
+  const released = { type: 'EmailReleased' as const, data: { email: 'ada@example.com', user_id: ADMIN, released_at: NOW.toISOString() } };
 
   describe('given an unclaimed address', () => {
     it('claiming it records the claim with the address normalised', () => {
-      given(emailClaimDecider, [])
-        .when(claim)
-        .then([{ type: 'EmailClaimed', data: { email: 'ada@example.com', user_id: ADMIN, account_id: ACCOUNT } }]);
+      given(emailClaimDecider, []).when(claim).then([claimed]);
+    });
+
+    it('releasing it decides nothing', () => {
+      given(emailClaimDecider, []).when(release()).thenNothing();
     });
   });
 
   describe('given a claimed address', () => {
-    const claimed = [{ type: 'EmailClaimed' as const, data: { email: 'ada@example.com', user_id: ADMIN, account_id: ACCOUNT } }];
-
     it('a claim by another user is rejected with EMAIL_TAKEN', () => {
-      const error = given(emailClaimDecider, claimed)
-        .when({ email: 'ada@example.com', user_id: NEWCOMER, account_id: '0a000000-0000-4000-8000-000000000002' })
+      const error = given(emailClaimDecider, [claimed])
+        .when({ type: 'ClaimEmail', email: 'ada@example.com', user_id: NEWCOMER, account_id: '0a000000-0000-4000-8000-000000000002' })
         .thenThrows('EMAIL_TAKEN');
       expect(error.suggestion).toMatch(/another one/);
     });
 
-    // Not idempotent by design: the stream may only ever hold one event, whoever asks.
+    // A claim is never repeated: a retried registration must not pass as the first one.
     it('the same claim again (same user) is also rejected with EMAIL_TAKEN', () => {
-      given(emailClaimDecider, claimed).when(claim).thenThrows('EMAIL_TAKEN');
+      given(emailClaimDecider, [claimed]).when(claim).thenThrows('EMAIL_TAKEN');
+    });
+
+    it('its holder releases it', () => {
+      given(emailClaimDecider, [claimed]).when(release()).then([released]);
+    });
+
+    it('a release for another user decides nothing', () => {
+      given(emailClaimDecider, [claimed]).when(release(NEWCOMER)).thenNothing();
+    });
+  });
+
+  describe('given a released address', () => {
+    it('it can be claimed again, by anyone', () => {
+      given(emailClaimDecider, [claimed, released])
+        .when({ ...claim, user_id: NEWCOMER })
+        .then([{ type: 'EmailClaimed', data: { email: 'ada@example.com', user_id: NEWCOMER, account_id: ACCOUNT } }]);
+    });
+
+    it('releasing it again decides nothing', () => {
+      given(emailClaimDecider, [claimed, released]).when(release()).thenNothing();
     });
   });
 });

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { AccessDeniedError, AppError, NotFoundError } from '../../core/errors.js';
+import { AccessDeniedError, AppError, ConflictError, NotFoundError } from '../../core/errors.js';
 import type { Decider } from '../../core/decider.js';
 import { assertNever } from '../../core/events.js';
 import { accountEvents, emailClaimEvents, type AccountEvent, type EmailClaimEvent, type Plan, type UserRole } from './events.js';
@@ -29,6 +29,13 @@ export type AccountCommand =
       now: Date;
     }
   | { type: 'AddUser'; by_user_id: string; user: NewUser; now: Date }
+  | { type: 'InviteUser'; by_user_id: string; user: Omit<NewUser, 'password_hash'>; token_sha256: string; expires_at: Date; now: Date }
+  /** Whoever holds the mailed link; the use case found the user by the token's hash. */
+  | { type: 'AcceptInvitation'; user_id: string; token_sha256: string; password_hash: string; now: Date }
+  | { type: 'ChangeUserRole'; by_user_id: string; user_id: string; role: UserRole; now: Date }
+  | { type: 'RemoveUser'; by_user_id: string; user_id: string; now: Date }
+  /** The user's own change; the use case has checked the current password. */
+  | { type: 'ChangePassword'; user_id: string; password_hash: string; now: Date }
   | {
       type: 'ChangeSettings';
       /** An account admin, or the operator (who alone may grant or end Enterprise terms). */
@@ -47,7 +54,14 @@ export interface AccountState {
   exists: boolean;
   accountId?: string;
   settings?: AccountSettings;
-  users: Map<string, { email: string; role: UserRole }>;
+  users: Map<string, AccountUser>;
+}
+
+interface AccountUser {
+  email: string;
+  role: UserRole;
+  /** An invitation not accepted yet: the user cannot log in. */
+  invitation?: { tokenSha256: string; expiresAt: string };
 }
 
 export const accountDecider: Decider<AccountState, AccountCommand, typeof accountEvents> = {
@@ -65,6 +79,31 @@ export const accountDecider: Decider<AccountState, AccountCommand, typeof accoun
         users.set(event.data.user_id, { email: event.data.email, role: event.data.role });
         return { ...state, users };
       }
+      case 'UserInvited': {
+        const users = new Map(state.users);
+        const d = event.data;
+        users.set(d.user_id, { email: d.email, role: d.role, invitation: { tokenSha256: d.token_sha256, expiresAt: d.expires_at } });
+        return { ...state, users };
+      }
+      case 'InvitationAccepted': {
+        const users = new Map(state.users);
+        const user = users.get(event.data.user_id);
+        if (user) users.set(event.data.user_id, { email: user.email, role: user.role });
+        return { ...state, users };
+      }
+      case 'UserRoleChanged': {
+        const users = new Map(state.users);
+        const user = users.get(event.data.user_id);
+        if (user) users.set(event.data.user_id, { ...user, role: event.data.to });
+        return { ...state, users };
+      }
+      case 'UserRemoved': {
+        const users = new Map(state.users);
+        users.delete(event.data.user_id);
+        return { ...state, users };
+      }
+      case 'PasswordChanged':
+        return state;
       default:
         return assertNever(event);
     }
@@ -97,6 +136,47 @@ export const accountDecider: Decider<AccountState, AccountCommand, typeof accoun
         if (state.users.has(command.user.user_id)) return [];
         return [{ type: 'UserAdded', data: { account_id: state.accountId, ...command.user, added_at: command.now.toISOString() } }];
       }
+      case 'InviteUser': {
+        if (!state.exists || !state.accountId) throw new NotFoundError('ACCOUNT_NOT_FOUND', 'Account not found.');
+        if (state.users.get(command.by_user_id)?.role !== 'admin') throw new AccessDeniedError('Only an admin of the account can add users.');
+        if (state.users.has(command.user.user_id)) return [];
+        return [
+          {
+            type: 'UserInvited',
+            data: {
+              account_id: state.accountId,
+              ...command.user,
+              token_sha256: command.token_sha256,
+              expires_at: command.expires_at.toISOString(),
+              invited_at: command.now.toISOString(),
+            },
+          },
+        ];
+      }
+      case 'AcceptInvitation': {
+        const invitation = state.accountId ? state.users.get(command.user_id)?.invitation : undefined;
+        if (!invitation || invitation.tokenSha256 !== command.token_sha256) throw invitationNotFound();
+        if (command.now.getTime() >= new Date(invitation.expiresAt).getTime()) {
+          throw new AppError('INVITATION_EXPIRED', 'This invitation has expired.', { suggestion: 'Ask an admin of the account to invite you again.' });
+        }
+        return [{ type: 'InvitationAccepted', data: { account_id: state.accountId!, user_id: command.user_id, password_hash: command.password_hash, accepted_at: command.now.toISOString() } }];
+      }
+      case 'ChangeUserRole': {
+        const { accountId, user } = managedUser(state, command, 'change roles');
+        if (user.role === command.role) return [];
+        if (user.role === 'admin') assertAnotherAdmin(state, command.user_id, 'stop being an admin');
+        return [{ type: 'UserRoleChanged', data: { account_id: accountId, user_id: command.user_id, from: user.role, to: command.role, changed_at: command.now.toISOString() } }];
+      }
+      case 'RemoveUser': {
+        const { accountId, user } = managedUser(state, command, 'remove users');
+        if (user.role === 'admin') assertAnotherAdmin(state, command.user_id, 'be removed');
+        return [{ type: 'UserRemoved', data: { account_id: accountId, user_id: command.user_id, email: user.email, removed_at: command.now.toISOString() } }];
+      }
+      case 'ChangePassword': {
+        if (!state.exists || !state.accountId) throw new NotFoundError('ACCOUNT_NOT_FOUND', 'Account not found.');
+        if (!state.users.has(command.user_id)) throw new NotFoundError('USER_NOT_FOUND', 'No such user in this account.');
+        return [{ type: 'PasswordChanged', data: { account_id: state.accountId, user_id: command.user_id, password_hash: command.password_hash, changed_at: command.now.toISOString() } }];
+      }
       case 'ChangeSettings': {
         if (!state.exists || !state.accountId || !state.settings) throw new NotFoundError('ACCOUNT_NOT_FOUND', 'Account not found.');
         const current = state.settings;
@@ -121,17 +201,69 @@ export const accountDecider: Decider<AccountState, AccountCommand, typeof accoun
   },
 };
 
-/** Claiming an address twice is the uniqueness check: the stream may only ever hold one event. */
-export const emailClaimDecider: Decider<{ claimedBy?: string }, { email: string; user_id: string; account_id: string }, typeof emailClaimEvents> = {
+/**
+ * The account, and the user an admin acts on. A user of another account (or a removed one) is
+ * USER_NOT_FOUND: the caller only ever sees their own account's users.
+ */
+function managedUser(state: AccountState, command: { by_user_id: string; user_id: string }, what: string) {
+  if (!state.exists || !state.accountId) throw new NotFoundError('ACCOUNT_NOT_FOUND', 'Account not found.');
+  if (state.users.get(command.by_user_id)?.role !== 'admin') throw new AccessDeniedError(`Only an admin of the account can ${what}.`);
+  const user = state.users.get(command.user_id);
+  if (!user) {
+    throw new NotFoundError('USER_NOT_FOUND', 'No such user in this account.', { suggestion: 'List the users with GET /v1/accounts/{account_id}/users.' });
+  }
+  return { accountId: state.accountId, user };
+}
+
+export const invitationNotFound = () =>
+  new NotFoundError('INVITATION_NOT_FOUND', 'This invitation link is not valid (unknown, already used, or withdrawn).', {
+    suggestion: 'Log in if you have already set your password; otherwise ask an admin of the account to invite you again.',
+  });
+
+/** An account always keeps at least one admin who can log in: someone must be able to manage it. */
+function assertAnotherAdmin(state: AccountState, userId: string, what: string): void {
+  const admins = [...state.users].filter(([id, u]) => id !== userId && u.role === 'admin' && !u.invitation);
+  if (admins.length === 0) {
+    throw new ConflictError('LAST_ADMIN', `The last admin of an account cannot ${what}.`, { suggestion: 'Make another user an admin first.' });
+  }
+}
+
+export type EmailClaimCommand =
+  | { type: 'ClaimEmail'; email: string; user_id: string; account_id: string }
+  | { type: 'ReleaseEmail'; email: string; user_id: string; now: Date };
+
+/**
+ * Claiming a claimed address is the uniqueness check: the append of a claim is decided on the
+ * stream's revision, so of two concurrent claims one fails. Only the holder releases it.
+ */
+export const emailClaimDecider: Decider<{ claimedBy?: string }, EmailClaimCommand, typeof emailClaimEvents> = {
   catalogue: emailClaimEvents,
   initialState: () => ({}),
-  evolve: (_state, event) => ({ claimedBy: event.data.user_id }),
-  decide(command, state): EmailClaimEvent[] {
-    if (state.claimedBy) {
-      throw new AppError('EMAIL_TAKEN', 'A user with this e-mail address already exists.', {
-        suggestion: 'Log in with that address, or use another one.',
-      });
+  evolve(_state, event) {
+    switch (event.type) {
+      case 'EmailClaimed':
+        return { claimedBy: event.data.user_id };
+      case 'EmailReleased':
+        return {};
+      default:
+        return assertNever(event);
     }
-    return [{ type: 'EmailClaimed', data: { email: normaliseEmail(command.email), user_id: command.user_id, account_id: command.account_id } }];
+  },
+  decide(command, state): EmailClaimEvent[] {
+    switch (command.type) {
+      case 'ClaimEmail':
+        if (state.claimedBy) {
+          throw new AppError('EMAIL_TAKEN', 'A user with this e-mail address already exists.', {
+            suggestion: 'Log in with that address, or use another one.',
+          });
+        }
+        return [{ type: 'EmailClaimed', data: { email: normaliseEmail(command.email), user_id: command.user_id, account_id: command.account_id } }];
+      case 'ReleaseEmail':
+        // Released already, or claimed since by someone else: not this user's to release.
+        if (state.claimedBy !== command.user_id) return [];
+        return [{ type: 'EmailReleased', data: { email: normaliseEmail(command.email), user_id: command.user_id, released_at: command.now.toISOString() } }];
+      default:
+        return assertNever(command);
+    }
   },
 };

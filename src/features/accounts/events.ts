@@ -44,14 +44,54 @@ export const accountEvents = {
     }),
     { redact: ['password_hash'] },
   ),
+  /** A user the admin invited by e-mail: no password until they accept with the mailed link (D-039). */
+  UserInvited: defineEvent(
+    'UserInvited',
+    z.object({
+      account_id: z.uuid(),
+      user_id: z.uuid(),
+      email: z.string(),
+      name: z.string(),
+      role: z.enum(userRoles),
+      /** SHA-256 of the link's token: the read model finds the invitation by it; the token itself is only in the mail. */
+      token_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      expires_at: z.iso.datetime(),
+      invited_at: z.iso.datetime(),
+    }),
+    { redact: ['token_sha256'] },
+  ),
+  InvitationAccepted: defineEvent(
+    'InvitationAccepted',
+    z.object({ account_id: z.uuid(), user_id: z.uuid(), password_hash: z.string(), accepted_at: z.iso.datetime() }),
+    { redact: ['password_hash'] },
+  ),
+  UserRoleChanged: defineEvent(
+    'UserRoleChanged',
+    z.object({ account_id: z.uuid(), user_id: z.uuid(), from: z.enum(userRoles), to: z.enum(userRoles), changed_at: z.iso.datetime() }),
+  ),
+  /** The user replaced their password; sessions issued before it stop working (D-039). */
+  PasswordChanged: defineEvent(
+    'PasswordChanged',
+    z.object({ account_id: z.uuid(), user_id: z.uuid(), password_hash: z.string(), changed_at: z.iso.datetime() }),
+    { redact: ['password_hash'] },
+  ),
+  /** The user leaves the account: their sessions and API keys stop working at once (D-036). */
+  UserRemoved: defineEvent(
+    'UserRemoved',
+    z.object({ account_id: z.uuid(), user_id: z.uuid(), email: z.string(), removed_at: z.iso.datetime() }),
+  ),
 } as const;
 export type AccountEvent = EventOf<typeof accountEvents>;
 
-/** One stream per e-mail address: its only event claims the address for a user. */
+/**
+ * One stream per e-mail address: a claim for a user, and its release when that user is removed,
+ * so the address can be used again (claimed, released, claimed...; never two live claims).
+ */
 export const emailClaimEvents = {
   EmailClaimed: defineEvent(
     'EmailClaimed',
     z.object({ email: z.string(), user_id: z.uuid(), account_id: z.uuid() }),
   ),
+  EmailReleased: defineEvent('EmailReleased', z.object({ email: z.string(), user_id: z.uuid(), released_at: z.iso.datetime() })),
 } as const;
 export type EmailClaimEvent = EventOf<typeof emailClaimEvents>;

@@ -2,10 +2,14 @@ import { accountEvents } from './events.js';
 import { assertNever, parseEvent } from '../../core/events.js';
 import type { Projector } from '../../core/projector.js';
 
-/** accounts and users. Rows remember the last event position they reflect (idempotency guard). */
+/**
+ * accounts and users (an invited user has no password hash until they accept, and is found by
+ * the invitation token's hash). Rows remember the last event position they reflect (idempotency guard).
+ * A removed user's row is deleted: sessions and keys resolve their user here, so they stop at once.
+ */
 export const accountsProjector: Projector = {
   name: 'accounts',
-  version: 1,
+  version: 2,
   tables: ['users', 'accounts'],
   async migrate(knex) {
     await knex.raw(`
@@ -26,7 +30,10 @@ export const accountsProjector: Projector = {
         email text not null unique,
         name text not null,
         role text not null,
-        password_hash text not null,
+        password_hash text,
+        password_changed_at timestamptz,
+        invitation_sha256 text unique,
+        invitation_expires_at timestamptz,
         created_at timestamptz not null,
         last_position numeric(20, 0) not null
       )`);
@@ -79,6 +86,46 @@ export const accountsProjector: Projector = {
           .ignore();
         return;
       }
+      case 'UserInvited': {
+        const d = event.data;
+        await trx('users')
+          .insert({
+            id: d.user_id,
+            account_id: d.account_id,
+            email: d.email,
+            name: d.name,
+            role: d.role,
+            password_hash: null,
+            invitation_sha256: d.token_sha256,
+            invitation_expires_at: d.expires_at,
+            created_at: d.invited_at,
+            last_position: position,
+          })
+          .onConflict('id')
+          .ignore();
+        return;
+      }
+      case 'InvitationAccepted': {
+        const d = event.data;
+        await trx('users')
+          .where({ id: d.user_id })
+          .andWhere('last_position', '<', position)
+          .update({ password_hash: d.password_hash, invitation_sha256: null, invitation_expires_at: null, last_position: position });
+        return;
+      }
+      case 'UserRoleChanged': {
+        const d = event.data;
+        await trx('users').where({ id: d.user_id }).andWhere('last_position', '<', position).update({ role: d.to, last_position: position });
+        return;
+      }
+      case 'PasswordChanged': {
+        const d = event.data;
+        await trx('users').where({ id: d.user_id }).andWhere('last_position', '<', position).update({ password_hash: d.password_hash, password_changed_at: d.changed_at, last_position: position });
+        return;
+      }
+      case 'UserRemoved':
+        await trx('users').where({ id: event.data.user_id }).andWhere('last_position', '<', position).delete();
+        return;
       default:
         assertNever(event);
     }

@@ -20,7 +20,12 @@ export interface UserRow {
   email: string;
   name: string;
   role: UserRole;
-  password_hash: string;
+  /** null while the user's invitation is not accepted: no password logs them in. */
+  password_hash: string | null;
+  invitation_sha256: string | null;
+  invitation_expires_at: Date | string | null;
+  /** Sessions issued before it are no longer valid (sessions.ts). */
+  password_changed_at: Date | string | null;
   created_at: Date | string;
   last_position: string;
 }
@@ -30,6 +35,7 @@ export const usersTable = (knex: Knex) => knex<UserRow>('users');
 
 export const findAccount = (knex: Knex, id: string): Promise<AccountRow | undefined> => accountsTable(knex).where({ id }).first();
 export const findUser = (knex: Knex, id: string): Promise<UserRow | undefined> => usersTable(knex).where({ id }).first();
+export const findUserByInvitation = (knex: Knex, tokenSha256: string): Promise<UserRow | undefined> => usersTable(knex).where({ invitation_sha256: tokenSha256 }).first();
 export const findUserByEmail = (knex: Knex, email: string): Promise<UserRow | undefined> => usersTable(knex).where({ email }).first();
 
 /** An account's users, oldest first. */

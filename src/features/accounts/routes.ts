@@ -1,9 +1,12 @@
+import crypto from 'node:crypto';
 import { z } from 'zod';
 import { route, type RouteSpec } from '../../core/route-spec.js';
 import type { AppDeps } from '../../core/deps.js';
 import { uuidParam } from '../../core/schemas.js';
 import { selfServicePlans, userRoles } from './events.js';
-import { addUser, changeAccountSettings, describeCaller, getAccount, listAccountUsers, logIn, registerAccount } from './use-cases.js';
+import { SET_PASSWORD_PATH } from './invitations.js';
+import { renderSetPasswordPage, setPasswordHeaders } from './set-password-page.js';
+import { acceptInvitation, addUser, changeAccountSettings, changeOwnPassword, changeUserRole, describeCaller, getAccount, listAccountUsers, logIn, registerAccount, removeUser } from './use-cases.js';
 import { accountSchema, userSchema } from './view.js';
 
 const email = z.email().max(254);
@@ -49,7 +52,32 @@ const loginResponse = z
   })
   .openapi('LoginResponse');
 
-const addUserBody = z.strictObject({ email, name: personName, password, role: z.enum(userRoles).default('member') }).openapi('NewUser');
+const addUserBody = z
+  .strictObject({
+    email,
+    name: personName,
+    password: password
+      .optional()
+      .describe(
+        'Omit it (recommended) to invite the user by e-mail: they get a personal link, valid 7 days, to choose their own password. Given, it is an initial password the admin hands over, which the user replaces with PUT /v1/accounts/me/password.',
+      ),
+    role: z.enum(userRoles).default('member'),
+  })
+  .openapi('NewUser');
+const passwordChangeBody = z
+  .strictObject({ current_password: z.string().min(1).max(200), new_password: password })
+  .refine((b) => b.current_password !== b.new_password, { message: 'The new password must differ from the current one.', path: ['new_password'] })
+  .openapi('PasswordChange');
+const acceptBody = z
+  .strictObject({ token: z.string().max(200).describe('The part of the invitation link after `#`.'), password })
+  .openapi('InvitationAcceptance');
+const userParams = z.strictObject({ account_id: z.uuid(), user_id: z.uuid() });
+const roleBody = z.strictObject({ role: z.enum(userRoles) }).openapi('UserRoleChange');
+const manageErrors = {
+  403: { description: 'ACCESS_DENIED: not an admin of this account, another account, or an API key (a login token is required)' },
+  404: { description: 'USER_NOT_FOUND: no such user in this account' },
+  409: { description: 'LAST_ADMIN: the account would be left without an admin' },
+};
 
 export function accountRoutes(deps: AppDeps): RouteSpec[] {
   return [
@@ -82,6 +110,51 @@ export function accountRoutes(deps: AppDeps): RouteSpec[] {
       auth: 'any',
       responses: { 200: { description: 'Caller', schema: z.object({ user: userSchema, account: accountSchema, authenticated_via: z.enum(['jwt', 'api_key']) }) } },
       handler: async ({ principal }) => ({ status: 200, body: await describeCaller(deps, principal) }),
+    }),
+    route({
+      method: 'post',
+      path: '/v1/accounts/invitations/accept',
+      tag: 'accounts',
+      summary: 'Accept an invitation: choose your password and log in',
+      description: `Public: the token from the invitation e-mail's link (the page at ${SET_PASSWORD_PATH} sends it) is the credential. It works once, within 7 days.`,
+      auth: 'none',
+      body: acceptBody,
+      responses: {
+        200: { description: 'Password set; an access token', schema: loginResponse },
+        404: { description: 'INVITATION_NOT_FOUND: unknown, already used, or withdrawn' },
+        410: { description: 'INVITATION_EXPIRED' },
+      },
+      handler: async ({ body, call }) => ({ status: 200, headers: { 'Cache-Control': 'no-store' }, body: await acceptInvitation(deps, call, body) }),
+    }),
+    route({
+      method: 'get',
+      path: SET_PASSWORD_PATH,
+      tag: 'accounts',
+      summary: 'The page an invitation link opens: a form to choose a password',
+      auth: 'none',
+      produces: 'text/html',
+      responses: { 200: { description: 'HTML page' } },
+      handler: async () => {
+        const nonce = crypto.randomBytes(16).toString('base64');
+        const base = new URL(deps.config.PUBLIC_BASE_URL).pathname.replace(/\/+$/, '');
+        return { status: 200, headers: setPasswordHeaders(nonce), html: renderSetPasswordPage({ serviceName: deps.config.SERVICE_NAME, acceptUrl: `${base}/v1/accounts/invitations/accept`, nonce }) };
+      },
+    }),
+    route({
+      method: 'put',
+      path: '/v1/accounts/me/password',
+      tag: 'accounts',
+      summary: 'Change your password',
+      description:
+        'E.g. to replace the initial password an admin set. Every session token issued before the change stops working; the answer is a fresh login. API keys are unaffected. Wrong current passwords count as failed logins.',
+      auth: 'jwt',
+      body: passwordChangeBody,
+      responses: {
+        200: { description: 'Password changed; a fresh access token', schema: loginResponse },
+        403: { description: 'ACCESS_DENIED: the current password is wrong, or an API key (a login token is required)' },
+        429: { description: 'Too many failed attempts' },
+      },
+      handler: async ({ body, call }) => ({ status: 200, headers: { 'Cache-Control': 'no-store' }, body: await changeOwnPassword(deps, call, body) }),
     }),
     route({
       method: 'get',
@@ -120,12 +193,39 @@ export function accountRoutes(deps: AppDeps): RouteSpec[] {
       method: 'post',
       path: '/v1/accounts/{account_id}/users',
       tag: 'accounts',
-      summary: 'Add a user to the account (account admins only)',
+      summary: 'Add a user to the account (account admins only): invited by e-mail, or with an initial password',
       auth: 'jwt',
       params: uuidParam('account_id'),
       body: addUserBody,
       responses: { 201: { description: 'User created', schema: userSchema }, 403: { description: 'Not an admin of this account' }, 409: { description: 'E-mail already registered' } },
       handler: async ({ params, body, call }) => ({ status: 201, body: await addUser(deps, call, params.account_id as string, body) }),
+    }),
+    route({
+      method: 'patch',
+      path: '/v1/accounts/{account_id}/users/{user_id}',
+      tag: 'accounts',
+      summary: "Change a user's role (account admins only)",
+      description: 'The new role applies to the user\'s next request, with a session token or an API key. The last admin of an account cannot become a member.',
+      auth: 'jwt',
+      params: userParams,
+      body: roleBody,
+      responses: { 200: { description: 'User as changed', schema: userSchema }, ...manageErrors },
+      handler: async ({ params, body, call }) => ({ status: 200, body: await changeUserRole(deps, call, params.account_id, params.user_id, body.role) }),
+    }),
+    route({
+      method: 'delete',
+      path: '/v1/accounts/{account_id}/users/{user_id}',
+      tag: 'accounts',
+      summary: 'Remove a user from the account (account admins only)',
+      description:
+        "The user's session tokens and API keys stop working at once (the keys are revoked) and the e-mail address can be registered again. Their verifications and comments stay with the account. The last admin cannot be removed.",
+      auth: 'jwt',
+      params: userParams,
+      responses: { 204: { description: 'Removed' }, ...manageErrors },
+      handler: async ({ params, call }) => {
+        await removeUser(deps, call, params.account_id, params.user_id);
+        return { status: 204 };
+      },
     }),
   ];
 }

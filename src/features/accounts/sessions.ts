@@ -9,10 +9,23 @@ import { findUser } from './queries.js';
 const ISSUER = 'photoverify';
 const AUDIENCE = 'photoverify-api';
 
-export async function issueAccessToken(deps: AppDeps, user: { id: string; account_id: string; role: UserRole }) {
+interface TokenSubject {
+  id: string;
+  account_id: string;
+  role: UserRole;
+  password_changed_at: Date | string | null;
+}
+
+/**
+ * Which password a token was issued under: when it was last changed (ms), 0 if never. A token
+ * whose value differs was issued before a change and is refused (D-039).
+ */
+const passwordEpoch = (user: Pick<TokenSubject, 'password_changed_at'>): number => (user.password_changed_at ? new Date(user.password_changed_at).getTime() : 0);
+
+export async function issueAccessToken(deps: AppDeps, user: TokenSubject) {
   const issuedAt = Math.floor(deps.now().getTime() / 1000);
   const expiresAt = issuedAt + deps.config.JWT_TTL_SECONDS;
-  const token = await new SignJWT({ acc: user.account_id, role: user.role })
+  const token = await new SignJWT({ acc: user.account_id, role: user.role, pwd: passwordEpoch(user) })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(user.id)
     .setIssuer(ISSUER)
@@ -25,9 +38,11 @@ export async function issueAccessToken(deps: AppDeps, user: { id: string; accoun
 
 export async function principalFromJwt(deps: AppDeps, token: string): Promise<Principal> {
   let subject: string | undefined;
+  let epoch: unknown;
   try {
     const { payload } = await jwtVerify(token, deps.jwtSecret, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
     subject = payload.sub;
+    epoch = payload.pwd ?? 0;
   } catch (error) {
     const expired = error instanceof joseErrors.JWTExpired;
     throw new AuthenticationError('INVALID_TOKEN', expired ? 'The access token has expired.' : 'The access token is not valid.', {
@@ -37,5 +52,8 @@ export async function principalFromJwt(deps: AppDeps, token: string): Promise<Pr
   // The token names the user; the account and role are read fresh so changes apply at once.
   const user = subject ? await findUser(deps.knex, subject) : undefined;
   if (!user) throw new AuthenticationError('INVALID_TOKEN', 'The access token names no existing user.', { suggestion: 'Log in again.' });
+  if (epoch !== passwordEpoch(user)) {
+    throw new AuthenticationError('INVALID_TOKEN', 'The password was changed after this access token was issued.', { suggestion: 'Log in again with the new password.' });
+  }
   return { via: 'jwt', userId: user.id, accountId: user.account_id, role: user.role, scope: 'full' };
 }

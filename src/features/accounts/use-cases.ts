@@ -1,14 +1,18 @@
 import crypto from 'node:crypto';
 import { commandContext, execute } from '../../core/commands.js';
-import { runCommand } from '../../core/decider.js';
+import { runCommand, type CommandContext } from '../../core/decider.js';
 import type { AppDeps } from '../../core/deps.js';
 import { AccessDeniedError, AppError, AuthenticationError } from '../../core/errors.js';
 import type { Call, Principal } from '../../core/principal.js';
 import { callerOf } from '../../core/principal.js';
-import { accountDecider, accountStream, emailClaimDecider, emailClaimStream, normaliseEmail, type AccountSettings } from './decider.js';
+import { accountDecider, accountStream, emailClaimDecider, emailClaimStream, invitationNotFound, normaliseEmail, type AccountSettings } from './decider.js';
 import type { selfServicePlans, UserRole } from './events.js';
+import { apiKeyDecider, apiKeyStream } from '../apikeys/decider.js';
+import { unrevokedApiKeysOfUser } from '../apikeys/queries.js';
 import { hashPassword, verifyPassword } from './passwords.js';
-import { findAccount, findUser, findUserByEmail, listUsersOfAccount } from './queries.js';
+import { queueMail } from '../mail/use-cases.js';
+import { INVITATION_TOKEN_PATTERN, INVITATION_TTL_MS, invitationLink, invitationMail, invitationSha256, newInvitationToken } from './invitations.js';
+import { findAccount, findUser, findUserByEmail, findUserByInvitation, listUsersOfAccount } from './queries.js';
 import { issueAccessToken } from './sessions.js';
 import { toAccount, toUser, type AccountView, type UserView } from './view.js';
 
@@ -18,6 +22,13 @@ export type SelfServicePlan = (typeof selfServicePlans)[number];
 export function assertAccountAccess(principal: Principal, accountId: string): void {
   if (principal.accountId !== accountId) throw new AccessDeniedError('You do not have access to this account.');
 }
+
+/**
+ * The e-mail claim streams are the service's address registry, not any account's history: an
+ * address released by one account may be claimed by another, so their events name no account
+ * and no account's audit history shows them (D-036). UserAdded/UserRemoved record the address.
+ */
+const registryContext = (context: CommandContext): CommandContext => ({ ...context, accountId: null });
 
 /** A row the call has just written: absent only when the read models lag behind the write. */
 function written<T>(row: T | undefined, message: string): T {
@@ -46,7 +57,7 @@ export async function registerAccount(deps: AppDeps, call: Call, input: Registra
   const passwordHash = await hashPassword(input.admin.password, deps.config.PASSWORD_HASH_COST);
   const context = commandContext(deps, call, { type: 'user', id: userId, accountId });
   // The e-mail stream can hold one claim only: this append is the uniqueness check.
-  await runCommand(deps.store, emailClaimStream(input.admin.email), emailClaimDecider, { email: input.admin.email, user_id: userId, account_id: accountId }, context);
+  await runCommand(deps.store, emailClaimStream(input.admin.email), emailClaimDecider, { type: 'ClaimEmail', email: input.admin.email, user_id: userId, account_id: accountId }, registryContext(context));
   await execute(deps, call, accountStream(accountId), accountDecider, {
     type: 'RegisterAccount',
     account_id: accountId,
@@ -130,29 +141,120 @@ export async function listAccountUsers(deps: AppDeps, principal: Principal, acco
 export interface NewUserInput {
   email: string;
   name: string;
-  password: string;
+  /** Set by the admin; omitted, the user is invited by e-mail to choose their own (D-039). */
+  password?: string;
   role: UserRole;
 }
 
-/** Adds a user to the account (account admins only); the e-mail claim keeps addresses unique. */
+/**
+ * Adds a user to the account (account admins only); the e-mail claim keeps addresses unique.
+ * With a password the user can log in at once; without, they get an invitation e-mail with a
+ * personal link to choose a password, valid for 7 days.
+ */
 export async function addUser(deps: AppDeps, call: Call, accountId: string, input: NewUserInput): Promise<UserView> {
   const principal = callerOf(call);
   assertAccountAccess(principal, accountId);
   if (principal.role !== 'admin') throw new AccessDeniedError('Only an admin of the account can add users.');
   const userId = crypto.randomUUID();
   const context = commandContext(deps, call);
-  await runCommand(deps.store, emailClaimStream(input.email), emailClaimDecider, { email: input.email, user_id: userId, account_id: accountId }, context);
-  await execute(deps, call, accountStream(accountId), accountDecider, {
-    type: 'AddUser',
-    by_user_id: principal.userId,
-    user: {
-      user_id: userId,
-      email: normaliseEmail(input.email),
-      name: input.name,
+  await runCommand(deps.store, emailClaimStream(input.email), emailClaimDecider, { type: 'ClaimEmail', email: input.email, user_id: userId, account_id: accountId }, registryContext(context));
+  const user = { user_id: userId, email: normaliseEmail(input.email), name: input.name, role: input.role };
+  if (input.password !== undefined) {
+    const passwordHash = await hashPassword(input.password, deps.config.PASSWORD_HASH_COST);
+    await execute(deps, call, accountStream(accountId), accountDecider, { type: 'AddUser', by_user_id: principal.userId, user: { ...user, password_hash: passwordHash }, now: context.now }, context);
+  } else {
+    const token = newInvitationToken();
+    const expiresAt = new Date(context.now.getTime() + INVITATION_TTL_MS);
+    await execute(deps, call, accountStream(accountId), accountDecider, {
+      type: 'InviteUser',
+      by_user_id: principal.userId,
+      user,
+      token_sha256: invitationSha256(token),
+      expires_at: expiresAt,
+      now: context.now,
+    }, context);
+    const inviter = present(await findUser(deps.knex, principal.userId), `user ${principal.userId}`);
+    const account = present(await findAccount(deps.knex, accountId), `account ${accountId}`);
+    const mail = invitationMail({
+      serviceName: deps.config.SERVICE_NAME,
+      inviterName: inviter.name,
+      accountName: account.name,
+      inviteeName: input.name,
       role: input.role,
-      password_hash: await hashPassword(input.password, deps.config.PASSWORD_HASH_COST),
-    },
-    now: context.now,
-  }, context);
+      link: invitationLink(deps.config.PUBLIC_BASE_URL, token),
+      expiresAt,
+    });
+    // One invitation per user id: a retry of this queueing sends nothing twice.
+    await queueMail(deps, context, { id: `photoverify-invitation-${userId}`, to: user.email, ...mail, accountId });
+  }
   return toUser(written(await findUser(deps.knex, userId), 'The user was created but is not readable yet.'));
+}
+
+/**
+ * Accepts an invitation: whoever holds the mailed link chooses the user's password, and is
+ * logged in. Unknown, used or withdrawn links are INVITATION_NOT_FOUND; expired ones INVITATION_EXPIRED.
+ */
+export async function acceptInvitation(deps: AppDeps, call: Call, input: { token: string; password: string }): Promise<LoginResult> {
+  const tokenSha256 = invitationSha256(input.token);
+  const invited = INVITATION_TOKEN_PATTERN.test(input.token) ? await findUserByInvitation(deps.knex, tokenSha256) : undefined;
+  if (!invited) throw invitationNotFound();
+  const passwordHash = await hashPassword(input.password, deps.config.PASSWORD_HASH_COST);
+  const context = commandContext(deps, call, { type: 'user', id: invited.id, accountId: invited.account_id });
+  await execute(deps, call, accountStream(invited.account_id), accountDecider, { type: 'AcceptInvitation', user_id: invited.id, token_sha256: tokenSha256, password_hash: passwordHash, now: context.now }, context);
+  const user = written(await findUser(deps.knex, invited.id), 'The password was set but is not readable yet.');
+  const account = present(await findAccount(deps.knex, user.account_id), `account ${user.account_id}`);
+  const { token, expiresAt } = await issueAccessToken(deps, user);
+  return { access_token: token, token_type: 'bearer', expires_in: deps.config.JWT_TTL_SECONDS, expires_at: expiresAt.toISOString(), user: toUser({ ...user, password_hash: passwordHash }), account: toAccount(account) };
+}
+
+/** Makes a user of the account an admin or a member (account admins only; the last admin stays one). */
+export async function changeUserRole(deps: AppDeps, call: Call, accountId: string, userId: string, role: UserRole): Promise<UserView> {
+  const principal = callerOf(call);
+  assertAccountAccess(principal, accountId);
+  const context = commandContext(deps, call);
+  await execute(deps, call, accountStream(accountId), accountDecider, { type: 'ChangeUserRole', by_user_id: principal.userId, user_id: userId, role, now: context.now }, context);
+  return toUser(written(await findUser(deps.knex, userId), 'The user was changed but is not readable yet.'));
+}
+
+/**
+ * Removes a user from the account (account admins only; never the last admin). Their sessions
+ * and API keys stop working at once (both resolve the user, who is gone); the keys are also
+ * revoked, so the key list says so, and the address is released for use again. Their comments
+ * and verifications stay with the account.
+ */
+export async function removeUser(deps: AppDeps, call: Call, accountId: string, userId: string): Promise<void> {
+  const principal = callerOf(call);
+  assertAccountAccess(principal, accountId);
+  const context = commandContext(deps, call);
+  const { events } = await execute(deps, call, accountStream(accountId), accountDecider, { type: 'RemoveUser', by_user_id: principal.userId, user_id: userId, now: context.now }, context);
+  const removed = events.find((e) => e.type === 'UserRemoved');
+  if (!removed) return;
+  for (const key of await unrevokedApiKeysOfUser(deps.knex, userId)) {
+    await execute(deps, call, apiKeyStream(key.id), apiKeyDecider, { type: 'RevokeApiKey', account_id: accountId, now: context.now }, context);
+  }
+  await runCommand(deps.store, emailClaimStream(removed.data.email), emailClaimDecider, { type: 'ReleaseEmail', email: removed.data.email, user_id: userId, now: context.now }, registryContext(context));
+}
+
+/**
+ * The calling user replaces their password (e.g. the initial one an admin set, D-039). The
+ * current password is checked, with failures limited like logins. Every session token issued
+ * before the change stops working; the answer carries a fresh one. API keys are unaffected:
+ * they are separate credentials, listed and revoked on their own.
+ */
+export async function changeOwnPassword(deps: AppDeps, call: Call, input: { current_password: string; new_password: string }): Promise<LoginResult> {
+  const principal = callerOf(call);
+  const user = present(await findUser(deps.knex, principal.userId), `user ${principal.userId}`);
+  const limiterKey = `${user.email}|${call.clientAddress}`;
+  await deps.loginLimiter.check(limiterKey, 'failed login attempts');
+  if (!(await verifyPassword(input.current_password, user.password_hash ?? (await deps.decoyPasswordHash)))) {
+    await deps.loginLimiter.hit(limiterKey);
+    throw new AccessDeniedError('The current password is wrong.', { suggestion: 'Send your current password in current_password.' });
+  }
+  const context = commandContext(deps, call);
+  const passwordHash = await hashPassword(input.new_password, deps.config.PASSWORD_HASH_COST);
+  await execute(deps, call, accountStream(user.account_id), accountDecider, { type: 'ChangePassword', user_id: user.id, password_hash: passwordHash, now: context.now }, context);
+  const account = present(await findAccount(deps.knex, user.account_id), `account ${user.account_id}`);
+  // The token names the change just made, even if the read model has not caught up yet.
+  const { token, expiresAt } = await issueAccessToken(deps, { ...user, password_changed_at: context.now });
+  return { access_token: token, token_type: 'bearer', expires_in: deps.config.JWT_TTL_SECONDS, expires_at: expiresAt.toISOString(), user: toUser(user), account: toAccount(account) };
 }

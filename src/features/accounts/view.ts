@@ -19,7 +19,15 @@ export const accountSchema = z
   .openapi('Account');
 
 export const userSchema = z
-  .object({ id: z.uuid(), account_id: z.uuid(), email: z.string(), name: z.string(), role: z.enum(userRoles), created_at: z.string() })
+  .object({
+    id: z.uuid(),
+    account_id: z.uuid(),
+    email: z.string(),
+    name: z.string(),
+    role: z.enum(userRoles),
+    status: z.enum(['active', 'invited']).describe('`invited`: the e-mailed invitation is not accepted yet; the user cannot log in.'),
+    created_at: z.string(),
+  })
   .openapi('User');
 
 export type AccountView = z.infer<typeof accountSchema>;
@@ -44,5 +52,6 @@ export const toUser = (row: UserRow): UserView => ({
   email: row.email,
   name: row.name,
   role: row.role,
+  status: row.password_hash === null ? 'invited' : 'active',
   created_at: isoDate(row.created_at)!,
 });

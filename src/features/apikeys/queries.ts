@@ -30,3 +30,6 @@ export const listApiKeysOfAccount = (knex: Knex, accountId: string): Promise<Api
 /** A key, only if it belongs to the account (others' keys stay invisible). */
 export const findApiKeyOfAccount = (knex: Knex, id: string, accountId: string): Promise<ApiKeyRow | undefined> =>
   apiKeysTable(knex).where({ id, account_id: accountId }).first();
+
+/** A user's keys not revoked yet, expired ones included. */
+export const unrevokedApiKeysOfUser = (knex: Knex, userId: string): Promise<ApiKeyRow[]> => apiKeysTable(knex).where({ user_id: userId }).whereNull('revoked_at');

@@ -66,7 +66,10 @@ export type VerificationView = z.infer<typeof verificationSchema>;
 
 const parseJson = (value: unknown): Record<string, any> => jsonColumn<Record<string, any> | null>(value) ?? {};
 
-/** Read-model rows to the spec's Verification (2.1). */
+/**
+ * Read-model rows to the spec's Verification (2.1). Fields other features add (tags,
+ * comment_count: core/extensions.ts) are merged over these defaults by the use cases.
+ */
 export function toVerificationView(row: VerificationRow, results: ResultRow[], thumbnailUrl: string): VerificationView {
   const image = imageOf(row);
   const raw = rawOf(row);

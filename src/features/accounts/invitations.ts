@@ -1,0 +1,48 @@
+import crypto from 'node:crypto';
+
+/**
+ * Invitation links (D-039). The token is 256 random bits, mailed once and never stored: events
+ * and read model keep its SHA-256 (a fast hash suits a secret of this strength, as for API keys).
+ * The link carries it in the fragment (`#`), which browsers never send to the server, so it
+ * stays out of access logs and Referer headers; the page's script posts it.
+ */
+export const INVITATION_TTL_MS = 7 * 24 * 3_600_000;
+export const SET_PASSWORD_PATH = '/accounts/set-password';
+export const INVITATION_TOKEN_PATTERN = /^pvi_[A-Za-z0-9_-]{43}$/;
+
+export const newInvitationToken = (): string => `pvi_${crypto.randomBytes(32).toString('base64url')}`;
+export const invitationSha256 = (token: string): string => crypto.createHash('sha256').update(token).digest('hex');
+export const invitationLink = (publicBaseUrl: string, token: string): string => `${publicBaseUrl}${SET_PASSWORD_PATH}#${token}`;
+
+export interface InvitationMailFacts {
+  serviceName: string;
+  inviterName: string;
+  accountName: string;
+  inviteeName: string;
+  role: 'admin' | 'member';
+  link: string;
+  expiresAt: Date;
+}
+
+const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** The invitation e-mail, as plain text and HTML. Pure: the use case gathers the facts and queues it. */
+export function invitationMail(f: InvitationMailFacts): { subject: string; text: string; html: string } {
+  const subject = `${f.inviterName} invited you to ${f.accountName} on ${f.serviceName}`;
+  const lead = `${f.inviterName} added you (${f.inviteeName}) to the ${f.serviceName} account "${f.accountName}" as ${f.role === 'admin' ? 'an admin' : 'a member'}.`;
+  const until = `The link works once, until ${f.expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC. Then log in with your e-mail address and the new password.`;
+  const note = 'This link is personal: whoever opens it sets the password of your user. Please do not forward it.';
+  const text = [lead, '', `Choose your password: ${f.link}`, '', until, '', note, '', f.serviceName].join('\n');
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escape(subject)}</title></head>
+<body style="font-family: system-ui, sans-serif; line-height: 1.5; color: #1a1a1a; max-width: 36rem;">
+<p>${escape(lead)}</p>
+<p><a href="${escape(f.link)}" style="display: inline-block; padding: 0.6rem 1rem; background: #1d4ed8; color: #fff; text-decoration: none; border-radius: 4px;">Choose your password</a></p>
+<p style="font-size: 0.9em; color: #555;">Or copy this address: ${escape(f.link)}</p>
+<p>${escape(until)}</p>
+<p style="font-size: 0.9em; color: #555;">${escape(note)}</p>
+<p style="font-size: 0.9em; color: #555;">${escape(f.serviceName)}</p>
+</body></html>
+`;
+  return { subject, text, html };
+}

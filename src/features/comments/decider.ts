@@ -1,0 +1,126 @@
+import type { Decider } from '../../core/decider.js';
+import { AccessDeniedError, NotFoundError } from '../../core/errors.js';
+import { assertNever } from '../../core/events.js';
+import type { UserRole } from '../../core/principal.js';
+import { streamName } from '../../core/streams.js';
+import { RequestValidationError } from '../../core/validation.js';
+import { commentEvents, type CommentEvent } from './events.js';
+
+export const commentsStream = (verificationId: string) => streamName('comments', verificationId);
+
+/** Longest comment body, in characters (UTF-16 code units), after trimming (D-037). */
+export const MAX_COMMENT_LENGTH = 5000;
+/** Comments one verification may hold at a time; deleting one frees its place (D-037). */
+export const MAX_COMMENTS_PER_VERIFICATION = 500;
+
+/**
+ * What the verifications read model says of the verification when the command is given: its
+ * account, or null when it does not exist (or was deleted). The decider itself stays pure.
+ */
+export type VerificationFacts = { account_id: string } | null;
+
+/** The calling user as the request authenticated them (an API key acts as the user who created it). */
+export interface Commenter {
+  account_id: string;
+  user_id: string;
+  role: UserRole;
+}
+
+interface CommentCommandBase {
+  caller: Commenter;
+  verification: VerificationFacts;
+  now: Date;
+}
+
+export type CommentCommand =
+  | (CommentCommandBase & { type: 'AddComment'; comment_id: string; author_name: string; body: string })
+  | (CommentCommandBase & { type: 'EditComment'; comment_id: string; body: string })
+  | (CommentCommandBase & { type: 'DeleteComment'; comment_id: string });
+
+export interface Comment {
+  id: string;
+  authorUserId: string;
+  authorName: string;
+  body: string;
+  createdAt: string;
+  updatedAt: string;
+  editedAt: string | null;
+}
+
+/** The live comments, oldest first (a Map keeps insertion order). */
+export interface CommentsState {
+  comments: Map<string, Comment>;
+}
+
+export const verificationNotFound = () =>
+  new NotFoundError('VERIFICATION_NOT_FOUND', 'Verification not found.', { suggestion: 'List your verifications with GET /v1/verifications/.' });
+
+export const commentNotFound = () =>
+  new NotFoundError('COMMENT_NOT_FOUND', 'Comment not found on this verification.', {
+    suggestion: 'List its comments with GET /v1/verifications/{verification_id}/comments.',
+  });
+
+/** Comments are the owning account's only: another account's verification looks like a missing one. */
+export function checkAccess(caller: Commenter, verification: VerificationFacts): void {
+  if (!verification || verification.account_id !== caller.account_id) throw verificationNotFound();
+}
+
+export const commentsDecider: Decider<CommentsState, CommentCommand, typeof commentEvents> = {
+  catalogue: commentEvents,
+  initialState: () => ({ comments: new Map() }),
+  evolve(state, event) {
+    const comments = new Map(state.comments);
+    switch (event.type) {
+      case 'CommentAdded': {
+        const d = event.data;
+        comments.set(d.comment_id, { id: d.comment_id, authorUserId: d.author_user_id, authorName: d.author_name, body: d.body, createdAt: d.added_at, updatedAt: d.added_at, editedAt: null });
+        return { comments };
+      }
+      case 'CommentEdited': {
+        const comment = comments.get(event.data.comment_id);
+        if (comment) comments.set(comment.id, { ...comment, body: event.data.body, updatedAt: event.data.edited_at, editedAt: event.data.edited_at });
+        return { comments };
+      }
+      case 'CommentDeleted':
+        comments.delete(event.data.comment_id);
+        return { comments };
+      default:
+        return assertNever(event);
+    }
+  },
+  decide(command, state): CommentEvent[] {
+    checkAccess(command.caller, command.verification);
+    const at = command.now.toISOString();
+    switch (command.type) {
+      case 'AddComment': {
+        if (state.comments.size >= MAX_COMMENTS_PER_VERIFICATION) {
+          throw new RequestValidationError([
+            {
+              loc: ['body'],
+              msg: `This verification has the maximum of ${MAX_COMMENTS_PER_VERIFICATION} comments; delete one to add another.`,
+              type: 'comment_limit_reached',
+            },
+          ]);
+        }
+        return [{ type: 'CommentAdded', data: { comment_id: command.comment_id, author_user_id: command.caller.user_id, author_name: command.author_name, body: command.body, added_at: at } }];
+      }
+      case 'EditComment': {
+        const comment = state.comments.get(command.comment_id);
+        if (!comment) throw commentNotFound();
+        if (comment.authorUserId !== command.caller.user_id) throw new AccessDeniedError('Only the author of a comment can edit it.');
+        if (comment.body === command.body) return [];
+        return [{ type: 'CommentEdited', data: { comment_id: comment.id, body: command.body, edited_at: at } }];
+      }
+      case 'DeleteComment': {
+        const comment = state.comments.get(command.comment_id);
+        if (!comment) throw commentNotFound();
+        if (comment.authorUserId !== command.caller.user_id && command.caller.role !== 'admin') {
+          throw new AccessDeniedError('Only the author of a comment or an admin of the account can delete it.');
+        }
+        return [{ type: 'CommentDeleted', data: { comment_id: comment.id, deleted_at: at } }];
+      }
+      default:
+        return assertNever(command);
+    }
+  },
+};

@@ -1,0 +1,21 @@
+import type { FeatureModule } from '../../core/module.js';
+import { commentErrors } from './errors.js';
+import { commentEvents } from './events.js';
+import { commentsProjector } from './projection.js';
+import { commentCounts } from './queries.js';
+import { commentRoutes } from './routes.js';
+
+/** Comments on verifications: internal to the owning account; `comment_count` on every Verification. */
+export const commentsModule: FeatureModule = {
+  name: 'comments',
+  events: [commentEvents],
+  projectors: [commentsProjector],
+  routes: commentRoutes,
+  errors: commentErrors,
+  extensions: [
+    {
+      resource: 'verification',
+      fields: async (knex, ids) => new Map([...(await commentCounts(knex, ids))].map(([id, count]) => [id, { comment_count: count }])),
+    },
+  ],
+};

@@ -1,0 +1,31 @@
+import type { Knex } from 'knex';
+
+/** A row of the comments read model (projection.ts owns the table). */
+export interface CommentRow {
+  id: string;
+  verification_id: string;
+  author_user_id: string;
+  author_name: string;
+  body: string;
+  created_at: Date | string;
+  updated_at: Date | string;
+  edited_at: Date | string | null;
+  added_position: string;
+  last_position: string;
+}
+
+export const commentsTable = (knex: Knex) => knex<CommentRow>('comments');
+
+/** A verification's comments, oldest first. */
+export const commentsOf = (knex: Knex, verificationId: string): Promise<CommentRow[]> =>
+  commentsTable(knex).where({ verification_id: verificationId }).orderBy([{ column: 'created_at' }, { column: 'added_position' }]);
+
+/** Comment counts of many verifications in one query; verifications without comments are absent. */
+export async function commentCounts(knex: Knex, verificationIds: readonly string[]): Promise<Map<string, number>> {
+  const rows = await commentsTable(knex)
+    .whereIn('verification_id', [...verificationIds])
+    .groupBy('verification_id')
+    .select('verification_id')
+    .count<{ verification_id: string; count: string | number }[]>('* as count');
+  return new Map(rows.map((r) => [r.verification_id, Number(r.count)]));
+}
