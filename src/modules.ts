@@ -10,6 +10,7 @@ import { blobsModule } from './features/blobs/module.js';
 import { healthModule } from './features/health/module.js';
 import { mailModule } from './features/mail/module.js';
 import { sharingModule } from './features/sharing/module.js';
+import { uploadsModule } from './features/uploads/module.js';
 import { usageModule } from './features/usage/module.js';
 import { verificationsModule } from './features/verifications/module.js';
 
@@ -24,6 +25,7 @@ export const modules: readonly FeatureModule[] = [
   verificationsModule,
   sharingModule,
   blobsModule,
+  uploadsModule,
   mailModule,
 ];
 

@@ -42,6 +42,8 @@ const configSchema = z.object({
   PASSWORD_HASH_COST: z.coerce.number().int().min(10).max(20).default(17),
   JSON_BODY_LIMIT_BYTES: positiveInt(64 * 1024),
   MAX_UPLOAD_BYTES: positiveInt(100 * 1024 * 1024),
+  MCP_INLINE_MAX_BYTES: positiveInt(8 * 1024 * 1024),
+  UPGRADE_URL: optionalString.pipe(z.url().optional()),
   /** Longest a command's response waits for the read models to reach its events. */
   READ_MODEL_WAIT_MS: positiveInt(5000),
   SHUTDOWN_GRACE_MS: positiveInt(10_000),
@@ -108,6 +110,8 @@ export const configDocumentation: Record<keyof z.infer<typeof configSchema>, str
   PASSWORD_HASH_COST: 'log2 of the scrypt cost N for password hashes.',
   JSON_BODY_LIMIT_BYTES: 'Largest accepted JSON request body (413 above).',
   MAX_UPLOAD_BYTES: 'Largest accepted uploaded file (413 above).',
+  MCP_INLINE_MAX_BYTES: 'Largest file an MCP tool accepts inline (base64 in the arguments); larger files go through create_upload. The /mcp body limit is derived from it.',
+  UPGRADE_URL: 'Page where an account changes its plan (checkout or contact form); the MCP tool get_upgrade_link hands it out with account_id and plan appended. Unset: the tool says plans are changed by the operator.',
   READ_MODEL_WAIT_MS: 'Longest a command response waits for read models to include its events.',
   SHUTDOWN_GRACE_MS: 'Time allowed for in-flight requests to finish on SIGTERM/SIGINT.',
   LOGIN_RATE_LIMIT_PER_15_MIN: 'Failed-login attempts allowed per e-mail and client address per 15 minutes.',
