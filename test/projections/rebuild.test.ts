@@ -6,6 +6,7 @@ import { allProjectors } from '../../src/modules.js';
 import { ProjectionGapError, ProjectionRunner } from '../../src/adapters/db/projection-runner.js';
 import { openSharedReport } from '../../src/features/sharing/use-cases.js';
 import { databaseTargets } from '../support/databases.js';
+import { keylessVerify } from '../support/mcp.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 
 /** Every read-model row, once the projectors have reached the head of the log. */
@@ -47,7 +48,8 @@ for (const target of databaseTargets) {
           return body;
         };
         const created = await fetch(`${t.url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form(i !== 2) }).then((r) => r.json());
-        const anonymous = await fetch(`${t.url}/v1/verifications/`, { method: 'POST', body: form(false) }).then((r) => r.json());
+        // Keyless verification is the MCP free tier.
+        const anonymous = (await keylessVerify(t.url, { image: fs.readFileSync(path.join(pairs, '../../images/rs_sample1.webp')) })).output;
         await t.settled();
         // Sharing: a share with invitations and views (i = 2), one removed (i = 1), one whose verification is deleted (i = 0).
         const share = `/v1/verifications/${created.id}/share`;
