@@ -115,7 +115,7 @@ export const configDocumentation: Record<keyof z.infer<typeof configSchema>, str
   READ_MODEL_WAIT_MS: 'Longest a command response waits for read models to include its events.',
   SHUTDOWN_GRACE_MS: 'Time allowed for in-flight requests to finish on SIGTERM/SIGINT.',
   LOGIN_RATE_LIMIT_PER_15_MIN: 'Failed-login attempts allowed per e-mail and client address per 15 minutes.',
-  ANONYMOUS_UPLOADS_PER_HOUR: 'Keyless (anonymous) uploads allowed per client address per hour.',
+  ANONYMOUS_UPLOADS_PER_HOUR: 'Keyless (anonymous) verifications over MCP allowed per client address per hour.',
   CLAIM_ATTEMPTS_PER_15_MIN: 'Claim attempts (POST /v1/verifications/claim) allowed per account per 15 minutes.',
   CAPTURE_CALLS_PER_HOUR: 'Keyless /capture calls (challenge and attestation: two per capture) allowed per client address per hour.',
   C2PA_TRUST_ANCHORS: 'Comma-separated PEM files of trusted C2PA signer anchors (e.g. the official C2PA trust list). The development CA is added in embedded mode.',

@@ -84,6 +84,10 @@ for (const target of databaseTargets) {
       expect(byName.get('get_verification')?.annotations?.readOnlyHint).toBe(true);
       expect(byName.get('verify_pair')?.annotations?.readOnlyHint).toBe(false);
       expect(byName.get('unshare_verification')?.annotations?.destructiveHint).toBe(true);
+      // docs/mcp.md lists exactly the tools served.
+      const doc = fs.readFileSync(path.resolve(import.meta.dirname, '../../docs/mcp.md'), 'utf8');
+      const documented = [...doc.matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1]).sort();
+      expect(documented).toEqual(tools.map((tool) => tool.name).sort());
     });
 
     it('verifies the content credentials of one image with a key: structured output and a text summary, free of quota', async () => {
