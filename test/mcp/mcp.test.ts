@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newDevice, signAttestation } from '../support/capture.js';
 import { databaseTargets } from '../support/databases.js';
 import { callTool, connectMcp, inline, type ToolOutcome } from '../support/mcp.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
@@ -153,10 +154,47 @@ for (const target of databaseTargets) {
       expect(outcome.output.summary).not.toMatch(/every 20 seconds/);
     });
 
+    it('takes the attestation_id of the capture flow (same key), and refuses a mismatched or foreign one', async () => {
+      const hex = (bytes: Buffer) => crypto.createHash('sha256').update(bytes).digest('hex');
+      const attestFor = async (imageSha256: string) => {
+        const challenge = await call('POST', '/capture/challenge', { apiKey: ownerKey });
+        const payload = {
+          v: 1,
+          nonce: challenge.body.nonce,
+          image_sha256: imageSha256,
+          raw_sha256: hex(raw),
+          captured_at: new Date().toISOString(),
+          device: { model: 'Pixel 9', os: 'Android 15', app_version: '2.1.0' },
+          camera: { make: 'Canon', model: 'EOS 6D' },
+          sequence_number: 3,
+          gps: null,
+          integrity: { app_integrity: 'verified', hardware_backed_key: true, jailbreak_indicators: [] },
+        };
+        const attested = await call('POST', '/capture/attestation', { apiKey: ownerKey, json: { attestation: await signAttestation(await newDevice(), payload) } });
+        expect(attested.status, JSON.stringify(attested.body)).toBe(201);
+        return attested.body.attestation_id as string;
+      };
+      const mismatched = await callTool(agent, 'verify_pair', { image: inline('att.jpg', jpeg), raw: inline('att.dng', raw), attestation_id: await attestFor(hex(webp)), wait_seconds: 0 });
+      expectToolError(mismatched, 'HASH_MISMATCH');
+      const id = await attestFor(hex(jpeg));
+      const other = await registerAccount(call);
+      const stranger = await connectMcp(t.url, await apiKey(call, other.token, other.account.id));
+      try {
+        expectToolError(await callTool(stranger, 'verify_pair', { image: inline('att.jpg', jpeg), raw: inline('att.dng', raw), attestation_id: id, wait_seconds: 0 }), 'ATTESTATION_NOT_FOUND');
+      } finally {
+        await stranger.close();
+      }
+      const outcome = await callTool(agent, 'verify_pair', { image: inline('att.jpg', jpeg), raw: inline('att.dng', raw), attestation_id: id, wait_seconds: 0 });
+      expect(outcome.result.isError, JSON.stringify(outcome.error)).toBeFalsy();
+      expect(outcome.output.security_score).toEqual(expect.any(Number));
+      expect(outcome.output.verification).toMatchObject({ attestation_validated: true, sequence_number: 3 });
+      await t.settled();
+    });
+
     it('lists verifications with the REST filters, and refuses invalid ones as VALIDATION_ERROR', async () => {
       const listed = await callTool(agent, 'list_verifications', { status: 'completed', sort_order: 'asc' });
-      expect(listed.output.total).toBe(3);
-      expect(listed.output.items.map((v: { name: string }) => v.name)).toEqual(['adobe-C.jpg', 'pair.jpg', 'pair2.jpg']);
+      expect(listed.output.total).toBe(4);
+      expect(listed.output.items.map((v: { name: string }) => v.name)).toEqual(['adobe-C.jpg', 'pair.jpg', 'pair2.jpg', 'att.jpg']);
       expect(listed.output.items.every((v: { account_id: string }) => v.account_id === owner.account.id)).toBe(true);
       expectToolError(await callTool(agent, 'list_verifications', { status: 'done' }), 'VALIDATION_ERROR');
       const bad = await callTool(agent, 'list_verifications', { size: 500 });
