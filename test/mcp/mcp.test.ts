@@ -257,6 +257,16 @@ for (const target of databaseTargets) {
       const chosen = await callTool(agent, 'get_upgrade_link', { plan: 'enterprise' });
       expect(new URL(chosen.output.upgrade_url).searchParams.get('plan')).toBe('enterprise');
       expectToolError(await callTool(agent, 'get_upgrade_link', { plan: 'gold' }), 'VALIDATION_ERROR');
+      // Without UPGRADE_URL there is no link to make up: the operator changes plans.
+      const configured = t.service.deps.config.UPGRADE_URL;
+      t.service.deps.config.UPGRADE_URL = undefined;
+      try {
+        const none = await callTool(agent, 'get_upgrade_link', {});
+        expect(none.output.upgrade_url).toBeNull();
+        expect(none.output.how_to_upgrade).toMatch(/operator/);
+      } finally {
+        t.service.deps.config.UPGRADE_URL = configured;
+      }
     });
 
     it('takes large files through a pre-signed upload, once, for the account that created it', async () => {
@@ -265,6 +275,8 @@ for (const target of databaseTargets) {
       expectToolError(tooLarge, 'PAYLOAD_TOO_LARGE');
       expect(tooLarge.error?.suggestion).toContain('create_upload');
 
+      expectToolError(await callTool(agent, 'create_upload', {}), 'VALIDATION_ERROR');
+      expectToolError(await callTool(agent, 'create_upload', { filename: 'x'.repeat(256) }), 'VALIDATION_ERROR');
       const rawTicket = (await callTool(agent, 'create_upload', { filename: 'big.dng' })).output;
       const imageTicket = (await callTool(agent, 'create_upload', { filename: 'big.jpg' })).output;
       expect(rawTicket).toMatchObject({ method: 'PUT', max_bytes: expect.any(Number), upload_url: expect.stringContaining('/uploads/') });

@@ -5,7 +5,7 @@ import express, { type Express, type Request, type Response } from 'express';
 import type { AppDeps } from '../../core/deps.js';
 import { newCall } from '../../core/principal.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
-import { createToolServer } from '../mcp/server.js';
+import { createToolServer, toolCatalogue } from '../mcp/server.js';
 import { credentialsOf } from './auth.js';
 
 const MCP_PATH = '/mcp';
@@ -17,7 +17,7 @@ const MCP_PATH = '/mcp';
  * Host names other than the public one and loopback are refused (DNS rebinding).
  */
 export function mountMcp(app: Express, deps: AppDeps, tools: readonly ToolSpec[]): void {
-  assertUniqueNames(tools);
+  const catalogue = toolCatalogue(tools);
   const hosts = ['localhost', '127.0.0.1', '[::1]', new URL(deps.config.PUBLIC_BASE_URL).hostname];
   // Inline files travel base64-encoded (4/3 of their size): room for an image and a RAW.
   const bodyLimit = Math.ceil((deps.config.MCP_INLINE_MAX_BYTES * 2 * 4) / 3) + 64 * 1024;
@@ -26,7 +26,7 @@ export function mountMcp(app: Express, deps: AppDeps, tools: readonly ToolSpec[]
   app.post(MCP_PATH, hostHeaderValidation(hosts), json, async (req: Request, res: Response) => {
     const principal = await credentialsOf(deps, req);
     const call = newCall(principal, String(req.id), req.ip ?? 'unknown');
-    const server = createToolServer(deps, tools, call);
+    const server = createToolServer(deps, catalogue, call);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {
       void transport.close();
@@ -63,13 +63,5 @@ export function documentMcp(registry: OpenAPIRegistry): void {
   });
   for (const method of ['get', 'delete'] as const) {
     registry.registerPath({ method, path: MCP_PATH, summary: 'Not allowed: the MCP server is stateless (POST only)', tags: ['mcp'], responses: { 405: { description: 'Method not allowed' } } });
-  }
-}
-
-function assertUniqueNames(tools: readonly ToolSpec[]): void {
-  const seen = new Set<string>();
-  for (const t of tools) {
-    if (seen.has(t.name)) throw new Error(`Two modules declare the MCP tool ${t.name}`);
-    seen.add(t.name);
   }
 }

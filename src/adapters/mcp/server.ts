@@ -30,19 +30,32 @@ export function describeTool(spec: ToolSpec): Tool {
   };
 }
 
+/** The modules' tools, by name, and as tools/list shows them (built once: the schemas do not change). */
+export interface ToolCatalogue {
+  byName: ReadonlyMap<string, ToolSpec>;
+  listed: readonly Tool[];
+}
+
+export function toolCatalogue(tools: readonly ToolSpec[]): ToolCatalogue {
+  const byName = new Map<string, ToolSpec>();
+  for (const spec of tools) {
+    if (byName.has(spec.name)) throw new Error(`Two modules declare the MCP tool ${spec.name}`);
+    byName.set(spec.name, spec);
+  }
+  return { byName, listed: tools.map(describeTool) };
+}
+
 /**
  * One MCP server for one HTTP request (stateless Streamable HTTP): lists the modules' tools and
  * runs them for the caller the request authenticated as. The low-level SDK server is used so
  * that argument validation, access checks and errors all go through one mapping (tool-errors.ts).
  */
-export function createToolServer(deps: AppDeps, tools: readonly ToolSpec[], call: Call): Server {
+export function createToolServer(deps: AppDeps, catalogue: ToolCatalogue, call: Call): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  const byName = new Map(tools.map((t) => [t.name, t]));
-  const listed = tools.map(describeTool);
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...catalogue.listed] }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const spec = byName.get(request.params.name);
+    const spec = catalogue.byName.get(request.params.name);
     // An unknown tool is a protocol error (JSON-RPC -32602), not a tool failure.
     if (!spec) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. Call tools/list for the available tools.`);
     try {
