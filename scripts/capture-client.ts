@@ -3,12 +3,12 @@
  * signs the attestation with a device key and submits it; prints the attestation_id.
  *
  *   npx tsx scripts/capture-client.ts --url http://localhost:8080 --image FILE [--raw FILE]
- *     [--key DEVICE_KEY.jwk] [--api-key KEY] [--sequence N] [--gps LAT,LON]
+ *     --api-key KEY [--key DEVICE_KEY.jwk] [--sequence N] [--gps LAT,LON]
  *
  * --key names a private JWK file: loaded when it exists, otherwise a new P-256 key is
  * generated and saved there (0600), so the same "device" keeps its fingerprint across runs.
- * Without --key the key is ephemeral. --api-key binds the capture to that account (the upload
- * must then use the same account); without it the capture is anonymous.
+ * Without --key the key is ephemeral. --api-key (required: the capture routes need credentials)
+ * binds the capture to that account; the upload must use the same account.
  *
  * A desktop has no platform attestation, so the integrity signals are reported honestly as
  * "unavailable" with a software key; a phone app would use App Attest / Play Integrity and a
@@ -33,7 +33,7 @@ const { values: args } = parseArgs({
 });
 
 function usage(message: string): never {
-  console.error(`${message}\nusage: npx tsx scripts/capture-client.ts --url URL --image FILE [--raw FILE] [--key DEVICE_KEY.jwk] [--api-key KEY] [--sequence N] [--gps LAT,LON]`);
+  console.error(`${message}\nusage: npx tsx scripts/capture-client.ts --url URL --image FILE --api-key KEY [--raw FILE] [--key DEVICE_KEY.jwk] [--sequence N] [--gps LAT,LON]`);
   process.exit(2);
 }
 
@@ -65,7 +65,7 @@ async function cameraOf(file: string): Promise<{ make: string; model: string; se
 
 async function post(path: string, body: unknown): Promise<Record<string, unknown>> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (args['api-key']) headers['x-api-key'] = args['api-key'];
+  headers['x-api-key'] = args['api-key']!;
   const response = await fetch(new URL(path, args.url), { method: 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const json = (await response.json()) as Record<string, unknown>;
   if (!response.ok) {
@@ -77,6 +77,7 @@ async function post(path: string, body: unknown): Promise<Record<string, unknown
 
 if (!args.url) usage('--url is required');
 if (!args.image) usage('--image is required');
+if (!args['api-key']) usage('--api-key is required');
 const gps = args.gps?.split(',').map(Number);
 if (gps && (gps.length !== 2 || gps.some((n) => !Number.isFinite(n)))) usage('--gps must be LAT,LON');
 

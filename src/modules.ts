@@ -8,12 +8,13 @@ import { apiKeysModule } from './features/apikeys/module.js';
 import { attestationsModule } from './features/attestations/module.js';
 import { auditModule } from './features/audit/module.js';
 import { blobsModule } from './features/blobs/module.js';
-import { docsModule } from './features/docs/module.js';
 import { commentsModule } from './features/comments/module.js';
+import { docsModule } from './features/docs/module.js';
 import { healthModule } from './features/health/module.js';
 import { mailModule } from './features/mail/module.js';
 import { sharingModule } from './features/sharing/module.js';
 import { tagsModule } from './features/tags/module.js';
+import { uploadsModule } from './features/uploads/module.js';
 import { usageModule } from './features/usage/module.js';
 import { verificationsModule } from './features/verifications/module.js';
 
@@ -30,6 +31,7 @@ export const modules: readonly FeatureModule[] = [
   tagsModule,
   commentsModule,
   blobsModule,
+  uploadsModule,
   mailModule,
   docsModule,
 ];

@@ -70,7 +70,6 @@ export async function startService(config: Config, options: { logger?: Logger; i
     loginLimiter: new RateLimiter(db.knex, 'login', config.LOGIN_RATE_LIMIT_PER_15_MIN, 15 * 60_000),
     anonymousLimiter: new RateLimiter(db.knex, 'anonymous', config.ANONYMOUS_UPLOADS_PER_HOUR, 60 * 60_000),
     claimLimiter: new RateLimiter(db.knex, 'claim', config.CLAIM_ATTEMPTS_PER_15_MIN, 15 * 60_000),
-    captureLimiter: new RateLimiter(db.knex, 'capture', config.CAPTURE_CALLS_PER_HOUR, 60 * 60_000),
     decoyPasswordHash: decoyHash(config.PASSWORD_HASH_COST),
     blobs: new FileBlobStore(config.DATA_DIR),
     urlSigner: new UrlSigner(configuredOrPersistedSecret(undefined, config.DATA_DIR, 'url-signing-key'), config.PUBLIC_BASE_URL),

@@ -36,8 +36,6 @@ export interface AppDeps {
   anonymousLimiter: RateLimiter;
   /** Claim attempts per account. */
   claimLimiter: RateLimiter;
-  /** Keyless capture challenge/attestation calls, per client address. */
-  captureLimiter: RateLimiter;
   /** Hash checked when a login names an unknown user, so timing does not reveal which e-mails exist. */
   decoyPasswordHash: Promise<string>;
   blobs: BlobStore;

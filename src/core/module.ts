@@ -1,4 +1,5 @@
 import type { RouteSpec } from './route-spec.js';
+import type { ToolSpec } from './tool-spec.js';
 import type { AppDeps, WorkflowDeps } from './deps.js';
 import type { ErrorStatuses } from './errors.js';
 import type { ResourceExtension } from './extensions.js';
@@ -8,8 +9,8 @@ import type { WorkflowRegistration } from './workflow.js';
 
 /**
  * A feature as the service is composed from it. src/modules.ts lists the modules; the
- * projectors, routes (and with them the OpenAPI document), workflows, the audit catalogue and
- * the error catalogue are all derived from that one list, so adding a feature is its folder plus a line.
+ * projectors, routes (and with them the OpenAPI document), agent tools (MCP), workflows, the audit
+ * catalogue and the error catalogue are all derived from that one list, so adding a feature is its folder plus a line.
  */
 export interface FeatureModule {
   name: string;
@@ -19,6 +20,8 @@ export interface FeatureModule {
   projectors?: readonly Projector[];
   /** REST routes, thin adapters over the feature's use cases. */
   routes?: (deps: AppDeps) => readonly RouteSpec[];
+  /** Agent tools (served over MCP at /mcp), thin adapters over the same use cases as the routes. */
+  tools?: (deps: AppDeps) => readonly ToolSpec[];
   /** Durable workflows the feature runs, each with its activities (both engines run this list). */
   workflows?: (deps: WorkflowDeps) => readonly WorkflowRegistration[];
   /** Error codes the feature throws, with their statuses. */

@@ -10,10 +10,11 @@ import type { Call, Principal } from './principal.js';
  */
 
 /**
- * 'none': public. 'any': JWT or API key. 'jwt': a user session only (e.g. creating API keys).
- * 'any_or_anonymous': also a keyless caller presenting its anonymous_user_id (reads of its own records).
+ * 'none': public (health, login, registration, pages and links that carry their own token).
+ * 'any': JWT or API key. 'jwt': a user session only (e.g. creating API keys). The keyless free
+ * tier is not a REST thing: it lives on the MCP door (core/tool-spec.ts, D-040).
  */
-export type AuthRequirement = 'none' | 'any' | 'jwt' | 'any_or_anonymous';
+export type AuthRequirement = 'none' | 'any' | 'jwt';
 
 export interface Reply {
   status: number;
@@ -50,13 +51,15 @@ export interface HandlerInput<B, Q, P, A extends AuthRequirement> {
   body: B;
   query: Q;
   params: P;
-  principal: A extends 'none' ? Principal | null : A extends 'any_or_anonymous' ? Principal : Principal;
+  principal: A extends 'none' ? Principal | null : Principal;
   /** The invocation handed to use cases (principal, correlation id, client address). */
   call: Call;
   /** A request header, for the few routes whose contract names one. */
   header(name: string): string | undefined;
   /** Streams a multipart body into staged blobs; routes with `multipart` call it when ready. */
   upload(options: UploadOptions): Promise<ParsedUpload>;
+  /** The request body as raw bytes, for routes that take one file as the whole body (a pre-signed PUT). */
+  rawBody(): NodeJS.ReadableStream;
 }
 
 export interface RouteSpec<B = unknown, Q = unknown, P = unknown, A extends AuthRequirement = AuthRequirement> {

@@ -15,6 +15,19 @@ export class UrlSigner {
     this.baseUrl = baseUrl;
   }
 
+  /** The base of every link the service hands out (the listening address when the port was chosen by the OS). */
+  get base(): string {
+    return this.baseUrl;
+  }
+
+  /**
+   * An HMAC of `text` for another kind of self-verifying token (e.g. an upload id). `purpose` is
+   * part of the signed text, so a token of one kind never verifies as another or as a URL.
+   */
+  tag(purpose: string, text: string): string {
+    return crypto.createHmac('sha256', this.secret).update(`${purpose}\n${text}`).digest('base64url');
+  }
+
   sign(key: string, options: { now: Date; ttlSeconds: number; contentType: string }): string {
     const exp = Math.floor(options.now.getTime() / 1000) + options.ttlSeconds;
     const sig = this.mac(key, exp, options.contentType);

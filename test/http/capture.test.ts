@@ -6,7 +6,6 @@ import { promisify } from 'node:util';
 import { base64url, calculateJwkThumbprint, CompactSign, exportJWK } from 'jose';
 import { newDevice, signAttestation as sign, type Device } from '../support/capture.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RateLimiter } from '../../src/core/rate-limit.js';
 import { redeemAttestation, validateAttestationForUpload } from '../../src/features/attestations/redeem.js';
 import type { CommandContext } from '../../src/core/decider.js';
 import { AppError } from '../../src/core/errors.js';
@@ -42,9 +41,14 @@ for (const target of databaseTargets) {
   describe(`capture attestation on ${target.name}`, () => {
     let t: TestService;
     let call: ReturnType<typeof client>;
+    /** The capture routes require credentials: this account captures unless a test says otherwise. */
+    let me: Awaited<ReturnType<typeof registerAccount>>;
+    let mine: string;
     beforeAll(async () => {
       t = await startTestService(target);
       call = client(t.url);
+      me = await registerAccount(call);
+      mine = me.account.id;
     });
     afterAll(async () => t?.stop());
 
@@ -63,12 +67,12 @@ for (const target of databaseTargets) {
         verificationId: crypto.randomUUID(),
         ...input,
       }, context(input.accountId));
-    const challenge = async (token?: string) => {
+    const challenge = async (token: string = me.token) => {
       const res = await call('POST', '/capture/challenge', { token });
       expect(res.status).toBe(201);
       return res.body.nonce as string;
     };
-    const attest = async (device: Device, token?: string, overrides: Record<string, unknown> = {}) => {
+    const attest = async (device: Device, token: string = me.token, overrides: Record<string, unknown> = {}) => {
       const nonce = await challenge(token);
       const res = await call('POST', '/capture/attestation', { token, json: { attestation: await sign(device, payloadFor(nonce, overrides)) } });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -83,7 +87,7 @@ for (const target of databaseTargets) {
 
     it('issues a challenge, accepts a signed attestation and yields its facts', async () => {
       const device = await newDevice();
-      const challenged = await call('POST', '/capture/challenge');
+      const challenged = await call('POST', '/capture/challenge', { token: me.token });
       expect(challenged.status).toBe(201);
       expect(challenged.body.nonce).toMatch(/^[A-Za-z0-9_-]{43}$/);
       const ttl = new Date(challenged.body.expires_at).getTime() - Date.now();
@@ -91,7 +95,7 @@ for (const target of databaseTargets) {
       expect(ttl).toBeLessThanOrEqual(5 * 60_000);
 
       const jws = await sign(device, payloadFor(challenged.body.nonce));
-      const res = await call('POST', '/capture/attestation', { json: { attestation: jws } });
+      const res = await call('POST', '/capture/attestation', { token: me.token, json: { attestation: jws } });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({
         attestation_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -103,7 +107,7 @@ for (const target of databaseTargets) {
         expires_at: expect.any(String),
       });
       const row = await t.service.deps.knex('capture_attestations').where({ attestation_id: res.body.attestation_id }).first();
-      expect(row).toMatchObject({ image_sha256: IMAGE, raw_sha256: RAW, account_id: null, redeemed_at: null });
+      expect(row).toMatchObject({ image_sha256: IMAGE, raw_sha256: RAW, account_id: mine, redeemed_at: null });
       // The log keeps the signed evidence, never the nonce in clear.
       const events = await t.service.deps.knex('events').where({ stream: `capture-${res.body.attestation_id}` }).orderBy('position');
       expect(events.map((e) => e.type)).toEqual(['CaptureChallengeIssued', 'CaptureAttested']);
@@ -121,7 +125,7 @@ for (const target of databaseTargets) {
       });
       // 0.6 (unverified) × 0.3 × 0.8 (two distinct indicators) = 0.144; × 0.7 software key = 0.1008
       expect(body).toMatchObject({ integrity_score: 0.144, security_score: 0.101, camera_fingerprint_id: null, jailbreak_indicators: ['magisk', 'su_binary'] });
-      const facts = await redeem({ attestationId: body.attestation_id, accountId: null });
+      const facts = await redeem({ attestationId: body.attestation_id, accountId: mine });
       expect(facts).toEqual({
         security_score: 0.101,
         attestation_validated: true,
@@ -140,34 +144,34 @@ for (const target of databaseTargets) {
       const { attestation_id: attestationId, camera_fingerprint_id } = await attest(device);
 
       const before = await t.eventCount();
-      const checked = await validateAttestationForUpload(t.service.deps, { attestationId, accountId: null, imageSha256: IMAGE, rawSha256: RAW });
+      const checked = await validateAttestationForUpload(t.service.deps, { attestationId, accountId: mine, imageSha256: IMAGE, rawSha256: RAW });
       expect(checked).toMatchObject({ attestation_validated: true, sequence_number: 42, capture_gps_latitude: 52.52, capture_gps_longitude: 13.405, camera_fingerprint_id });
-      const mismatch = await expectRejected(redeem({ attestationId, accountId: null, imageSha256: sha256('other') }), 'HASH_MISMATCH');
+      const mismatch = await expectRejected(redeem({ attestationId, accountId: mine, imageSha256: sha256('other') }), 'HASH_MISMATCH');
       expect(errorCatalogue[mismatch.code]).toBe(422);
       expect(mismatch.details).toEqual({ mismatched: ['image'] });
-      await expectRejected(redeem({ attestationId, accountId: null, rawSha256: null }), 'HASH_MISMATCH');
-      await expectRejected(validateAttestationForUpload(t.service.deps, { attestationId, accountId: null, imageSha256: IMAGE, rawSha256: sha256('x') }), 'HASH_MISMATCH');
+      await expectRejected(redeem({ attestationId, accountId: mine, rawSha256: null }), 'HASH_MISMATCH');
+      await expectRejected(validateAttestationForUpload(t.service.deps, { attestationId, accountId: mine, imageSha256: IMAGE, rawSha256: sha256('x') }), 'HASH_MISMATCH');
       expect(await t.eventCount()).toBe(before);
 
       const verificationId = crypto.randomUUID();
-      const facts = await redeem({ attestationId, accountId: null, imageSha256: IMAGE.toUpperCase(), verificationId });
+      const facts = await redeem({ attestationId, accountId: mine, imageSha256: IMAGE.toUpperCase(), verificationId });
       expect(facts).toEqual(checked);
       expect(await t.eventCount()).toBe(before + 1);
       const row = await t.service.deps.knex('capture_attestations').where({ attestation_id: attestationId }).first();
       expect(row.redeemed_by_verification_id).toBe(verificationId);
 
       // A retry of the same verification succeeds again without a new event.
-      expect(await redeem({ attestationId, accountId: null, verificationId })).toEqual(facts);
-      const reused = await expectRejected(redeem({ attestationId, accountId: null }), 'ATTESTATION_NOT_FOUND');
+      expect(await redeem({ attestationId, accountId: mine, verificationId })).toEqual(facts);
+      const reused = await expectRejected(redeem({ attestationId, accountId: mine }), 'ATTESTATION_NOT_FOUND');
       expect(reused.message).toContain('already been used');
-      await expectRejected(validateAttestationForUpload(t.service.deps, { attestationId, accountId: null, imageSha256: IMAGE, rawSha256: RAW }), 'ATTESTATION_NOT_FOUND');
+      await expectRejected(validateAttestationForUpload(t.service.deps, { attestationId, accountId: mine, imageSha256: IMAGE, rawSha256: RAW }), 'ATTESTATION_NOT_FOUND');
       expect(await t.eventCount()).toBe(before + 1);
     });
 
     it('lets exactly one of concurrent redemptions win', async () => {
       const { attestation_id: attestationId } = await attest(await newDevice());
       const before = await t.eventCount();
-      const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => redeem({ attestationId, accountId: null })));
+      const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => redeem({ attestationId, accountId: mine })));
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
       for (const o of outcomes) if (o.status === 'rejected') expect((o.reason as AppError).code).toBe('ATTESTATION_NOT_FOUND');
       expect(await t.eventCount()).toBe(before + 1);
@@ -180,11 +184,12 @@ for (const target of databaseTargets) {
       const nonce = await challenge(a.token);
       const jws = await sign(device, payloadFor(nonce));
       const before = await t.eventCount();
-      for (const token of [b.token, undefined]) {
-        const res = await call('POST', '/capture/attestation', { token, json: { attestation: jws } });
-        expect(res.status).toBe(400);
-        expect(res.body.detail.error_code).toBe('INVALID_ATTESTATION');
-      }
+      const foreign = await call('POST', '/capture/attestation', { token: b.token, json: { attestation: jws } });
+      expect(foreign.status).toBe(400);
+      expect(foreign.body.detail.error_code).toBe('INVALID_ATTESTATION');
+      const keyless = await call('POST', '/capture/attestation', { json: { attestation: jws } });
+      expect(keyless.status).toBe(401);
+      expect(keyless.body.detail.error_code).toBe('AUTHENTICATION_REQUIRED');
       expect(await t.eventCount()).toBe(before);
       const res = await call('POST', '/capture/attestation', { token: a.token, json: { attestation: jws } });
       expect(res.status).toBe(201);
@@ -196,23 +201,20 @@ for (const target of databaseTargets) {
       await expectRejected(redeem({ attestationId, accountId: null }), 'ATTESTATION_NOT_FOUND');
       expect(await t.eventCount()).toBe(afterAttest);
       await redeem({ attestationId, accountId: a.account.id });
-      // Anonymous attestations are not redeemable by an account either.
-      const anonymous = await attest(device);
-      await expectRejected(redeem({ attestationId: anonymous.attestation_id, accountId: a.account.id }), 'ATTESTATION_NOT_FOUND');
     });
 
     it('refuses unknown and malformed attestation ids', async () => {
       const before = await t.eventCount();
-      const unknown = await expectRejected(redeem({ attestationId: crypto.randomUUID(), accountId: null }), 'ATTESTATION_NOT_FOUND');
+      const unknown = await expectRejected(redeem({ attestationId: crypto.randomUUID(), accountId: mine }), 'ATTESTATION_NOT_FOUND');
       expect(errorCatalogue[unknown.code]).toBe(400);
       for (const garbage of ['', 'garbage', "1' or '1'='1", `${crypto.randomUUID()}x`]) {
-        const error = await expectRejected(redeem({ attestationId: garbage, accountId: null }), 'INVALID_ATTESTATION');
+        const error = await expectRejected(redeem({ attestationId: garbage, accountId: mine }), 'INVALID_ATTESTATION');
         expect(errorCatalogue[error.code]).toBe(400);
       }
       // A challenge that was never attested is not an attestation.
-      await call('POST', '/capture/challenge');
+      await call('POST', '/capture/challenge', { token: me.token });
       const row = await t.service.deps.knex('capture_challenges').whereNull('attested_at').first();
-      await expectRejected(redeem({ attestationId: row.capture_id, accountId: null }), 'ATTESTATION_NOT_FOUND');
+      await expectRejected(redeem({ attestationId: row.capture_id, accountId: mine }), 'ATTESTATION_NOT_FOUND');
       expect(await t.eventCount()).toBe(before + 1);
     });
 
@@ -222,7 +224,7 @@ for (const target of databaseTargets) {
       t.service.deps.now = () => new Date(Date.now() + 25 * 3_600_000);
       try {
         const before = await t.eventCount();
-        const error = await expectRejected(redeem({ attestationId, accountId: null }), 'ATTESTATION_NOT_FOUND');
+        const error = await expectRejected(redeem({ attestationId, accountId: mine }), 'ATTESTATION_NOT_FOUND');
         expect(error.message).toContain('expired');
         expect(await t.eventCount()).toBe(before);
       } finally {
@@ -233,7 +235,7 @@ for (const target of databaseTargets) {
     describe('bad attestations leave no trace', () => {
       const rejects = async (body: unknown, status: number, code: string | null, message?: RegExp) => {
         const before = await t.eventCount();
-        const res = await call('POST', '/capture/attestation', { json: body });
+        const res = await call('POST', '/capture/attestation', { token: me.token, json: body });
         expect(res.status, JSON.stringify(res.body)).toBe(status);
         if (code) {
           expect(res.body.detail.error_code).toBe(code);
@@ -314,7 +316,7 @@ for (const target of databaseTargets) {
 
       it('reused nonce, even signed by another device', async () => {
         const nonce = await challenge();
-        const first = await call('POST', '/capture/attestation', { json: { attestation: await sign(await newDevice(), payloadFor(nonce)) } });
+        const first = await call('POST', '/capture/attestation', { token: me.token, json: { attestation: await sign(await newDevice(), payloadFor(nonce)) } });
         expect(first.status).toBe(201);
         await rejects({ attestation: await sign(await newDevice(), payloadFor(nonce)) }, 400, 'INVALID_ATTESTATION', /already been used/);
       });
@@ -328,29 +330,18 @@ for (const target of databaseTargets) {
         expect(missing.body.detail).toContainEqual(expect.objectContaining({ loc: ['body', 'attestation'], type: 'missing' }));
         await rejects({ attestation: 42 }, 422, null);
         await rejects({ attestation: 'x'.repeat(20_000) }, 422, null);
-        const none = await call('POST', '/capture/attestation');
+        const none = await call('POST', '/capture/attestation', { token: me.token });
         expect(none.status).toBe(422);
       });
     });
 
-    it('rate-limits keyless callers only', async () => {
-      const realLimiter = t.service.deps.captureLimiter;
-      t.service.deps.captureLimiter = new RateLimiter(t.service.deps.knex, 'capture-test', 2, 60_000);
-      try {
-        const { token } = await registerAccount(call);
-        expect((await call('POST', '/capture/challenge')).status).toBe(201);
-        expect((await call('POST', '/capture/challenge')).status).toBe(201);
-        const before = await t.eventCount();
-        const limited = await call('POST', '/capture/challenge');
-        expect(limited.status).toBe(429);
-        expect(limited.body.detail.error_code).toBe('RATE_LIMIT_EXCEEDED');
-        expect(limited.headers.get('retry-after')).toBeTruthy();
-        expect((await call('POST', '/capture/attestation', { json: { attestation: 'garbage' } })).status).toBe(429);
-        expect(await t.eventCount()).toBe(before);
-        for (let i = 0; i < 3; i++) expect((await call('POST', '/capture/challenge', { token })).status).toBe(201);
-      } finally {
-        t.service.deps.captureLimiter = realLimiter;
+    it('requires credentials on both routes (REST has no keyless use; spec 5.1)', async () => {
+      const before = await t.eventCount();
+      for (const [route, json] of [['/capture/challenge', undefined], ['/capture/attestation', { attestation: 'garbage' }]] as const) {
+        const res = await call('POST', route, { json });
+        expect([route, res.status, res.body.detail.error_code]).toEqual([route, 401, 'AUTHENTICATION_REQUIRED']);
       }
+      expect(await t.eventCount()).toBe(before);
     });
 
     it('documents both routes in /openapi.json', async () => {
@@ -361,16 +352,17 @@ for (const target of databaseTargets) {
     it('works with the example client script (device key saved and reused)', async () => {
       const dir = fs.mkdtempSync(path.join(t.dataDir, 'client-'));
       const keyFile = path.join(dir, 'device.jwk');
+      const apiKey = (await call('POST', '/v1/apikeys/', { token: me.token, json: { account_id: mine } })).body.raw_key as string;
       const run = () =>
-        promisify(execFile)(path.resolve('node_modules/.bin/tsx'), ['scripts/capture-client.ts', '--url', t.url, '--image', FIXTURE_IMAGE, '--key', keyFile, '--sequence', '7', '--gps', '48.85,2.35'], {
+        promisify(execFile)(path.resolve('node_modules/.bin/tsx'), ['scripts/capture-client.ts', '--url', t.url, '--image', FIXTURE_IMAGE, '--api-key', apiKey, '--key', keyFile, '--sequence', '7', '--gps', '48.85,2.35'], {
           cwd: path.resolve(import.meta.dirname, '../..'),
         });
       const first = (await run()).stdout.trim();
       expect(first).toMatch(/^[0-9a-f-]{36}$/);
       expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
       const second = (await run()).stdout.trim();
-      const facts = await redeem({ attestationId: second, accountId: null, imageSha256: sha256(fs.readFileSync(FIXTURE_IMAGE)), rawSha256: null });
-      const firstFacts = await validateAttestationForUpload(t.service.deps, { attestationId: first, accountId: null, imageSha256: sha256(fs.readFileSync(FIXTURE_IMAGE)), rawSha256: null });
+      const facts = await redeem({ attestationId: second, accountId: mine, imageSha256: sha256(fs.readFileSync(FIXTURE_IMAGE)), rawSha256: null });
+      const firstFacts = await validateAttestationForUpload(t.service.deps, { attestationId: first, accountId: mine, imageSha256: sha256(fs.readFileSync(FIXTURE_IMAGE)), rawSha256: null });
       expect(facts.device_fingerprint_id).toBe(firstFacts.device_fingerprint_id);
       expect(facts).toMatchObject({ sequence_number: 7, capture_gps_latitude: 48.85, capture_gps_longitude: 2.35, security_score: 0.56, integrity_score: 0.8 });
       expect(facts.camera_fingerprint_id).toMatch(/^[0-9a-f]{32}$/);

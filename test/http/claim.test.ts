@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
+import { callTool, connectMcp, keylessVerify } from '../support/mcp.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
@@ -9,12 +10,20 @@ const webp = fs.readFileSync(path.join(fixtures, 'images/rs_sample1.webp'));
 const raw = fs.readFileSync(path.join(fixtures, 'pairs/canon_eos_6d_dng/canon_eos_6d.dng'));
 const jpeg = fs.readFileSync(path.join(fixtures, 'pairs/canon_eos_6d_dng/canon_eos_6d.preview.jpg'));
 
+/** Keyless verification is an MCP thing (REST requires credentials): the free tier's verify tools. */
 async function keylessUpload(url: string, anonymousUserId?: string, pair = false) {
-  const form = new FormData();
-  form.append('image', new Blob([new Uint8Array(pair ? jpeg : webp)]), pair ? 'a.jpg' : 'a.webp');
-  if (pair) form.append('raw', new Blob([new Uint8Array(raw)]), 'a.dng');
-  const res = await fetch(`${url}/v1/verifications/`, { method: 'POST', body: form, headers: anonymousUserId ? { 'x-anonymous-user-id': anonymousUserId } : {} });
-  return { status: res.status, body: await res.json(), headers: res.headers };
+  const outcome = await keylessVerify(url, pair ? { image: jpeg, raw } : { image: webp }, anonymousUserId);
+  return { ok: !outcome.result.isError, body: { id: outcome.output?.verification_id, anonymous_user_id: outcome.output?.anonymous_user_id }, error: outcome.error };
+}
+
+/** A keyless agent reading with its anonymous_user_id. */
+async function keylessRead(url: string, tool: string, args: Record<string, unknown>) {
+  const agent = await connectMcp(url);
+  try {
+    return await callTool(agent, tool, args);
+  } finally {
+    await agent.close();
+  }
 }
 
 for (const target of databaseTargets) {
@@ -32,24 +41,25 @@ for (const target of databaseTargets) {
 
     it('lets a keyless caller verify and read its own records with its anonymous_user_id', async () => {
       const first = await keylessUpload(t.url);
-      expect(first.status).toBe(201);
+      expect(first.ok).toBe(true);
       anonymousUserId = first.body.anonymous_user_id;
       expect(anonymousUserId).toMatch(/^anon_[A-Za-z0-9_-]{43}$/);
       const second = await keylessUpload(t.url, anonymousUserId, true);
-      expect(second.status).toBe(201);
+      expect(second.ok).toBe(true);
       expect(second.body.anonymous_user_id).toBe(anonymousUserId);
       ids = [first.body.id, second.body.id];
       await t.settled();
 
-      const own = await call('GET', `/v1/verifications/${ids[0]}`, { headers: { 'x-anonymous-user-id': anonymousUserId } });
-      expect(own.status).toBe(200);
-      expect(own.body.status).toBe('completed');
-      const listed = await call('GET', '/v1/verifications/', { headers: { 'x-anonymous-user-id': anonymousUserId } });
-      expect(listed.body.total).toBe(2);
+      const own = await keylessRead(t.url, 'get_verification', { verification_id: ids[0], anonymous_user_id: anonymousUserId });
+      expect(own.output.verification.status).toBe('completed');
+      const listed = await keylessRead(t.url, 'list_verifications', { anonymous_user_id: anonymousUserId });
+      expect(listed.output.total).toBe(2);
+      // REST has no keyless access at all.
       expect((await call('GET', `/v1/verifications/${ids[0]}`)).status).toBe(401);
-      const stranger = await call('GET', `/v1/verifications/${ids[0]}`, { headers: { 'x-anonymous-user-id': `anon_${'A'.repeat(43)}` } });
-      expect(stranger.status).toBe(404);
-      expect((await call('GET', `/v1/verifications/${ids[0]}`, { headers: { 'x-anonymous-user-id': 'guess' } })).status).toBe(401);
+      expect((await call('GET', `/v1/verifications/${ids[0]}`, { headers: { 'x-anonymous-user-id': anonymousUserId } })).status).toBe(401);
+      const stranger = await keylessRead(t.url, 'get_verification', { verification_id: ids[0], anonymous_user_id: `anon_${'A'.repeat(43)}` });
+      expect(stranger.error?.error_code).toBe('VERIFICATION_NOT_FOUND');
+      expect((await keylessRead(t.url, 'get_verification', { verification_id: ids[0], anonymous_user_id: 'guess' })).error?.error_code).toBe('INVALID_CREDENTIALS');
       // The secret itself is stored nowhere.
       const log = await t.service.deps.knex('events').whereRaw('data::text like ? or metadata::text like ?', [`%${anonymousUserId}%`, `%${anonymousUserId}%`]);
       expect(log).toHaveLength(0);
@@ -67,7 +77,8 @@ for (const target of databaseTargets) {
       const mine = await call('GET', `/v1/verifications/${ids[1]}`, { token: a.token });
       expect(mine.status).toBe(200);
       expect(mine.body.account_id).toBe(a.account.id);
-      expect((await call('GET', `/v1/verifications/${ids[1]}`, { headers: { 'x-anonymous-user-id': anonymousUserId } })).status).toBe(404);
+      const gone = await keylessRead(t.url, 'get_verification', { verification_id: ids[1], anonymous_user_id: anonymousUserId });
+      expect(gone.error?.error_code).toBe('VERIFICATION_NOT_FOUND');
       const history = await call('GET', `/v1/audit/streams/verification-${ids[1]}`, { token: a.token });
       expect(history.body.events.at(-1)).toMatchObject({ type: 'VerificationClaimed', data: { new_owner_account_id: a.account.id } });
       const usage = await call('GET', `/v1/accounts/${a.account.id}/usage`, { token: a.token });
@@ -113,13 +124,13 @@ for (const target of databaseTargets) {
     });
 
     it('rate-limits keyless uploads per address', async () => {
-      const statuses: number[] = [];
-      for (let i = 0; i < 4; i++) statuses.push((await keylessUpload(t.url)).status);
+      const outcomes: boolean[] = [];
+      for (let i = 0; i < 4; i++) outcomes.push((await keylessUpload(t.url)).ok);
       // Three keyless uploads came earlier in this suite; the limit is five an hour.
-      expect(statuses).toEqual([201, 201, 429, 429]);
+      expect(outcomes).toEqual([true, true, false, false]);
       const limited = await keylessUpload(t.url);
-      expect(limited.status).toBe(429);
-      expect(limited.body.detail.error_code).toBe('RATE_LIMIT_EXCEEDED');
+      expect(limited.ok).toBe(false);
+      expect(limited.error?.error_code).toBe('RATE_LIMIT_EXCEEDED');
     });
   });
 }

@@ -12,6 +12,7 @@ import { findInvite } from '../../src/features/sharing/queries.js';
 import { linkKey, linkToken } from '../../src/features/sharing/tokens.js';
 import { openSharedFile, openSharedReport, type SharedReportRequest } from '../../src/features/sharing/use-cases.js';
 import { databaseTargets } from '../support/databases.js';
+import { callTool, connectMcp, keylessVerify } from '../support/mcp.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
@@ -87,7 +88,8 @@ for (const target of databaseTargets) {
       inviteePrincipal = await principalFromJwt(t.service.deps, invitee.token);
       id = (await upload(t.url, { authorization: `Bearer ${owner.token}` })).id;
       second = (await upload(t.url, { authorization: `Bearer ${owner.token}` })).id;
-      anonymous = await upload(t.url, {});
+      const keyless = await keylessVerify(t.url, { image: webp });
+      anonymous = { id: keyless.output.verification_id, anonymous_user_id: keyless.output.anonymous_user_id };
       await t.settled();
     });
     afterAll(async () => t?.stop());
@@ -133,7 +135,7 @@ for (const target of databaseTargets) {
       expect(await t.service.deps.knex('events').where('stream', 'like', 'share%')).toHaveLength(0);
     });
 
-    it('hides another account’s verification (404) and refuses anonymous ones (403), on every endpoint', async () => {
+    it('hides another account’s verification (404) and anonymous ones (keyless use is MCP only), on every endpoint', async () => {
       const before = await t.eventCount();
       const endpoints: [string, string, unknown?][] = [
         ['GET', share(id)],
@@ -150,11 +152,21 @@ for (const target of databaseTargets) {
         expect([method, route, missing.status, missing.body.detail.error_code]).toEqual([method, route, 404, 'VERIFICATION_NOT_FOUND']);
         const anonymousRoute = route.replace(id, anonymous.id);
         const own = await call(method, anonymousRoute, { headers: { 'x-anonymous-user-id': anonymous.anonymous_user_id! }, json });
-        expect([method, anonymousRoute, own.status, own.body.detail.error_code]).toEqual([method, anonymousRoute, 403, 'ACCESS_DENIED']);
-        const stranger = await call(method, anonymousRoute, { headers: { 'x-anonymous-user-id': `anon_${'B'.repeat(43)}` }, json });
-        expect(stranger.status).toBe(404);
+        expect([method, anonymousRoute, own.status, own.body.detail.error_code]).toEqual([method, anonymousRoute, 401, 'AUTHENTICATION_REQUIRED']);
         // An account cannot reach an anonymous verification either: it is not theirs.
         expect((await call(method, anonymousRoute, { token: owner.token, json })).status).toBe(404);
+      }
+      // Its keyless owner, over MCP, is refused: anonymous verifications cannot be shared (403).
+      const agent = await connectMcp(t.url);
+      try {
+        for (const [tool, extra] of [['get_share', {}], ['share_verification', { access_type: 'anyone_with_link' }], ['unshare_verification', {}]] as const) {
+          const own = await callTool(agent, tool, { verification_id: anonymous.id, anonymous_user_id: anonymous.anonymous_user_id, ...extra });
+          expect([tool, own.error?.error_code]).toEqual([tool, 'ACCESS_DENIED']);
+          const stranger = await callTool(agent, tool, { verification_id: anonymous.id, anonymous_user_id: `anon_${'B'.repeat(43)}`, ...extra });
+          expect([tool, stranger.error?.error_code]).toEqual([tool, 'VERIFICATION_NOT_FOUND']);
+        }
+      } finally {
+        await agent.close();
       }
       expect(await t.eventCount()).toBe(before);
     });

@@ -7,6 +7,7 @@ import { allProjectors } from '../../src/modules.js';
 import { ProjectionGapError, ProjectionRunner } from '../../src/adapters/db/projection-runner.js';
 import { openSharedReport } from '../../src/features/sharing/use-cases.js';
 import { databaseTargets } from '../support/databases.js';
+import { keylessVerify } from '../support/mcp.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 
 /** Every read-model row, once the projectors have reached the head of the log. */
@@ -64,7 +65,8 @@ for (const target of databaseTargets) {
           return body;
         };
         const created = await fetch(`${t.url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form(i !== 2) }).then((r) => r.json());
-        const anonymous = await fetch(`${t.url}/v1/verifications/`, { method: 'POST', body: form(false) }).then((r) => r.json());
+        // Keyless verification is the MCP free tier.
+        const anonymous = (await keylessVerify(t.url, { image: fs.readFileSync(path.join(pairs, '../../images/rs_sample1.webp')) })).output;
         await t.settled();
         // Comments: added and edited, one deleted (i = 1); those of the deleted verification (i = 0) go with it.
         const comments = `/v1/verifications/${created.id}/comments`;

@@ -7,6 +7,7 @@ import type { ErrorStatuses } from '../../core/errors.js';
 import { bindRoute, documentRoute } from './route.js';
 import { errorMiddleware, notFoundHandler } from './error-middleware.js';
 import { buildDocument, createRegistry } from './openapi.js';
+import { documentMcp, mountMcp } from './mcp-endpoint.js';
 import { withoutLinkTokensInRequest } from '../../features/sharing/tokens.js';
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
 
@@ -37,9 +38,12 @@ export function createApp(
       customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     }),
   );
+  // Before the REST JSON parser: MCP bodies may carry inline files (their own, larger limit).
+  mountMcp(app, deps, modules.flatMap((m) => m.tools?.(deps) ?? []));
   app.use(express.json({ limit: deps.config.JSON_BODY_LIMIT_BYTES, strict: true, type: ['application/json', 'application/*+json'] }));
 
   const registry = createRegistry();
+  documentMcp(registry);
   const router = express.Router();
   for (const module of modules) {
     for (const spec of module.routes?.(deps) ?? []) {

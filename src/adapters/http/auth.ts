@@ -5,12 +5,14 @@ import type { Principal } from '../../core/principal.js';
 import { principalFromJwt } from '../../features/accounts/sessions.js';
 import { principalFromApiKey } from '../../features/apikeys/authenticate.js';
 import { looksLikeApiKey } from '../../features/apikeys/key-material.js';
-import { anonymousPrincipal } from '../../features/verifications/anonymous.js';
 import type { AuthRequirement } from '../../core/route-spec.js';
 
-/** Reads the credentials of a request (headers only) and resolves them through the features that issue them. */
-/** Resolves the caller, or throws 401/403. Public routes get the caller when credentials are sent. */
-export async function authenticate(deps: AppDeps, req: Request, requirement: AuthRequirement): Promise<Principal | null> {
+/**
+ * The caller the request's credentials (headers only) name, resolved through the features that
+ * issue them; null when none are sent. Credentials that are sent but invalid are a 401 wherever
+ * they arrive (REST and MCP alike).
+ */
+export async function credentialsOf(deps: AppDeps, req: Request): Promise<Principal | null> {
   const apiKeyHeader = req.get('x-api-key')?.trim();
   const authorization = req.get('authorization')?.trim();
   const bearer = authorization?.match(/^Bearer\s+(\S+)$/i)?.[1];
@@ -19,20 +21,20 @@ export async function authenticate(deps: AppDeps, req: Request, requirement: Aut
       suggestion: 'Send "Authorization: Bearer <JWT or API key>" or "X-API-Key: <API key>".',
     });
   }
-  if (!apiKeyHeader && !bearer) {
+  if (apiKeyHeader) return principalFromApiKey(deps, apiKeyHeader);
+  if (!bearer) return null;
+  return looksLikeApiKey(bearer) ? principalFromApiKey(deps, bearer) : principalFromJwt(deps, bearer);
+}
+
+/** Resolves a REST caller, or throws 401/403. Public routes get the caller when credentials are sent. */
+export async function authenticate(deps: AppDeps, req: Request, requirement: AuthRequirement): Promise<Principal | null> {
+  const principal = await credentialsOf(deps, req);
+  if (!principal) {
     if (requirement === 'none') return null;
-    const anonymous = req.get('x-anonymous-user-id')?.trim();
-    if (requirement === 'any_or_anonymous' && anonymous) return anonymousPrincipal(anonymous);
     throw new AuthenticationError('AUTHENTICATION_REQUIRED', 'This endpoint requires authentication.', {
-      suggestion: 'Send "Authorization: Bearer <token>" from POST /v1/accounts/login, or an API key in "X-API-Key".',
+      suggestion: 'Send "Authorization: Bearer <token>" from POST /v1/accounts/login, or an API key in "X-API-Key". Keyless verification is offered to agents over MCP at /mcp.',
     });
   }
-  const principal = apiKeyHeader
-    ? await principalFromApiKey(deps, apiKeyHeader)
-    : looksLikeApiKey(bearer!)
-      ? await principalFromApiKey(deps, bearer!)
-      : await principalFromJwt(deps, bearer!);
-
   if (requirement === 'jwt' && principal.via !== 'jwt') {
     throw new AccessDeniedError('This endpoint requires a user session token, not an API key.', {
       suggestion: 'Log in with POST /v1/accounts/login and send the access_token as a bearer token.',

@@ -27,12 +27,6 @@ export function createRegistry(): OpenAPIRegistry {
     description: 'A JWT from POST /v1/accounts/login, or an API key (pv_...) sent as a bearer token.',
   });
   registry.registerComponent('securitySchemes', 'apiKeyHeader', { type: 'apiKey', in: 'header', name: 'X-API-Key' });
-  registry.registerComponent('securitySchemes', 'anonymousUser', {
-    type: 'apiKey',
-    in: 'header',
-    name: 'X-Anonymous-User-Id',
-    description: 'The anonymous_user_id from a keyless upload: reads that caller\'s own unclaimed verifications.',
-  });
   return registry;
 }
 

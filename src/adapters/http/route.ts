@@ -7,7 +7,7 @@ import { authenticate } from './auth.js';
 import { errorEnvelopeSchema, validationErrorSchema } from './openapi.js';
 import type { Reply, RouteSpec } from '../../core/route-spec.js';
 import { receiveUpload } from './uploads.js';
-import { parsePart } from '../../core/validation.js';
+import { parsePart, RequestValidationError } from '../../core/validation.js';
 
 const documentedErrors: Record<number, string> = {
   400: 'Bad request',
@@ -48,12 +48,7 @@ export function documentRoute(registry: OpenAPIRegistry, spec: RouteSpec): void 
     summary: spec.summary,
     description: spec.description,
     tags: [spec.tag],
-    security:
-      spec.auth === 'none'
-        ? []
-        : spec.auth === 'any_or_anonymous'
-          ? [{ bearerAuth: [] }, { apiKeyHeader: [] }, { anonymousUser: [] }]
-          : [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+    security: spec.auth === 'none' ? [] : [{ bearerAuth: [] }, { apiKeyHeader: [] }],
     request: {
       ...(spec.params ? { params: spec.params as z.ZodObject } : {}),
       ...(spec.query ? { query: spec.query as z.ZodObject } : {}),
@@ -86,6 +81,13 @@ export function bindRoute(router: Router, deps: AppDeps, spec: RouteSpec): void 
       call,
       header: (name) => req.get(name),
       upload: (options) => receiveUpload(req, res, deps.blobs, options),
+      rawBody: () => {
+        // The JSON parser has already read a JSON body: the bytes are gone.
+        if (req.readableEnded || (req as { _body?: boolean })._body) {
+          throw new RequestValidationError([{ loc: ['body'], msg: 'Send the file itself as the body, with Content-Type: application/octet-stream (or the file\'s type), not JSON.', type: 'body_type' }]);
+        }
+        return req;
+      },
     });
     if (call.stale) res.setHeader('X-Read-Model-Stale', 'true');
     await send(res, reply);

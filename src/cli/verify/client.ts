@@ -152,7 +152,7 @@ function httpError(method: string, url: string, response: Response, body: unknow
     lines.push(`  ${body.trim().slice(0, 300)}`);
   }
   // Context the envelope may not give: what to do about the common cases.
-  if (status === 401) lines.push('  hint: check --key / PHOTOVERIFY_API_KEY (an API key from POST /v1/apikeys/, or a login token).');
+  if (status === 401) lines.push('  hint: check --key / PHOTOVERIFY_API_KEY (an API key from POST /v1/apikeys/, or a login token); the REST API has no keyless use (agents get a keyless tier over MCP at /mcp).');
   if (status === 404 && !code) lines.push('  hint: check --url / PHOTOVERIFY_URL: it should be the service root, e.g. https://host:8080');
   if (status === 413 && !detail) lines.push('  hint: the file exceeds the server\'s upload size limit.');
   const retryable = status >= 500 || status === 429;

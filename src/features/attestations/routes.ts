@@ -23,7 +23,7 @@ const attestationBody = z
 
 const attestationResponse = z
   .object({
-    attestation_id: z.uuid().describe('Pass as attestation_id to POST /v1/verifications/ with the same credentials (or none); single use.'),
+    attestation_id: z.uuid().describe('Pass as attestation_id to POST /v1/verifications/ (or to the MCP tool verify_pair) with the same credentials; single use.'),
     security_score: z.number(),
     integrity_score: z.number(),
     device_fingerprint_id: z.string().describe('RFC 7638 SHA-256 thumbprint (base64url) of the device public key.'),
@@ -39,9 +39,9 @@ export function captureRoutes(deps: AppDeps): RouteSpec[] {
       method: 'post',
       path: '/capture/challenge',
       tag: 'capture',
-      summary: 'Get a single-use challenge nonce to sign in a capture attestation (keyless callers are rate-limited)',
-      auth: 'none',
-      responses: { 201: { description: 'Challenge issued', schema: challengeResponse }, 429: { description: 'Too many keyless requests' } },
+      summary: 'Get a single-use challenge nonce to sign in a capture attestation',
+      auth: 'any',
+      responses: { 201: { description: 'Challenge issued', schema: challengeResponse } },
       handler: async ({ call }) => ({ status: 201, headers: { 'Cache-Control': 'no-store' }, body: await issueChallenge(deps, call) }),
     }),
     route({
@@ -49,13 +49,12 @@ export function captureRoutes(deps: AppDeps): RouteSpec[] {
       path: '/capture/attestation',
       tag: 'capture',
       summary: 'Validate a signed capture attestation; yields the attestation_id for POST /v1/verifications/',
-      description: 'Use the same credentials (or none) as for the challenge. 400 INVALID_ATTESTATION when the JWS is malformed, not ES256, signed by another key than the embedded one, its payload invalid, or its nonce unknown, expired or already used.',
-      auth: 'none',
+      description: 'Use the same credentials as for the challenge. 400 INVALID_ATTESTATION when the JWS is malformed, not ES256, signed by another key than the embedded one, its payload invalid, or its nonce unknown, expired or already used.',
+      auth: 'any',
       body: attestationBody,
       responses: {
         201: { description: 'Attestation accepted', schema: attestationResponse },
         400: { description: 'INVALID_ATTESTATION' },
-        429: { description: 'Too many keyless requests' },
       },
       handler: async ({ body, call }) => ({ status: 201, body: await attestCapture(deps, call, body.attestation) }),
     }),

@@ -2,22 +2,15 @@ import crypto from 'node:crypto';
 import { commandContext, execute } from '../../core/commands.js';
 import type { AppDeps } from '../../core/deps.js';
 import { AppError } from '../../core/errors.js';
-import type { Call } from '../../core/principal.js';
+import { callerOf, type Call } from '../../core/principal.js';
 import { attestationDecider, captureStream } from './decider.js';
 import { verifyCaptureJws } from './format.js';
 import { findChallengeByNonceHash } from './queries.js';
 
 const nonceHash = (nonce: string) => crypto.createHash('sha256').update(nonce).digest('hex');
 
-/** Keyless callers share one budget per client address; callers with credentials are accountable already. */
-async function limitKeyless(deps: AppDeps, call: Call): Promise<void> {
-  if (call.principal) return;
-  await deps.captureLimiter.take(`capture|${call.clientAddress}`, 'keyless capture requests');
-}
-
 /** Issues a single-use nonce for a device to sign; only its hash is kept. */
 export async function issueChallenge(deps: AppDeps, call: Call): Promise<{ nonce: string; expires_at: string }> {
-  await limitKeyless(deps, call);
   const captureId = crypto.randomUUID();
   const nonce = crypto.randomBytes(32).toString('base64url');
   const context = commandContext(deps, call);
@@ -25,7 +18,7 @@ export async function issueChallenge(deps: AppDeps, call: Call): Promise<{ nonce
     type: 'IssueChallenge',
     capture_id: captureId,
     nonce_sha256: nonceHash(nonce),
-    account_id: call.principal?.accountId ?? null,
+    account_id: callerOf(call).accountId,
     now: context.now,
   }, context);
   const issued = events[0]!;
@@ -35,7 +28,6 @@ export async function issueChallenge(deps: AppDeps, call: Call): Promise<{ nonce
 
 /** Verifies a signed capture attestation against its challenge and records the scored facts. */
 export async function attestCapture(deps: AppDeps, call: Call, jws: string) {
-  await limitKeyless(deps, call);
   const { payload, deviceThumbprint } = await verifyCaptureJws(jws);
   const challenge = await findChallengeByNonceHash(deps.knex, nonceHash(payload.nonce));
   if (!challenge) {
@@ -46,7 +38,7 @@ export async function attestCapture(deps: AppDeps, call: Call, jws: string) {
   const context = commandContext(deps, call);
   const { events } = await execute(deps, call, captureStream(challenge.capture_id), attestationDecider, {
     type: 'AttestCapture',
-    account_id: call.principal?.accountId ?? null,
+    account_id: callerOf(call).accountId,
     jws,
     payload,
     device_fingerprint_id: deviceThumbprint,

@@ -55,7 +55,7 @@ export function pageHeaders(nonce: string): Record<string, string> {
 // ---------------------------------------------------------------------------------------------
 // Words (docs/verdicts.md, spec 1 and src/analysis/grading.ts)
 
-const levelWords: Record<AssuranceLevel, { label: string; pair: string; imageOnly: string }> = {
+export const levelWords: Record<AssuranceLevel, { label: string; pair: string; imageOnly: string }> = {
   verified: {
     label: 'Verified',
     pair: 'The camera RAW file holds real sensor data and the photo is a faithful rendering of it: the capture is verified.',
@@ -83,7 +83,7 @@ const levelWords: Record<AssuranceLevel, { label: string; pair: string; imageOnl
   },
 };
 
-const verdictWords: Record<Verdict, { label: string; meaning: string }> = {
+export const verdictWords: Record<Verdict, { label: string; meaning: string }> = {
   ai_declared: {
     label: 'AI-generated (declared)',
     meaning: 'Content Credentials from a trusted signer declare that the image was generated or edited with generative AI.',
@@ -107,7 +107,7 @@ const verdictWords: Record<Verdict, { label: string; meaning: string }> = {
   },
 };
 
-const reasonWords: Record<VerdictReason, string> = {
+export const reasonWords: Record<VerdictReason, string> = {
   watermark_detected: 'An invisible AI watermark was detected.',
   c2pa_generative_declared: 'The Content Credentials declare generative AI, and their signer is trusted.',
   tampered: 'The content or the signed manifest changed after signing: a hash no longer matches.',

@@ -7,7 +7,9 @@ import { getShare, inviteToShare, revokeInvite, shareVerification, unshareVerifi
 
 const idParam = z.strictObject({ verification_id: z.uuid() });
 
-const shareSchema = z
+export const shareBody = z.strictObject({ access_type: z.enum(accessTypes) }).openapi('ShareRequest');
+
+export const shareSchema = z
   .object({
     verification_id: z.uuid(),
     access_type: z.enum(accessTypes),
@@ -26,7 +28,7 @@ const analyticsSchema = z
   .openapi('ViewAnalytics');
 
 const ownerErrors = {
-  403: { description: 'ACCESS_DENIED: an anonymous verification cannot be shared (claim it first); or a read-scoped key' },
+  403: { description: 'ACCESS_DENIED: a read-scoped key (anonymous verifications, from the keyless MCP tier, cannot be shared: claim them first)' },
   404: { description: 'VERIFICATION_NOT_FOUND (also when not yours)' },
 };
 
@@ -39,7 +41,7 @@ export function sharingRoutes(deps: AppDeps): RouteSpec[] {
       path: `${path}/share`,
       tag: 'sharing',
       summary: 'Read the share of your verification',
-      auth: 'any_or_anonymous',
+      auth: 'any',
       params: idParam,
       responses: { 200: { description: 'Share', schema: shareSchema }, ...ownerErrors, 404: { description: 'VERIFICATION_NOT_FOUND (also when not yours); NOT_SHARED' } },
       handler: async ({ params, principal }) => ({ status: 200, headers: { 'Cache-Control': 'no-store' }, body: await getShare(deps, principal, params.verification_id) }),
@@ -51,9 +53,9 @@ export function sharingRoutes(deps: AppDeps): RouteSpec[] {
       summary: 'Share your verification, or change the access type of its share (the URL is kept)',
       description:
         '`anyone_with_link`: whoever has the URL opens the report. `restricted`: only invited addresses (POST …/share/invites). Invited addresses are notified by e-mail when the access type changes. Anonymous verifications cannot be shared.',
-      auth: 'any_or_anonymous',
+      auth: 'any',
       params: idParam,
-      body: z.strictObject({ access_type: z.enum(accessTypes) }).openapi('ShareRequest'),
+      body: shareBody,
       responses: { 200: { description: 'Share', schema: shareSchema }, ...ownerErrors },
       handler: async ({ params, body, call }) => ({ status: 200, headers: { 'Cache-Control': 'no-store' }, body: await shareVerification(deps, call, params.verification_id, body.access_type) }),
     }),
@@ -63,7 +65,7 @@ export function sharingRoutes(deps: AppDeps): RouteSpec[] {
       tag: 'sharing',
       summary: 'Stop sharing: the URL stops working and every invitation is removed',
       description: 'Sharing again later gives a new URL.',
-      auth: 'any_or_anonymous',
+      auth: 'any',
       params: idParam,
       responses: { 200: { description: 'Removed', schema: confirmationSchema }, ...ownerErrors, 404: { description: 'VERIFICATION_NOT_FOUND (also when not yours); NOT_SHARED' } },
       handler: async ({ params, call }) => {
@@ -78,7 +80,7 @@ export function sharingRoutes(deps: AppDeps): RouteSpec[] {
       summary: 'Invite an e-mail address to a restricted share',
       description:
         'The address receives an e-mail with its personal link (who shared it, the verification date and basic details). Repeating an invitation changes nothing and sends no second e-mail. `user_exists` says whether the address belongs to a registered user (who can also open the report signed in).',
-      auth: 'any_or_anonymous',
+      auth: 'any',
       params: idParam,
       body: emailBody.openapi('ShareInvite'),
       responses: {
@@ -93,7 +95,7 @@ export function sharingRoutes(deps: AppDeps): RouteSpec[] {
       path: `${path}/share/invites`,
       tag: 'sharing',
       summary: 'Revoke an invited address: its access ends at once',
-      auth: 'any_or_anonymous',
+      auth: 'any',
       params: idParam,
       body: emailBody.openapi('ShareInviteRevoke'),
       responses: { 200: { description: 'Revoked', schema: confirmationSchema }, ...ownerErrors, 404: { description: 'VERIFICATION_NOT_FOUND (also when not yours); INVITE_NOT_FOUND: the address is not invited' } },
@@ -109,7 +111,7 @@ export function sharingRoutes(deps: AppDeps): RouteSpec[] {
       summary: 'Views of the shared report per day',
       description:
         'start_date and end_date: ISO 8601 dates (YYYY-MM-DD, UTC days) or date-times, both inclusive; end_date defaults to today and start_date to 29 days before end_date; at most 366 days. A visitor counts once per day; the owner account’s own views are not counted.',
-      auth: 'any_or_anonymous',
+      auth: 'any',
       params: idParam,
       query: z.strictObject({ start_date: z.string().max(64).optional(), end_date: z.string().max(64).optional() }),
       responses: {

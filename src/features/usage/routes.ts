@@ -4,7 +4,7 @@ import type { AppDeps } from '../../core/deps.js';
 import { plans } from '../accounts/events.js';
 import { getMonthlyUsage } from './use-cases.js';
 
-const usageSchema = z
+export const usageSchema = z
   .object({
     account_id: z.uuid(),
     month: z.string(),
@@ -20,6 +20,8 @@ const usageSchema = z
   })
   .openapi('Usage');
 
+export const usageQuery = z.strictObject({ month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'A month as YYYY-MM.').optional() });
+
 export function usageRoutes(deps: AppDeps): RouteSpec[] {
   return [
     route({
@@ -29,7 +31,7 @@ export function usageRoutes(deps: AppDeps): RouteSpec[] {
       summary: "The account's metered usage for a calendar month (UTC); image-only and claimed verifications are free",
       auth: 'any',
       params: z.strictObject({ account_id: z.uuid() }),
-      query: z.strictObject({ month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'A month as YYYY-MM.').optional() }),
+      query: usageQuery,
       responses: { 200: { description: 'Usage', schema: usageSchema }, 403: { description: 'Not your account' } },
       handler: async ({ params, query, principal }) => ({ status: 200, body: await getMonthlyUsage(deps, principal, params.account_id, query.month) }),
     }),

@@ -29,8 +29,8 @@ export const CLAIM_WINDOW_MS = 30 * 86_400_000;
 /** The principal of a keyless caller presenting its anonymous_user_id. */
 export function anonymousPrincipal(anonymousUserId: string): Principal {
   if (!isAnonymousUserId(anonymousUserId)) {
-    throw new AuthenticationError('INVALID_CREDENTIALS', 'The X-Anonymous-User-Id is not a valid anonymous_user_id.', {
-      suggestion: 'Send the anonymous_user_id returned by your first keyless upload, unchanged.',
+    throw new AuthenticationError('INVALID_CREDENTIALS', 'This is not a valid anonymous_user_id.', {
+      suggestion: 'Pass the anonymous_user_id returned by your first keyless verification, unchanged.',
     });
   }
   const accountId = anonymousAccountId(anonymousUserId);

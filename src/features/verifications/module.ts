@@ -8,6 +8,7 @@ import { verificationErrors } from './errors.js';
 import { verificationEvents } from './events.js';
 import { verificationsProjector } from './projection.js';
 import { verificationRoutes } from './routes.js';
+import { verificationTools } from './tools.js';
 import { verificationWorkflow } from './workflow.js';
 
 export const verificationsModule: FeatureModule = {
@@ -15,6 +16,7 @@ export const verificationsModule: FeatureModule = {
   events: [verificationEvents],
   projectors: [verificationsProjector],
   routes: verificationRoutes,
+  tools: verificationTools,
   workflows: verificationWorkflows,
   errors: verificationErrors,
 };

@@ -5,9 +5,9 @@ import type { AppDeps } from '../../core/deps.js';
 import { claimVerifications, createVerification, deleteVerification, fileUrl, getVerification, listVerifications, UPLOAD_PARTS, type FileKind } from './use-cases.js';
 import { verificationSchema } from './view.js';
 
-const idParam = z.strictObject({ verification_id: z.uuid() });
+export const idParam = z.strictObject({ verification_id: z.uuid() });
 
-const listQuery = z.strictObject({
+export const listQuery = z.strictObject({
   offset: z.coerce.number().int().min(0).default(0),
   size: z.coerce.number().int().min(1).max(100).default(20),
   sort_by: z.string().default('created_at'),
@@ -20,11 +20,11 @@ const listQuery = z.strictObject({
   request_id: z.uuid().optional(),
 });
 
-const listEnvelope = z
+export const listEnvelope = z
   .object({ items: z.array(verificationSchema), total: z.number().int(), offset: z.number().int(), size: z.number().int(), total_pages: z.number().int() })
   .openapi('VerificationList');
 
-const uploadBody = z
+export const uploadBody = z
   .object({
     image: z.string().openapi({ type: 'string', format: 'binary' }).describe('The image. Pair mode: JPEG or HEIF/HEIC. Image-only: JPEG, PNG, WebP, HEIF/HEIC, AVIF, TIFF or GIF.'),
     raw: z.string().optional().openapi({ type: 'string', format: 'binary' }).describe('The camera RAW (CR2, CR3, ARW, NEF, DNG, RAF, ORF, RW2, PEF, SRW). Omit for image-only.'),
@@ -41,7 +41,7 @@ export function verificationRoutes(deps: AppDeps): RouteSpec[] {
       path,
       tag: 'verifications',
       summary,
-      auth: 'any_or_anonymous',
+      auth: 'any',
       params: idParam,
       responses: { 302: { description: 'Redirect to a pre-signed URL valid for 1 hour' }, 404: { description: 'VERIFICATION_NOT_FOUND' } },
       handler: async ({ params, principal }) => redirect(await fileUrl(deps, principal, params.verification_id, kind)),
@@ -71,7 +71,7 @@ export function verificationRoutes(deps: AppDeps): RouteSpec[] {
       tag: 'verifications',
       summary: 'Create a verification (multipart: image, optional raw, optional attestation_id)',
       description: 'A RAW+image pair (raw_pair) consumes quota; image-only does not. Files are checked by content, hashed (SHA-256, SHA-512) while streaming, and analysed asynchronously: poll GET /v1/verifications/{id}.',
-      auth: 'none',
+      auth: 'any',
       multipart: uploadBody,
       responses: {
         201: {
@@ -80,20 +80,17 @@ export function verificationRoutes(deps: AppDeps): RouteSpec[] {
             .object({
               id: z.uuid(),
               security_score: z.number().optional(),
-              anonymous_user_id: z.string().optional().describe('Keyless uploads only: the bearer secret that reads (X-Anonymous-User-Id) and later claims these verifications. Keep it.'),
             })
             .openapi('VerificationCreated'),
         },
-        429: { description: 'Too many keyless uploads from this address' },
         400: { description: 'File of the wrong format, empty or truncated; invalid attestation format or unknown attestation_id' },
         402: { description: 'QUOTA_EXCEEDED: monthly quota and overage budget used' },
         413: { description: 'File larger than MAX_UPLOAD_BYTES' },
         422: { description: 'HASH_MISMATCH: the files differ from the attestation; or a malformed request' },
       },
-      handler: async ({ call, header, upload }) => ({
+      handler: async ({ call, upload }) => ({
         status: 201,
         body: await createVerification(deps, call, {
-          anonymousUserId: header('x-anonymous-user-id'),
           receive: () => upload({ ...UPLOAD_PARTS, maxBytes: deps.config.MAX_UPLOAD_BYTES }),
         }),
       }),
@@ -103,7 +100,7 @@ export function verificationRoutes(deps: AppDeps): RouteSpec[] {
       path: '/v1/verifications/',
       tag: 'verifications',
       summary: 'List your verifications',
-      auth: 'any_or_anonymous',
+      auth: 'any',
       query: listQuery,
       responses: { 200: { description: 'List envelope', schema: listEnvelope }, 400: { description: 'Invalid status filter or sort parameter (VALIDATION_ERROR)' } },
       handler: async ({ query, principal }) => ({ status: 200, body: await listVerifications(deps, principal, query) }),
@@ -113,7 +110,7 @@ export function verificationRoutes(deps: AppDeps): RouteSpec[] {
       path: '/v1/verifications/{verification_id}',
       tag: 'verifications',
       summary: 'Read a verification',
-      auth: 'any_or_anonymous',
+      auth: 'any',
       params: idParam,
       responses: { 200: { description: 'Verification', schema: verificationSchema }, 404: { description: 'VERIFICATION_NOT_FOUND (also when not yours)' } },
       handler: async ({ params, principal }) => ({ status: 200, body: await getVerification(deps, principal, params.verification_id) }),
