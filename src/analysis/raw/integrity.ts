@@ -33,11 +33,13 @@ export const integrityThresholds = {
   minPhotonTransferR2: 0.8,
   /**
    * The fitted read-noise variance (intercept) may dip below 0 by estimator noise: by up to this
-   * fraction of the darkest band's variance (at least 1 DN^2). Beyond, the line meets zero noise
-   * above the declared black level: the black level or the linearisation is not what the file
-   * says, and the fit is undecided (never a fail: it is an encoding question, not fabrication).
+   * fraction of the darkest band's variance (at least 1 DN^2), or this many standard errors of
+   * the fitted intercept, whichever is larger. Beyond, the line meets zero noise above the
+   * declared black level: the black level or the linearisation is not what the file says, and
+   * the fit is undecided (never a fail: it is an encoding question, not fabrication).
    */
   readVarianceTolerance: 0.5,
+  readVarianceStandardErrors: 2,
   /** Fewest brightness bands for a photon-transfer fit. */
   minBands: 4,
   /**
@@ -154,6 +156,7 @@ function photonTransfer(raw: SensorData, stats: MosaicStats, iso: number | undef
     minR2: t.minPhotonTransferR2,
     minBands: t.minBands,
     readVarianceTolerance: t.readVarianceTolerance,
+    readVarianceStandardErrors: t.readVarianceStandardErrors,
     saturationElectronsAtIso100: t.saturationElectronsAtIso100,
     minShotToReadNoise: t.minShotToReadNoise,
     failShotToReadNoise: t.failShotToReadNoise,
@@ -165,6 +168,7 @@ function photonTransfer(raw: SensorData, stats: MosaicStats, iso: number | undef
       logLogExponent: fit.logLog && round(fit.logLog.slope, 3),
       gainDnPerElectron: round(fit.gain, 5),
       readVariance: round(fit.readVariance, 3),
+      readVarianceError: round(fit.readVarianceError, 3),
       prnu: round(fit.prnu, 8),
       r2: round(fit.r2, 4),
       signalSpan: round(fit.signalSpan, 1),
@@ -191,7 +195,7 @@ function photonTransfer(raw: SensorData, stats: MosaicStats, iso: number | undef
     return undecided(`the variance of the flat areas grows with signal as scene texture does, or as noise does against a wrong black level (power ${slope === undefined ? '-' : round(slope, 2)}; noise: at most ${t.maxNoiseExponent}): shot noise cannot be read`);
   }
   const darkest = Math.max(0, stats.bands[0]!.variance - stats.bands[0]!.quantisation);
-  const tolerance = Math.max(1, t.readVarianceTolerance * darkest);
+  const tolerance = Math.max(1, t.readVarianceTolerance * darkest, t.readVarianceStandardErrors * fit.readVarianceError);
   if (fit.readVariance < -tolerance) {
     const offset = fit.gain > 0 ? -fit.readVariance / fit.gain : undefined;
     if (offset !== undefined) measured.zeroNoiseSignal = round(offset, 1);

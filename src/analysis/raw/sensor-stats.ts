@@ -12,6 +12,8 @@ export type MosaicInput = Pick<DecodedRaw, 'cfa' | 'width' | 'height' | 'blackLe
 /** Side of a patch, in samples of one CFA plane (so 16x16 sensor pixels). */
 const patchSide = 8;
 const brightnessBands = 16;
+/** Octaves below the span the bands cover (12-bit sensors' range); darker patches join the first band. */
+const bandOctaves = 12;
 /** Patches per band below which a band is ignored (too few to pick flat ones from). */
 const minPatchesPerBand = 24;
 /** Fraction of each band kept as "flat": the lowest-variance quarter. */
@@ -53,6 +55,8 @@ export interface PhotonTransferFit {
   model: 'linear' | 'quadratic';
   gain: number;
   readVariance: number;
+  /** Standard error of readVariance (weighted least squares, from the bands' scatter about the fit). */
+  readVarianceError: number;
   prnu: number;
   r2: number;
   signalSpan: number;
@@ -88,7 +92,7 @@ export interface MosaicStats {
   planes: PlaneLevels;
   /** Photon-transfer points: noise variance by signal level, flat patches only. */
   bands: NoiseBand[];
-  /** Least-squares fit of variance against signal through the bands. */
+  /** Weighted least-squares fit of variance against signal through the bands (weightedFit). */
   photonTransfer: PhotonTransferFit | null;
   /**
    * Straight line through log(variance) against log(signal), every band weighted alike: noise
@@ -191,8 +195,10 @@ function selectFlat(patches: Patch[], span: number): { flat: Patch[]; bands: Noi
   const byBand: Patch[][] = Array.from({ length: brightnessBands }, () => []);
   for (const p of patches) {
     if (p.mean <= 0) continue;
-    // Log-spaced bands: photon transfer is read across orders of magnitude of signal.
-    const band = Math.floor((Math.log(p.mean) / Math.log(span)) * brightnessBands);
+    // Log-spaced bands: photon transfer is read across orders of magnitude of signal. They are
+    // fixed fractions of the span (not of the code range), so the same data stored at another
+    // bit depth (x2^k) falls into the same bands and fits the same line.
+    const band = Math.floor(((Math.log2(p.mean / span) + bandOctaves) / bandOctaves) * brightnessBands);
     byBand[Math.min(brightnessBands - 1, Math.max(0, band))]!.push(p);
   }
   const flat: Patch[] = [];
@@ -209,36 +215,85 @@ function selectFlat(patches: Patch[], span: number): { flat: Patch[]; bands: Noi
   return { flat, bands };
 }
 
+interface BandFit {
+  /** [constant, linear, quadratic] (0 for a term left out), in DN^2, DN, 1. */
+  coef: number[];
+  /** Weighted coefficient of determination. */
+  r2: number;
+  /** Standard error of the constant (read variance), from the scatter of the bands about the fit. */
+  constantError: number;
+}
+
 /**
- * Least squares of variance on 1 and the chosen terms of (s, s^2); signals scaled to 0..1 for
- * conditioning. coef is always [constant, linear, quadratic] (0 for a term left out).
+ * Weighted least squares of variance on 1 and the chosen terms of (s, s^2); signals scaled to
+ * 0..1 and weights to a mean of 1 for conditioning (neither changes the solution).
  */
-function leastSquares(bands: NoiseBand[], [linear, quadratic]: [boolean, boolean]): { coef: number[]; r2: number } | null {
+function leastSquares(bands: NoiseBand[], [linear, quadratic]: [boolean, boolean], rawWeights: number[]): BandFit | null {
   const k = 1 + (linear ? 1 : 0) + (quadratic ? 1 : 0);
   if (bands.length < k + 1) return null;
+  const meanWeight = rawWeights.reduce((s, w) => s + w, 0) / rawWeights.length;
+  if (!(meanWeight > 0)) return null;
+  const weights = rawWeights.map((w) => w / meanWeight);
   const scale = Math.max(...bands.map((b) => b.signal)) || 1;
   const features = (x: number): number[] => [1, ...(linear ? [x] : []), ...(quadratic ? [x * x] : [])];
   const ata = Array.from({ length: k }, () => new Array<number>(k).fill(0));
   const atb = new Array<number>(k).fill(0);
-  for (const b of bands) {
+  bands.forEach((b, n) => {
     const row = features(b.signal / scale);
+    const w = weights[n]!;
     for (let i = 0; i < k; i++) {
-      atb[i]! += row[i]! * sensorVariance(b);
-      for (let j = 0; j < k; j++) ata[i]![j]! += row[i]! * row[j]!;
+      atb[i]! += w * row[i]! * sensorVariance(b);
+      for (let j = 0; j < k; j++) ata[i]![j]! += w * row[i]! * row[j]!;
     }
-  }
+  });
   const solved = solve(ata, atb);
-  if (!solved) return null;
+  // (A'WA)^-1 [0][0]: the constant's variance per unit of residual variance.
+  const inverse00 = solve(ata, atb.map((_, i) => (i === 0 ? 1 : 0)))?.[0];
+  if (!solved || inverse00 === undefined) return null;
   const coef = [solved[0]!, linear ? solved[1]! : 0, quadratic ? solved[k - 1]! : 0];
-  const mean = bands.reduce((s, b) => s + sensorVariance(b), 0) / bands.length;
+  const mean = bands.reduce((s, b, n) => s + weights[n]! * sensorVariance(b), 0) / bands.length;
   let ssRes = 0;
   let ssTot = 0;
-  for (const b of bands) {
+  bands.forEach((b, n) => {
     const x = b.signal / scale;
-    ssRes += (sensorVariance(b) - (coef[0]! + coef[1]! * x + coef[2]! * x * x)) ** 2;
-    ssTot += (sensorVariance(b) - mean) ** 2;
+    ssRes += weights[n]! * (sensorVariance(b) - (coef[0]! + coef[1]! * x + coef[2]! * x * x)) ** 2;
+    ssTot += weights[n]! * (sensorVariance(b) - mean) ** 2;
+  });
+  return {
+    coef: [coef[0]!, coef[1]! / scale, coef[2]! / (scale * scale)],
+    r2: ssTot > 0 ? Math.max(0, 1 - ssRes / ssTot) : 0,
+    constantError: Math.sqrt(Math.max(0, (ssRes / (bands.length - k)) * inverse00)),
+  };
+}
+
+/** Reweighting passes: the weights follow the fitted variances (iteratively reweighted least squares). */
+const reweightingPasses = 3;
+
+/**
+ * The photon-transfer fit, each band weighted by the precision of its variance. A band's variance
+ * is a sample variance (a quantile of its n patches'), and a sample variance errs in proportion
+ * to the variance it measures: its own variance is ~ variance^2 / n. So each band is weighted by
+ * n / variance^2. The variance in a weight is the whole variance measured, the encoding's
+ * rounding included (subtracting the rounding's expected share does not remove its scatter: in
+ * coarse companding curves the rounding-dominated bands count for less). Unweighted, the bright
+ * bands (variances hundreds of times larger, and as uncertain in relative terms) decide the line
+ * and the intercept lands wherever their curvature throws it; weighted, the dark bands, which
+ * measure the read noise, set the intercept. The variance in a weight is the model's (iterated
+ * from the observed one), so a band that happens to come out low is not favoured; it never drops
+ * below half the observed one. Scaling all data by a constant scales every weight alike: the fit
+ * is the same at any bit depth.
+ */
+function weightedFit(bands: NoiseBand[], terms: [boolean, boolean]): BandFit | null {
+  const floor = (b: NoiseBand): number => Math.max(0.5 * sensorVariance(b), Number.MIN_VALUE);
+  const weight = (b: NoiseBand, sensor: number): number => b.patches / (Math.max(sensor, floor(b)) + b.quantisation) ** 2;
+  let weights = bands.map((b) => weight(b, sensorVariance(b)));
+  let fit = leastSquares(bands, terms, weights);
+  for (let pass = 0; pass < reweightingPasses && fit; pass++) {
+    const [c0, c1, c2] = fit.coef as [number, number, number];
+    weights = bands.map((b) => weight(b, c0 + c1 * b.signal + c2 * b.signal * b.signal));
+    fit = leastSquares(bands, terms, weights);
   }
-  return { coef: [coef[0]!, coef[1]! / scale, coef[2]! / (scale * scale)], r2: ssTot > 0 ? Math.max(0, 1 - ssRes / ssTot) : 0 };
+  return fit;
 }
 
 /** Gaussian elimination with partial pivoting; null when singular. */
@@ -265,7 +320,7 @@ const minPrefixDecades = 1.2;
 
 /**
  * The photon-transfer fit: variance = read + gain * signal + prnu * signal^2 with gain >= 0 and
- * prnu >= 0 (non-negative least squares over the subsets of terms; the quadratic term only
+ * prnu >= 0 (non-negative weighted least squares over the subsets of terms; the quadratic term only
  * with 5 or more bands). Noise variance of a linear sensor never falls as the signal rises;
  * when the brightest bands do fall (lossy compression quantises their noise away, or they sit
  * in near-clipped highlights) they are left out, provided the rising part alone still spans at
@@ -283,14 +338,14 @@ function fitPhotonTransfer(all: NoiseBand[]): PhotonTransferFit | null {
     bands = all.slice(0, peak + 1);
     excludedAbove = all[peak]!.signal;
   }
-  const candidates: { terms: [boolean, boolean]; fit: { coef: number[]; r2: number } | null }[] = [
-    { terms: [true, true], fit: bands.length >= 5 ? leastSquares(bands, [true, true]) : null },
-    { terms: [true, false], fit: leastSquares(bands, [true, false]) },
-    { terms: [false, true], fit: bands.length >= 5 ? leastSquares(bands, [false, true]) : null },
-    { terms: [false, false], fit: leastSquares(bands, [false, false]) },
+  const candidates: { terms: [boolean, boolean]; fit: BandFit | null }[] = [
+    { terms: [true, true], fit: bands.length >= 5 ? weightedFit(bands, [true, true]) : null },
+    { terms: [true, false], fit: weightedFit(bands, [true, false]) },
+    { terms: [false, true], fit: bands.length >= 5 ? weightedFit(bands, [false, true]) : null },
+    { terms: [false, false], fit: weightedFit(bands, [false, false]) },
   ];
   const feasible = candidates
-    .filter((c): c is { terms: [boolean, boolean]; fit: { coef: number[]; r2: number } } => c.fit !== null && c.fit.coef[1]! >= 0 && c.fit.coef[2]! >= 0)
+    .filter((c): c is { terms: [boolean, boolean]; fit: BandFit } => c.fit !== null && c.fit.coef[1]! >= 0 && c.fit.coef[2]! >= 0)
     .sort((a, b) => b.fit.r2 - a.fit.r2);
   const chosen = feasible[0];
   if (!chosen) return null;
@@ -298,6 +353,7 @@ function fitPhotonTransfer(all: NoiseBand[]): PhotonTransferFit | null {
   return {
     model: chosen.terms[1] ? 'quadratic' : 'linear',
     readVariance: chosen.fit.coef[0]!,
+    readVarianceError: chosen.fit.constantError,
     gain: chosen.fit.coef[1]!,
     prnu: chosen.fit.coef[2]!,
     r2: chosen.fit.r2,

@@ -6,8 +6,9 @@
  * same data must never be taken for sensor data in any of those containers.
  *
  * Sized by work: 1536-px crops (the KDC whole, 768x512), where every statistic still holds
- * (docs/analysis-raw.md, calibration table). No time assertions; generous timeouts for a
- * loaded 2-core machine.
+ * (docs/analysis-raw.md, calibration table), and the whole HERO7 frame for the containers of
+ * issue 10 that only the whole frame decided. No time assertions; generous timeouts for a loaded
+ * 2-core machine.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeRawIntegrity, shutdownRawDecoders } from '../../../src/analysis/raw/index.js';
@@ -39,7 +40,7 @@ for (const file of genuineFiles) {
 
     it(
       kodak
-        ? 'no variant is judged fabricated (its noise is below quantisation: always undecided)'
+        ? 'no variant is judged fabricated (its lossy RADC codec leaves no sensor noise to read: always undecided)'
         : 'no variant is judged fabricated; every variant that declares its encoding is recognised as sensor data',
       async () => {
         for (const variant of containerVariants) {
@@ -97,3 +98,44 @@ for (const file of genuineFiles) {
     );
   });
 }
+
+describe('GoPro HERO7 Black, whole frame: the same data at another bit depth is judged the same (issue 10)', () => {
+  const file = genuineFiles.find((f) => f.name.startsWith('GoPro HERO7'))!;
+  let sensor: SensorData;
+  let src: GenuineSource;
+  beforeAll(async () => {
+    sensor = await decodeFixture(file.file);
+    src = cropSource(sourceOf(file.name, sensor), undefined);
+  }, slow);
+  type Fit = { gainDnPerElectron: number; readVariance: number; readVarianceError: number };
+  const ptcOf = (r: AnalysisResult) => checksOf(r).photon_transfer!;
+  const fitOf = (r: AnalysisResult): Fit => ptcOf(r).measured.fit as Fit;
+  const variant = (prefix: string) => containerVariants.find((v) => v.name.startsWith(prefix))!;
+
+  it('as decoded, scaled to 16 bits and in the CinemaDNG container: recognised, with one photon-transfer line in units of each', async () => {
+    const decoded = assessSensorIntegrity({ ...sensor, ...src.mosaic });
+    expect(decoded.result, String(decoded.details.summary)).toBe(true);
+    const reference = fitOf(decoded);
+    const electrons = ptcOf(decoded).measured.saturationElectronsAtIso100 as number;
+    for (const name of ['scaled to 16 bits', 'CinemaDNG']) {
+      const result = analyzeRawIntegrity(await decodeVariant(variantDng(src, variant(name))));
+      expect(result.result, `${name}: ${String(result.details.summary)}`).toBe(true);
+      // 12-bit codes x4: the gain (DN per electron) scales by 4, variances by 16, electrons not at all.
+      const fit = fitOf(result);
+      expect(fit.gainDnPerElectron / reference.gainDnPerElectron, name).toBeCloseTo(4, 1);
+      expect(fit.readVariance / reference.readVariance, name).toBeCloseTo(16, 0);
+      expect((ptcOf(result).measured.saturationElectronsAtIso100 as number) / electrons, name).toBeCloseTo(1, 2);
+    }
+  }, slow);
+
+  it('containers that misdescribe the data (black offset not declared, companding without its table) stay undecided, with the reason', async () => {
+    const offset = analyzeRawIntegrity(await decodeVariant(variantDng(src, variant('black pedestal +64 not declared'))));
+    expect(offset.result, String(offset.details.summary)).toBeNull();
+    expect(ptcOf(offset).verdict).toBe('undecided');
+    expect(ptcOf(offset).reason).toMatch(/black level/);
+    const companded = analyzeRawIntegrity(await decodeVariant(variantDng(src, variant('square-root companded to 10 bits, no table'))));
+    expect(companded.result, String(companded.details.summary)).toBeNull();
+    expect(ptcOf(companded).verdict).toBe('undecided');
+    expect(failing(companded)).toEqual([]);
+  }, slow);
+});
