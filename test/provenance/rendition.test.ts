@@ -80,6 +80,22 @@ describe('renderBadge', () => {
   });
 });
 
+describe('renderBadge with an EXIF orientation', { timeout: 60_000 }, () => {
+  it('turns the photo upright first, so the strip is at the bottom as the photo is viewed', async () => {
+    // The same pixels stored sideways with orientation 6 (rotate 90° clockwise to view).
+    const sideways = await sharp(original).rotate(-90).withMetadata({ orientation: 6 }).jpeg({ quality: 95 }).toBuffer();
+    const badge = await renderBadge({ jpeg: sideways, ...badgeInput });
+    const meta = await sharp(badge).metadata();
+    const layout = badgeLayout(1728, 1152, badgeInput);
+    expect([meta.width, meta.height, meta.orientation ?? 1]).toEqual([1728, 1152 + layout.stripHeight, 1]);
+    const region = { left: 0, top: 0, width: 1728, height: 500 };
+    const [a, b] = await Promise.all([sharp(original).extract(region).raw().toBuffer(), sharp(badge).extract(region).raw().toBuffer()]);
+    let diff = 0;
+    for (let i = 0; i < a.length; i++) diff += Math.abs(a[i]! - b[i]!);
+    expect(diff / a.length).toBeLessThan(4);
+  });
+});
+
 describe('makeThumbnail', { timeout: 60_000 }, () => {
   it.each(['rs_sample1.webp', 'rs_sample1.gif', 'rs_sample1.avif', 'rs_test.tiff', 'exifr_png_with_exif_and_gps.png', 'exifr_canon-eos1300d.jpg', 'exifr_iphone7.heic'])(
     '%s -> JPEG within 512 px',
