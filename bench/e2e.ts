@@ -1,7 +1,10 @@
 /**
  * End to end through a real service (HTTP on a real socket, in-memory PGlite, in-process
- * workflows), polled every 50 ms so the poll adds at most 50 ms: what a client waits minus its
- * own poll interval.
+ * workflows). The figure is the service's own: from the POST leaving the client to the
+ * verification's `updated_at` once it reads `completed` (the VerificationCompleted event's time,
+ * same machine, same clock), so the poll interval adds nothing. The poll runs every 250 ms: a
+ * 50 ms poll from this same process took CPU from the analysis it was waiting for (clients are
+ * told to poll every 20 s). `observed_median_ms` is what the poll saw, for comparison.
  *
  * - The 30D pair, POST to `completed`, interleaved run by run with the analysis alone
  *   (`analyzePair` in this process on the same bytes), so both see the same load: their ratio
@@ -27,8 +30,8 @@ const pair = {
   raw: path.join(fixtures, 'pairs/canon_eos_30d_cr2/IMG_5952.CR2'),
 };
 const iphoneHeic = path.join(fixtures, 'images/exifr_iphone7.heic');
-const RUNS = 5;
-const POLL_MS = 50;
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const POLL_MS = 250;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 
@@ -47,28 +50,39 @@ async function freshToken(url: string, n: number): Promise<string> {
   return (await post('/v1/accounts/login', { email: admin.email, password: admin.password })).access_token;
 }
 
-async function onePair(url: string, token: string): Promise<{ totalMs: number; uploadMs: number; assurance: string }> {
+async function onePair(url: string, token: string): Promise<Run> {
   const form = new FormData();
   form.append('image', await fs.openAsBlob(pair.image), 'IMG_5952.jpg');
   form.append('raw', await fs.openAsBlob(pair.raw), 'IMG_5952.CR2');
   return postAndWait(url, token, form);
 }
 
-async function oneHeic(url: string, token: string): Promise<{ totalMs: number; uploadMs: number; assurance: string }> {
+async function oneHeic(url: string, token: string): Promise<Run> {
   const form = new FormData();
   form.append('image', await fs.openAsBlob(iphoneHeic), 'IMG_0001.HEIC');
   return postAndWait(url, token, form);
 }
 
-async function postAndWait(url: string, token: string, form: FormData): Promise<{ totalMs: number; uploadMs: number; assurance: string }> {
+interface Run {
+  /** POST start to the completion event's time (server clock = this clock). */
+  totalMs: number;
+  /** POST start to the poll that saw `completed`. */
+  observedMs: number;
+  uploadMs: number;
+  assurance: string;
+}
+
+async function postAndWait(url: string, token: string, form: FormData): Promise<Run> {
   const auth = { authorization: `Bearer ${token}` };
+  const wallStart = Date.now();
   const t0 = performance.now();
   const { id } = await json(await fetch(`${url}/v1/verifications/`, { method: 'POST', headers: auth, body: form }));
   const uploadMs = performance.now() - t0;
   for (;;) {
     const v = await json(await fetch(`${url}/v1/verifications/${id}`, { headers: auth }));
     if (v.status === 'completed' || v.status === 'failed') {
-      return { totalMs: Math.round(performance.now() - t0), uploadMs: Math.round(uploadMs), assurance: `${v.status}/${v.assurance_level}` };
+      const observedMs = Math.round(performance.now() - t0);
+      return { totalMs: Date.parse(v.updated_at) - wallStart, observedMs, uploadMs: Math.round(uploadMs), assurance: `${v.status}/${v.assurance_level}` };
     }
     if (performance.now() - t0 > 120_000) throw new Error(`verification ${id} still ${v.status} after 2 minutes`);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -106,6 +120,7 @@ export async function benchEndToEnd(): Promise<Record<string, unknown>> {
         load_average: pairLoad,
         median_ms: pairMedian,
         all_ms: runs.map((r) => r.totalMs),
+        observed_median_ms: median(runs.map((r) => r.observedMs)),
         upload_median_ms: median(runs.map((r) => r.uploadMs)),
         analysis_alone_median_ms: analysisMedian,
         analysis_alone_all_ms: analysisMs,
@@ -119,6 +134,7 @@ export async function benchEndToEnd(): Promise<Record<string, unknown>> {
         load_average: { before: pairLoad.after, after: loadAverage() },
         median_ms: median(heicRuns.map((r) => r.totalMs)),
         all_ms: heicRuns.map((r) => r.totalMs),
+        observed_median_ms: median(heicRuns.map((r) => r.observedMs)),
         upload_median_ms: median(heicRuns.map((r) => r.uploadMs)),
         target_ms: 1000,
         outcome: [...new Set(heicRuns.map((r) => r.assurance))],
