@@ -29,9 +29,11 @@ const files = {
 } as const;
 const runs = 5;
 const NATIVE = 'postprocessing_benchmark';
-// libraw-wasm keeps settings from one open() to the next: every call states the ones that differ.
-const full = { halfSize: false, userQual: 3 };
-const half = { halfSize: true, userQual: 3 };
+// libraw-wasm keeps settings from one open() to the next: every call states LibRaw's defaults for
+// what decodeRaw's LinearRaw settings change (16-bit linear output), and the size it wants.
+const defaults = { outputBps: 8, gamm: [0.45, 4.5], noAutoBright: false, outputColor: 1, userMul: [0, 0, 0, 0], noAutoScale: false, userFlip: -1, userQual: 3 };
+const full = { ...defaults, halfSize: false };
+const half = { ...defaults, halfSize: true };
 
 /** One wasm job on a warm pool instance; `step` returns what to time inside the job. */
 async function wasmTimed(bytes: Uint8Array, settings: object, step: 'rawImageData' | 'imageData'): Promise<number> {
@@ -88,7 +90,7 @@ async function benchFile(name: keyof typeof files, native: boolean): Promise<Rec
   const nativeHalf: NativeRun[] = [];
   // Interleaved, so both sides see the same load.
   for (let i = 0; i < runs; i++) {
-    wasm.unpack.push(await wasmTimed(bytes, {}, 'rawImageData'));
+    wasm.unpack.push(await wasmTimed(bytes, full, 'rawImageData'));
     wasm.fullAhd.push(await wasmTimed(bytes, full, 'imageData'));
     wasm.halfSize.push(await wasmTimed(bytes, half, 'imageData'));
     if (native) {
