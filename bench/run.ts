@@ -1,15 +1,18 @@
 /**
- * `npm run bench`: end-to-end analysis time of the 30D pair (median of 5 runs after a warm-up),
- * time per megapixel, peak RSS, a synthetic 24 MP pair (the 30D reference upscaled: no 24 MP
- * RAW+JPEG pair exists in the fixtures, so the JPEG side is upscaled to 6000x4000), and the RAW
- * side's decode benchmark against native dcraw_emu when bench/decode.ts is present, and the
- * start-up figures of the compiled service and CLI (bench/startup.ts).
+ * `npm run bench`: analysis time of the 30D pair (median of 5 runs after a warm-up), time per
+ * megapixel, peak RSS, a synthetic 24 MP pair (the 30D reference upscaled: no 24 MP RAW+JPEG
+ * pair exists in the fixtures, so the JPEG side is upscaled to 6000x4000); RAW decode against
+ * native LibRaw in-process (bench/decode.ts); the C2PA check against c2pa-python in-process
+ * (bench/c2pa.ts); POST to completed through a real service, the pair against the analysis
+ * alone, and a 12 MP HEIC image-only check (bench/e2e.ts); the start-up figures of the compiled
+ * service and CLI (bench/startup.ts). Every series carries the load average it ran under.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { analyzePair } from '../src/analysis/pipeline.js';
 import { shutdownRawDecoders } from '../src/analysis/raw/index.js';
+import { loadAverage } from './figures.js';
 
 const fixtures = path.resolve(import.meta.dirname, '../../shared/fixtures');
 const raw = new Uint8Array(readFileSync(path.join(fixtures, 'pairs/canon_eos_30d_cr2/IMG_5952.CR2')));
@@ -32,7 +35,9 @@ async function timeRuns(image: Uint8Array, runs: number): Promise<{ median: numb
 }
 
 await analyzePair({ raw, image: jpeg }); // warm-up: worker pool start, JIT
+const load30d = loadAverage();
 const pair30d = await timeRuns(jpeg, 5);
+const load30dAfter = loadAverage();
 const sensorMp = (3504 * 2336) / 1e6;
 const peak30d = peakRss;
 
@@ -45,16 +50,13 @@ await shutdownRawDecoders();
 
 const report: Record<string, unknown> = {
   machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
-  pair_30d: { ...pair30d, ms_per_raw_megapixel: Math.round(pair30d.median / sensorMp), target_ms: 2500, peak_rss_mb: Math.round(peak30d / 2 ** 20) },
+  pair_30d: { ...pair30d, load_average: { before: load30d, after: load30dAfter }, ms_per_raw_megapixel: Math.round(pair30d.median / sensorMp), target_ms: 2500, peak_rss_mb: Math.round(peak30d / 2 ** 20) },
   pair_24mp_jpeg_upscaled: { ...pair24, ms_per_image_megapixel: Math.round(pair24.median / 24), peak_rss_mb: Math.round(peak24 / 2 ** 20), target_peak_mb: 1536 },
 };
-const decodeBench = path.resolve(import.meta.dirname, 'decode.ts');
-if (existsSync(decodeBench)) {
-  const { benchDecode } = (await import('./decode.js')) as { benchDecode: () => Promise<Record<string, unknown>> };
-  report.decode = await benchDecode();
-}
+report.decode = await (await import('./decode.js')).benchDecode();
+report.c2pa_check = await (await import('./c2pa.js')).benchC2pa();
 // POST to completed through a real service (bench/e2e.ts): the analysis plus the service's overhead.
-report.end_to_end_pair = await (await import('./e2e.js')).benchEndToEnd();
+report.end_to_end = await (await import('./e2e.js')).benchEndToEnd();
 // Cold/warm start to healthy and CLI --help, against a bare node:http start measured alongside.
 report.startup = await (await import('./startup.js')).benchStartup();
 process.stdout.write(JSON.stringify(report, null, 2) + '\n');

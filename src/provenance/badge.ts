@@ -78,10 +78,14 @@ export function badgeLayout(width: number, photoHeight: number, input: Omit<Badg
 
 export async function renderBadge(input: BadgeInput): Promise<Uint8Array> {
   try {
-    // Bake the EXIF orientation in, so the strip lands at the bottom as the photo is viewed.
-    const { data, info } = await sharp(input.jpeg, { failOn: 'error' }).rotate().toBuffer({ resolveWithObject: true });
-    const layout = badgeLayout(info.width, info.height, input);
-    const out = await sharp(data)
+    // One decode and one encode: the header gives the size as viewed (EXIF orientation applied),
+    // and rotate() bakes the orientation in before the strip is added, so the strip lands at
+    // the bottom as the photo is viewed.
+    const image = sharp(input.jpeg, { failOn: 'error' });
+    const { autoOrient } = await image.metadata();
+    const layout = badgeLayout(autoOrient.width, autoOrient.height, input);
+    const out = await image
+      .rotate()
       .extend({ bottom: layout.stripHeight, background: STRIP_COLOUR })
       .composite([{ input: Buffer.from(layout.svg), top: 0, left: 0 }])
       .jpeg({ quality: 92 })

@@ -1,49 +1,17 @@
 /**
  * Thumbnails (JPEG, longest side 512) for every accepted image format. sharp decodes all of
  * them except HEIC/HEIF (its libvips has no HEVC decoder), which goes through libheif-js
- * (WebAssembly) to raw RGBA first.
+ * (WebAssembly) to raw RGBA first: the thumbnail item the file carries when it has one (a
+ * phone's 320x240 preview, never enlarged), the full image only when it has none (D-051).
  */
-import { createRequire } from 'node:module';
 import sharp from 'sharp';
 import { FileError } from '../core/errors.js';
 import { detectImageFormat } from './format.js';
+import { decodeHeifImage } from './heif.js';
 
 export const THUMBNAIL_MAX_SIDE = 512;
 /** Refuse decompression bombs before decoding (about 100 MP). */
 const PIXEL_LIMIT = 100_000_000;
-
-interface HeifImage {
-  get_width(): number;
-  get_height(): number;
-  display(target: { data: Uint8ClampedArray; width: number; height: number }, done: (result: unknown) => void): void;
-  free(): void;
-}
-interface Libheif {
-  HeifDecoder: new () => { decode(bytes: Uint8Array): HeifImage[] };
-}
-
-let libheif: Libheif | undefined;
-const loadLibheif = (): Libheif =>
-  (libheif ??= createRequire(import.meta.url)('libheif-js/wasm-bundle') as Libheif);
-
-/** Decodes the primary image of a HEIF/HEIC file to RGBA. */
-export async function decodeHeif(bytes: Uint8Array): Promise<{ data: Uint8ClampedArray; width: number; height: number }> {
-  const images = new (loadLibheif().HeifDecoder)().decode(bytes);
-  const image = images[0];
-  if (!image) throw new FileError('CORRUPT_FILE', 'The HEIF file holds no decodable image.');
-  try {
-    const width = image.get_width();
-    const height = image.get_height();
-    if (width * height > PIXEL_LIMIT) throw new FileError('UNPROCESSABLE_FILE', `The image is too large (${width}x${height}).`);
-    const target = { data: new Uint8ClampedArray(width * height * 4), width, height };
-    await new Promise<void>((resolve, reject) =>
-      image.display(target, (result) => (result ? resolve() : reject(new FileError('CORRUPT_FILE', 'The HEIF image could not be decoded.')))),
-    );
-    return target;
-  } finally {
-    for (const img of images) img.free();
-  }
-}
 
 export async function makeThumbnail(bytes: Uint8Array): Promise<Uint8Array> {
   const format = detectImageFormat(bytes);
@@ -51,7 +19,7 @@ export async function makeThumbnail(bytes: Uint8Array): Promise<Uint8Array> {
   try {
     const input =
       format === 'heif'
-        ? await decodeHeif(bytes).then(({ data, width, height }) => sharp(Buffer.from(data.buffer), { raw: { width, height, channels: 4 } }))
+        ? heifInput(bytes)
         : sharp(bytes, { limitInputPixels: PIXEL_LIMIT, failOn: 'error', pages: 1 });
     const jpeg = await input
       .rotate() // apply EXIF orientation
@@ -67,4 +35,9 @@ export async function makeThumbnail(bytes: Uint8Array): Promise<Uint8Array> {
       cause: error,
     });
   }
+}
+
+function heifInput(bytes: Uint8Array): ReturnType<typeof sharp> {
+  const { data, width, height } = decodeHeifImage(bytes, { preferThumbnail: true, maxPixels: PIXEL_LIMIT });
+  return sharp(Buffer.from(data.buffer, data.byteOffset, data.byteLength), { raw: { width, height, channels: 4 } });
 }

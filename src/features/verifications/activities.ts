@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import sharp from 'sharp';
 import type { Logger } from 'pino';
 import { inspectJpeg } from '../../analysis/image/jpeg-structure.js';
-import type { AnalysisResult, Grade } from '../../analysis/types.js';
+import type { AnalysisResult, Grade, RgbImage } from '../../analysis/types.js';
 import { systemContext } from '../../core/commands.js';
 import { foldStream, runCommand } from '../../core/decider.js';
 import { VERIFICATION_DEADLINE_MS, verificationDecider, verificationStream, type VerificationCommand, type VerificationState } from './decider.js';
@@ -93,17 +93,12 @@ export function createVerificationActivities(deps: ActivityDeps) {
         imageMetadata = { ...imageMetadata, ...analysis.imageMetadata };
         renditionInfo = analysis.artifacts.transform ? { registration: analysis.artifacts.transform } : {};
         signal?.throwIfAborted();
-        if (analysis.artifacts.heatmap) {
-          const { width, height, data } = analysis.artifacts.heatmap;
-          const png = await sharp(Buffer.from(data), { raw: { width, height, channels: 3 } }).png().toBuffer();
-          await storeRendition(id, state.accountId, 'heatmap', png, 'image/png', 'png');
-        }
-        if (analysis.artifacts.registeredReference) {
-          // The RAW as rendered and registered to the image, in the heatmap's grid: what the report page flickers against the photo.
-          const { width, height, data } = analysis.artifacts.registeredReference;
-          const png = await sharp(Buffer.from(data), { raw: { width, height, channels: 3 } }).png().toBuffer();
-          await storeRendition(id, state.accountId, 'raw_reference', png, 'image/png', 'png');
-        }
+        // Both PNGs encode at once (sharp works off the event loop); stored in the usual order.
+        const { heatmap, registeredReference } = analysis.artifacts;
+        const [heatmapPng, referencePng] = await Promise.all([heatmap && encodePng(heatmap), registeredReference && encodePng(registeredReference)]);
+        if (heatmapPng) await storeRendition(id, state.accountId, 'heatmap', heatmapPng, 'image/png', 'png');
+        // The RAW as rendered and registered to the image, in the heatmap's grid: what the report page flickers against the photo.
+        if (referencePng) await storeRendition(id, state.accountId, 'raw_reference', referencePng, 'image/png', 'png');
       } else {
         // Pairs get it from the pipeline; same check as at upload (analysis/image/jpeg-structure).
         if (state.image.format === 'jpeg') imageMetadata = { ...imageMetadata, ...jpegTrailer(image) };
@@ -155,15 +150,19 @@ export function createVerificationActivities(deps: ActivityDeps) {
         processingRegion: deps.processingRegion,
       };
       const ingredient = { bytes: raw, name: state.raw.filename, format: state.raw.format };
+      // The badge is drawn by sharp (off the event loop) while the image is signed on it.
+      const badge =
+        !state.renditions.has('badge') && format === 'image/jpeg'
+          ? renderBadge({ jpeg: image, createdAt: state.queuedAt, metadata: state.graded.raw_metadata as BadgeMetadata, shortCode: state.shortCode, serviceName: deps.serviceName })
+          : undefined;
+      badge?.catch(() => {}); // awaited below; a rejection before then is not unhandled
       if (!state.renditions.has('signed_image')) {
         const signed = await signVerifiedImage({ image, format, raw: ingredient, assertion, title: state.image.filename }, signer);
         signal?.throwIfAborted();
         await storeRendition(id, state.accountId, 'signed_image', signed, format, format === 'image/heic' ? 'heic' : 'jpg');
       }
-      if (!state.renditions.has('badge') && format === 'image/jpeg') {
-        const metadata = state.graded.raw_metadata as { exposureTime?: number; fNumber?: number; iso?: number };
-        const badge = await renderBadge({ jpeg: image, createdAt: state.queuedAt, metadata, shortCode: state.shortCode, serviceName: deps.serviceName });
-        const signedBadge = await signVerifiedImage({ image: badge, format: 'image/jpeg', raw: ingredient, assertion, title: state.image.filename }, signer);
+      if (badge) {
+        const signedBadge = await signVerifiedImage({ image: await badge, format: 'image/jpeg', raw: ingredient, assertion, title: state.image.filename }, signer);
         signal?.throwIfAborted();
         await storeRendition(id, state.accountId, 'badge', signedBadge, 'image/jpeg', 'jpg');
       }
@@ -230,6 +229,12 @@ export function createVerificationWorkflowActivities(steps: VerificationActiviti
 /** The message a user sees for a failure: ours verbatim, anything unexpected generic. */
 export function failureReason(error: unknown): string {
   return error instanceof AppError ? error.message : 'The analysis failed unexpectedly; the incident was logged.';
+}
+
+type BadgeMetadata = { exposureTime?: number; fNumber?: number; iso?: number };
+
+async function encodePng({ width, height, data }: RgbImage): Promise<Uint8Array> {
+  return sharp(Buffer.from(data.buffer, data.byteOffset, data.byteLength), { raw: { width, height, channels: 3 } }).png().toBuffer();
 }
 
 /** `trailing_bytes` after the end-of-image marker of a stored JPEG (checked complete at upload). */
