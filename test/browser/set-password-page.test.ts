@@ -8,15 +8,15 @@ import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { simpleParser } from 'mailparser';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
+import { requires } from '../support/requires.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = fs.existsSync(CHROMIUM);
-if (!haveChromium) console.info(`[tests] set-password page: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH): browser suite skipped.`);
+const chromiumGate = requires({ server: `Chromium at ${CHROMIUM}`, variable: 'CHROMIUM_PATH', available: fs.existsSync(CHROMIUM), how: 'apt-get install chromium' }, 'the set-password page in a browser');
 
-describe.skipIf(!haveChromium)('the set-password page in Chromium', () => {
+chromiumGate.describe('the set-password page in Chromium', () => {
   let t: TestService;
   let call: ReturnType<typeof client>;
   let browser: Browser;

@@ -1,27 +1,30 @@
 import { execFile, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
+import { requires } from '../support/requires.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 /**
  * Interoperability with an independent client: the official Python MCP SDK (`pip install mcp`,
  * installed by .ci/run). Skipped, saying so, where it is not installed.
  */
-const pythonMcp = spawnSync('python3', ['-c', 'import mcp.client.streamable_http, mcp.client.session'], { encoding: 'utf8' }).status === 0;
-const skipReason = 'the Python MCP SDK is not installed here (pip install mcp to run the interoperability check)';
+const pythonMcp = requires(
+  { server: 'Python MCP SDK', available: spawnSync('python3', ['-c', 'import mcp.client.streamable_http, mcp.client.session'], { encoding: 'utf8' }).status === 0, how: 'pip install mcp' },
+  'the MCP interoperability check with the official Python SDK',
+);
 const script = path.resolve(import.meta.dirname, '../../scripts/mcp-python-client.py');
 const image = path.resolve(import.meta.dirname, '../../../shared/fixtures/c2pa/pt_adobe-20220124-C.jpg');
 
 describe('MCP interoperability with the official Python SDK', () => {
   let t: TestService;
   beforeAll(async () => {
-    if (pythonMcp) t = await startTestService(databaseTargets[0]!);
+    if (pythonMcp.available) t = await startTestService(databaseTargets[0]!);
   }, 120_000);
   afterAll(async () => t?.stop());
 
-  it.skipIf(!pythonMcp)(`lists the tools and runs the keyless image-only check${pythonMcp ? '' : ` (skipped: ${skipReason})`}`, async () => {
+  pythonMcp.it('lists the tools and runs the keyless image-only check', async () => {
     // Asynchronous: the service answering it runs in this process.
     const { stdout } = await promisify(execFile)('python3', [script, t.url, image], { timeout: 180_000 });
     const out = JSON.parse(stdout);
