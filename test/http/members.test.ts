@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emailClaimStream } from '../../src/features/accounts/decider.js';
+import { systemContext } from '../../src/core/commands.js';
+import { runCommand } from '../../src/core/decider.js';
+import { accountDecider, accountStream, emailClaimStream } from '../../src/features/accounts/decider.js';
 import { databaseTargets } from '../support/databases.js';
 import { addMember } from '../support/members.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
@@ -199,6 +201,31 @@ for (const target of databaseTargets) {
       for (const reader of [admin, elsewhere]) {
         expect((await call('GET', `/v1/audit/streams/${emailClaimStream(member.email)}`, { token: reader.token })).status).toBe(404);
       }
+    });
+
+    it('a removal interrupted after UserRemoved (the process died) is completed by asking again', async () => {
+      const admin = await registerAccount(call);
+      const member = await addMember(call, admin);
+      const key = await call('POST', '/v1/apikeys/', { token: member.token, json: { account_id: admin.account.id } });
+      // What a crash right after the first append leaves: the user removed, the key not revoked,
+      // the address still held.
+      const deps = t.service.deps;
+      const context = systemContext(deps, { actor: { type: 'user', id: admin.user.id }, correlationId: crypto.randomUUID(), accountId: admin.account.id });
+      await runCommand(deps.store, accountStream(admin.account.id), accountDecider, { type: 'RemoveUser', by_user_id: admin.user.id, user_id: member.user.id, now: context.now }, context);
+      await t.settled();
+      const before = await call('GET', '/v1/apikeys/', { token: admin.token });
+      expect(before.body.find((k: { id: string }) => k.id === key.body.id).is_active).toBe(true);
+      expect((await call('POST', users(admin), { token: admin.token, json: { email: member.email, name: 'Too soon', password: 'another password 2' } })).status).toBe(409);
+      // The admin asks again: the user is gone (404), and the removal's remaining steps ran.
+      const again = await call('DELETE', `${users(admin)}/${member.user.id}`, { token: admin.token });
+      expect([again.status, again.body.detail.error_code]).toEqual([404, 'USER_NOT_FOUND']);
+      const after = await call('GET', '/v1/apikeys/', { token: admin.token });
+      expect(after.body.find((k: { id: string }) => k.id === key.body.id).is_active).toBe(false);
+      expect((await call('POST', users(admin), { token: admin.token, json: { email: member.email, name: 'Back', password: 'another password 2' } })).status).toBe(201);
+      // A user never in the account still answers 404 and changes nothing.
+      const events = await t.eventCount();
+      expect((await call('DELETE', `${users(admin)}/${crypto.randomUUID()}`, { token: admin.token })).status).toBe(404);
+      expect(await t.eventCount()).toBe(events);
     });
 
     it('the last admin cannot be removed; an admin may leave while another admin remains', async () => {

@@ -55,6 +55,8 @@ export interface AccountState {
   accountId?: string;
   settings?: AccountSettings;
   users: Map<string, AccountUser>;
+  /** Users removed from the account, with the address they held (a removal's tidy-up needs it). */
+  removed: Map<string, string>;
 }
 
 interface AccountUser {
@@ -66,7 +68,7 @@ interface AccountUser {
 
 export const accountDecider: Decider<AccountState, AccountCommand, typeof accountEvents> = {
   catalogue: accountEvents,
-  initialState: () => ({ exists: false, users: new Map() }),
+  initialState: () => ({ exists: false, users: new Map(), removed: new Map() }),
   evolve(state, event) {
     switch (event.type) {
       case 'AccountRegistered':
@@ -100,7 +102,7 @@ export const accountDecider: Decider<AccountState, AccountCommand, typeof accoun
       case 'UserRemoved': {
         const users = new Map(state.users);
         users.delete(event.data.user_id);
-        return { ...state, users };
+        return { ...state, users, removed: new Map(state.removed).set(event.data.user_id, event.data.email) };
       }
       case 'PasswordChanged':
         return state;

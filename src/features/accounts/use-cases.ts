@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import { commandContext, execute } from '../../core/commands.js';
-import { runCommand, type CommandContext } from '../../core/decider.js';
+import { foldStream, runCommand, type CommandContext } from '../../core/decider.js';
 import type { AppDeps } from '../../core/deps.js';
-import { AccessDeniedError, AppError, AuthenticationError } from '../../core/errors.js';
+import { AccessDeniedError, AppError, AuthenticationError, NotFoundError } from '../../core/errors.js';
 import type { Call, Principal } from '../../core/principal.js';
 import { callerOf } from '../../core/principal.js';
 import { accountDecider, accountStream, emailClaimDecider, emailClaimStream, invitationNotFound, normaliseEmail, type AccountSettings } from './decider.js';
@@ -226,13 +226,28 @@ export async function removeUser(deps: AppDeps, call: Call, accountId: string, u
   const principal = callerOf(call);
   assertAccountAccess(principal, accountId);
   const context = commandContext(deps, call);
-  const { events } = await execute(deps, call, accountStream(accountId), accountDecider, { type: 'RemoveUser', by_user_id: principal.userId, user_id: userId, now: context.now }, context);
-  const removed = events.find((e) => e.type === 'UserRemoved');
-  if (!removed) return;
+  let email: string;
+  try {
+    const { events } = await execute(deps, call, accountStream(accountId), accountDecider, { type: 'RemoveUser', by_user_id: principal.userId, user_id: userId, now: context.now }, context);
+    const removed = events.find((e) => e.type === 'UserRemoved');
+    if (!removed) return;
+    email = removed.data.email;
+  } catch (error) {
+    // A removal the process did not finish (it died after UserRemoved): asking again completes
+    // it, then answers as for any removed user.
+    const earlier = error instanceof NotFoundError ? (await foldStream(deps.store, accountStream(accountId), accountDecider)).state.removed.get(userId) : undefined;
+    if (earlier !== undefined) await finishRemoval(deps, call, context, accountId, userId, earlier);
+    throw error;
+  }
+  await finishRemoval(deps, call, context, accountId, userId, email);
+}
+
+/** After UserRemoved: revokes the user's keys and releases their address. Each step is idempotent. */
+async function finishRemoval(deps: AppDeps, call: Call, context: CommandContext, accountId: string, userId: string, email: string): Promise<void> {
   for (const key of await unrevokedApiKeysOfUser(deps.knex, userId)) {
     await execute(deps, call, apiKeyStream(key.id), apiKeyDecider, { type: 'RevokeApiKey', account_id: accountId, now: context.now }, context);
   }
-  await runCommand(deps.store, emailClaimStream(removed.data.email), emailClaimDecider, { type: 'ReleaseEmail', email: removed.data.email, user_id: userId, now: context.now }, registryContext(context));
+  await runCommand(deps.store, emailClaimStream(email), emailClaimDecider, { type: 'ReleaseEmail', email, user_id: userId, now: context.now }, registryContext(context));
 }
 
 /**
