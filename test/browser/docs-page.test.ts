@@ -3,28 +3,21 @@
  * console error or warning, no failed or blocked request, nothing fetched from another host, and
  * shows every operation of /openapi.json. The front page is checked in the same browser.
  */
-import fs from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
-import { requires } from '../support/requires.js';
+import { chromiumGate, launchChromium } from '../support/chromium.js';
 import { client, startTestService, type TestService } from '../support/service.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const chromiumGate = requires({ server: `Chromium at ${CHROMIUM}`, variable: 'CHROMIUM_PATH', available: fs.existsSync(CHROMIUM), how: 'apt-get install chromium' }, 'the API reference page in a browser');
+const gate = chromiumGate('the API reference page in a browser');
 
-chromiumGate.describe('the API reference and front pages in Chromium', () => {
+gate.describe('the API reference and front pages in Chromium', () => {
   let t: TestService;
   let browser: Browser;
 
   beforeAll(async () => {
     t = await startTestService(databaseTargets[0]!);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      // LIBRARY-NOTES: as root it needs --no-sandbox; the rest keeps it from reaching for the network.
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   }, 300_000);
 
   afterAll(async () => {
@@ -54,7 +47,7 @@ chromiumGate.describe('the API reference and front pages in Chromium', () => {
     return { page, problems };
   }
 
-  chromiumGate.it('the reference at /docs lists every operation of /openapi.json, with no console error', async () => {
+  gate.it('the reference at /docs lists every operation of /openapi.json, with no console error', async () => {
     const spec = (await client(t.url)('GET', '/openapi.json')).body as { info: { title: string }; paths: Record<string, Record<string, unknown>> };
     const operations = Object.entries(spec.paths).flatMap(([route, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${route}`));
     expect(operations.length).toBeGreaterThan(30);
@@ -80,7 +73,7 @@ chromiumGate.describe('the API reference and front pages in Chromium', () => {
     await page.context().close();
   });
 
-  chromiumGate.it('the front page at / is HTML for the browser, linking to the reference, the document and health', async () => {
+  gate.it('the front page at / is HTML for the browser, linking to the reference, the document and health', async () => {
     const { page, problems } = await open('/');
     expect(await page.locator('h1').textContent()).toBe('PhotoVerify');
     const links = await page.$$eval('a', (anchors) => anchors.map((a) => a.getAttribute('href')));

@@ -7,15 +7,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { linkKey, linkToken } from '../../src/features/sharing/tokens.js';
 import { databaseTargets } from '../support/databases.js';
-import { requires } from '../support/requires.js';
+import { chromiumGate, launchChromium } from '../support/chromium.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const chromiumGate = requires({ server: `Chromium at ${CHROMIUM}`, variable: 'CHROMIUM_PATH', available: fs.existsSync(CHROMIUM), how: 'apt-get install chromium' }, 'the report page in a browser');
+const gate = chromiumGate('the report page in a browser');
 
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
 const fixture = (name: string) => fs.readFileSync(path.join(fixtures, name));
@@ -89,7 +88,7 @@ const viewports = [
   { name: 'desktop', width: 1280, height: 900 },
 ];
 
-chromiumGate.describe('the shared report page in Chromium', () => {
+gate.describe('the shared report page in Chromium', () => {
   let t: TestService;
   let call: ReturnType<typeof client>;
   let browser: Browser;
@@ -146,12 +145,7 @@ chromiumGate.describe('the shared report page in Chromium', () => {
       secrets.push(id, ...api.results.map((r: { id: string }) => r.id), ...api.results.map((r: { verificator_id?: string }) => r.verificator_id).filter(Boolean));
     }
     secrets.push(owner.account.id, owner.user.id, owner.email, other.account.id, unsharedId);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      // LIBRARY-NOTES: as root it needs --no-sandbox; the rest keeps it from reaching for the network.
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   }, 300_000);
 
   afterAll(async () => {

@@ -7,16 +7,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { simpleParser } from 'mailparser';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
-import { requires } from '../support/requires.js';
+import { chromiumGate, launchChromium } from '../support/chromium.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const chromiumGate = requires({ server: `Chromium at ${CHROMIUM}`, variable: 'CHROMIUM_PATH', available: fs.existsSync(CHROMIUM), how: 'apt-get install chromium' }, 'the set-password page in a browser');
+const gate = chromiumGate('the set-password page in a browser');
 
-chromiumGate.describe('the set-password page in Chromium', () => {
+gate.describe('the set-password page in Chromium', () => {
   let t: TestService;
   let call: ReturnType<typeof client>;
   let browser: Browser;
@@ -49,11 +48,7 @@ chromiumGate.describe('the set-password page in Chromium', () => {
   beforeAll(async () => {
     t = await startTestService(databaseTargets[0]!);
     call = client(t.url);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   }, 300_000);
 
   afterAll(async () => {
