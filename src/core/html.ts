@@ -46,3 +46,19 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
 export function joinHtml(items: unknown[], separator: unknown = ''): Html {
   return new Html(MADE_HERE, items.map(render).join(render(separator)));
 }
+
+/**
+ * A page's Content-Security-Policy: nothing may load but what `allowed` names, and no page may
+ * set a base URL, submit a form natively, or be framed (every page of the service is one of these).
+ */
+export function contentSecurityPolicy(...allowed: string[]): string {
+  return ["default-src 'none'", ...allowed, "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"].join('; ');
+}
+
+/** Headers of a page reached through a secret link (share token, invitation): never indexed, cached, or referred on. */
+export const privatePageHeaders: Readonly<Record<string, string>> = {
+  'X-Robots-Tag': 'noindex, nofollow',
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+  'Cache-Control': 'no-store',
+};

@@ -1,4 +1,4 @@
-import { html } from '../../core/html.js';
+import { contentSecurityPolicy, html, privatePageHeaders } from '../../core/html.js';
 
 /**
  * The page an invitation link opens (D-039): a form for the new password. The token is in the
@@ -7,21 +7,7 @@ import { html } from '../../core/html.js';
  * (nonce), nothing leaves the origin.
  */
 export function setPasswordHeaders(nonce: string): Record<string, string> {
-  return {
-    'Content-Security-Policy': [
-      "default-src 'none'",
-      `style-src 'nonce-${nonce}'`,
-      `script-src 'nonce-${nonce}'`,
-      "connect-src 'self'",
-      "base-uri 'none'",
-      "form-action 'none'",
-      "frame-ancestors 'none'",
-    ].join('; '),
-    'X-Robots-Tag': 'noindex, nofollow',
-    'Referrer-Policy': 'no-referrer',
-    'X-Content-Type-Options': 'nosniff',
-    'Cache-Control': 'no-store',
-  };
+  return { 'Content-Security-Policy': contentSecurityPolicy(`style-src 'nonce-${nonce}'`, `script-src 'nonce-${nonce}'`, "connect-src 'self'"), ...privatePageHeaders };
 }
 
 /** The page's one script; constant, so nothing is interpolated into it (the accept URL is a data attribute). */

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { AppDeps } from '../../core/deps.js';
 import { NotFoundError } from '../../core/errors.js';
+import { contentSecurityPolicy } from '../../core/html.js';
 import { route, type RouteSpec } from '../../core/route-spec.js';
 import { packageVersion } from '../../core/version.js';
 import { docsAssets, swaggerUiVersion } from './assets.js';
@@ -62,7 +63,7 @@ export function docsRoutes(deps: AppDeps): RouteSpec[] {
             headers: {
               ...commonPageHeaders,
               Vary: 'Accept',
-              'Content-Security-Policy': `default-src 'none'; style-src 'nonce-${nonce}'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+              'Content-Security-Policy': contentSecurityPolicy(`style-src 'nonce-${nonce}'`, 'img-src data:'),
             },
             html: renderHomePage({ serviceName: SERVICE_NAME, version: packageVersion, region: PROCESSING_REGION, links: pagePaths, nonce }),
           };
@@ -94,17 +95,7 @@ export function docsRoutes(deps: AppDeps): RouteSpec[] {
         headers: {
           ...commonPageHeaders,
           // Swagger UI sets style attributes from its scripts; "Try it out" calls the API at PUBLIC_BASE_URL.
-          'Content-Security-Policy': [
-            "default-src 'none'",
-            "script-src 'self'",
-            "style-src 'self' 'unsafe-inline'",
-            "img-src 'self' data:",
-            "font-src 'self' data:",
-            `connect-src 'self' ${origin}`,
-            "base-uri 'none'",
-            "form-action 'none'",
-            "frame-ancestors 'none'",
-          ].join('; '),
+          'Content-Security-Policy': contentSecurityPolicy("script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data:", "font-src 'self' data:", `connect-src 'self' ${origin}`),
         },
         html: renderReferencePage({ serviceName: SERVICE_NAME, assetsPath: `${basePath}${ASSETS_PREFIX}`, openapi: pagePaths.openapi, assetVersion: `${packageVersion}-${swaggerUiVersion}` }),
       }),

@@ -1,5 +1,5 @@
 import type { AssuranceLevel, Verdict, VerdictReason } from '../../analysis/types.js';
-import { html, type Html } from '../../core/html.js';
+import { contentSecurityPolicy, html, privatePageHeaders, type Html } from '../../core/html.js';
 import type { SharedFileKind, SharedReport } from './report.js';
 
 /**
@@ -35,21 +35,7 @@ export interface ErrorPageInput {
  * no referrer (the URL carries the share token), not indexed, never cached.
  */
 export function pageHeaders(nonce: string): Record<string, string> {
-  return {
-    'Content-Security-Policy': [
-      "default-src 'none'",
-      "img-src 'self' data:",
-      `style-src 'nonce-${nonce}'`,
-      `script-src 'nonce-${nonce}'`,
-      "base-uri 'none'",
-      "form-action 'none'",
-      "frame-ancestors 'none'",
-    ].join('; '),
-    'X-Robots-Tag': 'noindex, nofollow',
-    'Referrer-Policy': 'no-referrer',
-    'X-Content-Type-Options': 'nosniff',
-    'Cache-Control': 'no-store',
-  };
+  return { 'Content-Security-Policy': contentSecurityPolicy("img-src 'self' data:", `style-src 'nonce-${nonce}'`, `script-src 'nonce-${nonce}'`), ...privatePageHeaders };
 }
 
 // ---------------------------------------------------------------------------------------------
