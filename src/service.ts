@@ -20,6 +20,7 @@ import { decoyHash } from './features/accounts/passwords.js';
 import { loadTrustConfiguration } from './provenance/trust-config.js';
 import { configuredOrPersistedSecret } from './core/secrets.js';
 import { createMailer } from './adapters/mail/index.js';
+import { PrincipalCache } from './core/principal-cache.js';
 
 export interface Service {
   deps: AppDeps;
@@ -52,6 +53,8 @@ export async function openStores(config: Config, log: Logger, options: { inMemor
 export async function startService(config: Config, options: { logger?: Logger; inMemoryDatabase?: boolean } = {}): Promise<Service> {
   const log = options.logger ?? pino({ level: config.LOG_LEVEL, base: { service: 'photoverify', region: config.PROCESSING_REGION } });
   const { db, store, projections } = await openStores(config, log, options);
+  const principals = new PrincipalCache();
+  principals.watch(projections);
   projections.start();
   // Trust anchors and the credential signer, loaded exactly as the CLI loads them.
   const { signer, trust } = await loadTrustConfiguration(config, { dataDir: config.DATA_DIR });
@@ -65,6 +68,7 @@ export async function startService(config: Config, options: { logger?: Logger; i
     log,
     now: () => new Date(),
     jwtSecret: configuredOrPersistedSecret(config.JWT_SECRET, config.DATA_DIR, 'jwt-secret'),
+    principals,
     loginLimiter: new RateLimiter(db.knex, 'login', config.LOGIN_RATE_LIMIT_PER_15_MIN, 15 * 60_000),
     anonymousLimiter: new RateLimiter(db.knex, 'anonymous', config.ANONYMOUS_UPLOADS_PER_HOUR, 60 * 60_000),
     claimLimiter: new RateLimiter(db.knex, 'claim', config.CLAIM_ATTEMPTS_PER_15_MIN, 15 * 60_000),

@@ -2,13 +2,12 @@ import type { Request } from 'express';
 import type { AppDeps } from '../../core/deps.js';
 import { AccessDeniedError, AuthenticationError } from '../../core/errors.js';
 import type { Principal } from '../../core/principal.js';
-import { principalFromJwt } from '../../features/accounts/sessions.js';
-import { principalFromApiKey } from '../../features/apikeys/authenticate.js';
+import { resolveJwt } from '../../features/accounts/sessions.js';
+import { resolveApiKey } from '../../features/apikeys/authenticate.js';
 import { looksLikeApiKey } from '../../features/apikeys/key-material.js';
 import { anonymousPrincipal } from '../../features/verifications/anonymous.js';
 import type { AuthRequirement } from '../../core/route-spec.js';
 
-/** Reads the credentials of a request (headers only) and resolves them through the features that issue them. */
 /** Resolves the caller, or throws 401/403. Public routes get the caller when credentials are sent. */
 export async function authenticate(deps: AppDeps, req: Request, requirement: AuthRequirement): Promise<Principal | null> {
   const apiKeyHeader = req.get('x-api-key')?.trim();
@@ -27,11 +26,7 @@ export async function authenticate(deps: AppDeps, req: Request, requirement: Aut
       suggestion: 'Send "Authorization: Bearer <token>" from POST /v1/accounts/login, or an API key in "X-API-Key".',
     });
   }
-  const principal = apiKeyHeader
-    ? await principalFromApiKey(deps, apiKeyHeader)
-    : looksLikeApiKey(bearer!)
-      ? await principalFromApiKey(deps, bearer!)
-      : await principalFromJwt(deps, bearer!);
+  const principal = await resolveCredential(deps, apiKeyHeader ?? bearer!, Boolean(apiKeyHeader) || looksLikeApiKey(bearer!));
 
   if (requirement === 'jwt' && principal.via !== 'jwt') {
     throw new AccessDeniedError('This endpoint requires a user session token, not an API key.', {
@@ -43,5 +38,15 @@ export async function authenticate(deps: AppDeps, req: Request, requirement: Aut
       suggestion: 'Use an API key created with scope "full".',
     });
   }
+  return principal;
+}
+
+/** An API key or a session token to its principal, through the short-lived cache (D-048). */
+async function resolveCredential(deps: AppDeps, credential: string, isApiKey: boolean): Promise<Principal> {
+  const now = deps.now().getTime();
+  const cached = deps.principals.get(credential, now);
+  if (cached) return cached;
+  const { principal, expiresAt } = isApiKey ? await resolveApiKey(deps, credential) : await resolveJwt(deps, credential);
+  deps.principals.set(credential, principal, now, expiresAt.getTime());
   return principal;
 }

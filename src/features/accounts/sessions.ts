@@ -24,10 +24,17 @@ export async function issueAccessToken(deps: AppDeps, user: { id: string; accoun
 }
 
 export async function principalFromJwt(deps: AppDeps, token: string): Promise<Principal> {
+  return (await resolveJwt(deps, token)).principal;
+}
+
+/** The principal and when the token expires (callers that keep the principal keep it no longer). */
+export async function resolveJwt(deps: AppDeps, token: string): Promise<{ principal: Principal; expiresAt: Date }> {
   let subject: string | undefined;
+  let expiresAt: Date;
   try {
-    const { payload } = await jwtVerify(token, deps.jwtSecret, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
+    const { payload } = await jwtVerify(token, deps.jwtSecret, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'], requiredClaims: ['exp'] });
     subject = payload.sub;
+    expiresAt = new Date(payload.exp! * 1000);
   } catch (error) {
     const expired = error instanceof joseErrors.JWTExpired;
     throw new AuthenticationError('INVALID_TOKEN', expired ? 'The access token has expired.' : 'The access token is not valid.', {
@@ -37,5 +44,5 @@ export async function principalFromJwt(deps: AppDeps, token: string): Promise<Pr
   // The token names the user; the account and role are read fresh so changes apply at once.
   const user = subject ? await findUser(deps.knex, subject) : undefined;
   if (!user) throw new AuthenticationError('INVALID_TOKEN', 'The access token names no existing user.', { suggestion: 'Log in again.' });
-  return { via: 'jwt', userId: user.id, accountId: user.account_id, role: user.role, scope: 'full' };
+  return { principal: { via: 'jwt', userId: user.id, accountId: user.account_id, role: user.role, scope: 'full' }, expiresAt };
 }
