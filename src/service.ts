@@ -34,7 +34,7 @@ export interface Service {
 /** Opens the stores chosen by configuration and migrates them. Shared by the server and the CLI. */
 export async function openStores(config: Config, log: Logger, options: { inMemoryDatabase?: boolean } = {}) {
   fs.mkdirSync(config.DATA_DIR, { recursive: true });
-  const db: Database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR, inMemory: options.inMemoryDatabase });
+  const db: Database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR, inMemory: options.inMemoryDatabase, sharedBuffersMb: config.PGLITE_SHARED_BUFFERS_MB });
   let store: EventStore;
   if (config.EVENTSTORE_URL) {
     // Loaded only when configured: its gRPC client costs start-up time nobody else should pay.
@@ -94,7 +94,8 @@ export async function startService(config: Config, options: { logger?: Logger; i
         concurrency: config.WORKFLOW_CONCURRENCY,
         shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
       })
-    : new InProcessWorkflowEngine(registrations, db.knex, log, { concurrency: config.WORKFLOW_CONCURRENCY });
+    : // Pair analyses are bounded by their thread pool (WORKFLOW_CONCURRENCY); the runs around them are light.
+      new InProcessWorkflowEngine(registrations, db.knex, log, { concurrency: config.WORKFLOW_RUN_CONCURRENCY });
   const deps: AppDeps = { ...base, workflows };
   const { app } = createApp(deps, modules, errorCatalogue);
   const server = http.createServer(app);

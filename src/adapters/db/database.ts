@@ -20,7 +20,7 @@ export interface Database {
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => value);
 
 /** PostgreSQL when a URL is given, otherwise PGlite persisted under dataDir (or in memory). */
-export async function openDatabase(options: { url?: string; dataDir?: string; inMemory?: boolean }): Promise<Database> {
+export async function openDatabase(options: { url?: string; dataDir?: string; inMemory?: boolean; sharedBuffersMb?: number }): Promise<Database> {
   if (options.url) {
     const knex = knexFactory({ client: 'pg', connection: options.url, pool: { min: 0, max: 10 } });
     await knex.raw('select 1');
@@ -32,7 +32,7 @@ export async function openDatabase(options: { url?: string; dataDir?: string; in
     dir = path.join(options.dataDir, 'pglite');
     fs.mkdirSync(dir, { recursive: true });
   }
-  const pglite = await openPglite(dir);
+  const pglite = await openPglite(dir, options.sharedBuffersMb ?? 16);
   const knex = knexFactory({
     client: ClientPgLite as unknown as typeof knexFactory.Client,
     dialect: 'postgres',
@@ -47,10 +47,15 @@ export async function openDatabase(options: { url?: string; dataDir?: string; in
  * the build leaves in dist/ (scripts/pglite-template.mjs): initdb would take seconds. Without
  * the template (a build that skipped it, another PGlite version) it is created the slow way.
  */
-async function openPglite(dir: string | undefined): Promise<PGlite> {
+async function openPglite(dir: string | undefined, sharedBuffersMb: number): Promise<PGlite> {
   const fresh = dir === undefined || !fs.existsSync(path.join(dir, 'PG_VERSION'));
   const template = fresh ? emptyClusterTemplate() : undefined;
-  const options = template ? { loadDataDir: new Blob([new Uint8Array(template)]) } : {};
+  // Shared buffers live in PGlite's WebAssembly memory: its default 128 MB alone would exceed the
+  // idle footprint (D-049). The data files stay in the OS page cache, read through Node's fs.
+  const options = {
+    postgresqlconf: [`shared_buffers = ${sharedBuffersMb}MB`],
+    ...(template ? { loadDataDir: new Blob([new Uint8Array(template)]) } : {}),
+  };
   return dir === undefined ? PGlite.create(options) : PGlite.create(dir, options);
 }
 
