@@ -51,7 +51,12 @@ export async function openStores(config: Config, log: Logger, options: { inMemor
 
 /** Composition root: wires the adapters, starts projectors and the HTTP server. */
 export async function startService(config: Config, options: { logger?: Logger; inMemoryDatabase?: boolean } = {}): Promise<Service> {
-  const log = options.logger ?? pino({ level: config.LOG_LEVEL, base: { service: 'photoverify', region: config.PROCESSING_REGION } });
+  // Asynchronous: a line is handed to the OS without blocking the request that logged it, and
+  // lines logged while a write is under way go out together in the next (a synchronous write per
+  // request line blocked the event loop). Nothing is held back; pino flushes at exit.
+  const log =
+    options.logger ??
+    pino({ level: config.LOG_LEVEL, base: { service: 'photoverify', region: config.PROCESSING_REGION } }, pino.destination({ dest: 1, sync: false }));
   const { db, store, projections } = await openStores(config, log, options);
   const principals = new PrincipalCache();
   principals.watch(projections);

@@ -153,7 +153,8 @@ export class ProjectionRunner implements ReadModels {
     while (this.running) {
       this.poked = false;
       try {
-        if ((await this.applyNextPage()) > 0) continue;
+        // A full page: more may follow at once. A short one reached the head of the log.
+        if ((await this.applyNextPage()) === PAGE) continue;
       } catch (error) {
         // Reading the log failed (the database is away): try again at the next poll.
         this.log?.warn({ err: error }, 'projection runner could not read the event log');

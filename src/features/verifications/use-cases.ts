@@ -13,7 +13,7 @@ import { anonymousAccountId, anonymousPrincipal, CLAIM_WINDOW_MS, isAnonymousUse
 import { verificationDecider, verificationStream } from './decider.js';
 import { verificationStatuses, type StoredFile } from './events.js';
 import { checkImage, checkRaw } from './file-checks.js';
-import { findVerification, imageOf, renditionsOf, resultsOf, verificationsTable, type RenditionRef, type VerificationRow } from './queries.js';
+import { findVerification, findVerificationWithResults, imageOf, renditionsOf, resultsOf, verificationsTable, type RenditionRef, type VerificationRow } from './queries.js';
 import { toVerificationView, type VerificationView } from './view.js';
 import { VERIFICATION_WORKFLOW_TYPE } from './workflow.js';
 
@@ -221,8 +221,11 @@ export async function listVerifications(deps: AppDeps, principal: Principal, que
 }
 
 export async function getVerification(deps: AppDeps, principal: Principal, id: string): Promise<VerificationView> {
-  const [view] = await views(deps, [await owned(deps, principal, id)]);
-  return view!;
+  // One query for the row and its results (the most frequent call: clients poll it).
+  const row = await findVerificationWithResults(deps.knex, id);
+  if (!row || row.account_id !== principal.accountId) throw notFound();
+  const thumb = renditionsOf(row).thumbnail;
+  return toVerificationView(row, row.results, thumb ? signedUrl(deps, thumb) : '');
 }
 
 /** Deletes a verification permanently: its events say so, its files are removed. */
