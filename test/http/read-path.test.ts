@@ -48,6 +48,32 @@ for (const target of databaseTargets) {
       expect(withoutUrl(other.body)).toEqual(withoutUrl(listed.body.items.find((v: { id: string }) => v.id === empty)));
     });
 
+    it('counts the list total through uploads, a deletion and a claim, and finds by name, id and SHA-256', async () => {
+      const { token } = await registerAccount(call);
+      const ids = [await upload(token, 'images/rs_sample1.webp'), await upload(token, 'c2pa/jsl_gen-fill.jpg'), await upload(token, 'images/rs_sample1.webp')];
+      const anonymous = new FormData();
+      anonymous.append('image', new Blob([fixture('images/rs_sample1.webp')]), 'anon.webp');
+      const anon = await (await fetch(`${t.url}/v1/verifications/`, { method: 'POST', body: anonymous })).json();
+      await t.settled();
+      const total = async (query = '') => (await call('GET', `/v1/verifications/?size=1${query}`, { token })).body.total;
+      expect(await total()).toBe(3);
+      expect((await call('DELETE', `/v1/verifications/${ids[0]}`, { token })).status).toBe(200);
+      expect(await total()).toBe(2);
+      expect((await call('POST', '/v1/verifications/claim', { token, json: { anonymous_user_id: anon.anonymous_user_id } })).status).toBe(200);
+      expect(await total()).toBe(3);
+      // Filtered totals are counted from the rows.
+      expect(await total('&status=completed')).toBe(3);
+      expect(await total('&search=gen-fill')).toBe(1);
+      expect(await total('&search=GEN-FILL')).toBe(1);
+      expect(await total('&search=sample1')).toBe(1); // the other was deleted
+      expect(await total('&search=anon')).toBe(1); // claimed
+      expect(await total(`&search=${ids[1]!.toUpperCase()}`)).toBe(1);
+      const one = await call('GET', `/v1/verifications/${ids[1]}`, { token });
+      expect(await total(`&search=${encodeURIComponent(one.body.image_photo_hash)}`)).toBe(1);
+      expect(await total(`&search=${one.body.image_photo_hash.slice('sha256:'.length)}`)).toBe(1);
+      expect(await total('&search=50%25')).toBe(0);
+    });
+
     it('hides another account’s verification and an unknown one behind the same 404', async () => {
       const owner = await registerAccount(call);
       const id = await upload(owner.token, 'images/rs_sample1.webp');

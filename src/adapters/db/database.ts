@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import pg from 'pg';
@@ -54,6 +55,8 @@ async function openPglite(dir: string | undefined, sharedBuffersMb: number): Pro
   // idle footprint (D-049). The data files stay in the OS page cache, read through Node's fs.
   const options = {
     postgresqlconf: [`shared_buffers = ${sharedBuffersMb}MB`],
+    // Trigram indexes serve the verification search (name contains ...), as on PostgreSQL.
+    extensions: { pg_trgm },
     ...(template ? { loadDataDir: new Blob([new Uint8Array(template)]) } : {}),
   };
   return dir === undefined ? PGlite.create(options) : PGlite.create(dir, options);
