@@ -2,8 +2,9 @@
  * `npm run bench`: end-to-end analysis time of the 30D pair (median of 5 runs after a warm-up),
  * time per megapixel, peak RSS, a synthetic 24 MP pair (the 30D reference upscaled: no 24 MP
  * RAW+JPEG pair exists in the fixtures, so the JPEG side is upscaled to 6000x4000), and the RAW
- * side's decode benchmark against native dcraw_emu when bench/decode.ts is present, and the
- * start-up figures of the compiled service and CLI (bench/startup.ts).
+ * side's decode benchmark against native dcraw_emu when bench/decode.ts is present, the
+ * start-up figures of the compiled service and CLI (bench/startup.ts), and the service's reads,
+ * image-only throughput and memory (bench/service.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -57,4 +58,8 @@ if (existsSync(decodeBench)) {
 report.end_to_end_pair = await (await import('./e2e.js')).benchEndToEnd();
 // Cold/warm start to healthy and CLI --help, against a bare node:http start measured alongside.
 report.startup = await (await import('./startup.js')).benchStartup();
+// Reads, health, image-only throughput and RSS of the compiled service, against a bare node:http
+// server answering the same body in the same run (bench/service.ts; PostgreSQL when DATABASE_URL is set).
+const { benchService } = await import('./service.js');
+report.service = { pglite: await benchService('pglite'), postgres: await benchService('postgres') };
 process.stdout.write(JSON.stringify(report, null, 2) + '\n');
