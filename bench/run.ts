@@ -5,7 +5,8 @@
  * native LibRaw in-process (bench/decode.ts); the C2PA check against c2pa-python in-process
  * (bench/c2pa.ts); POST to completed through a real service, the pair against the analysis
  * alone, and a 12 MP HEIC image-only check (bench/e2e.ts); the start-up figures of the compiled
- * service and CLI (bench/startup.ts). Every series carries the load average it ran under.
+ * service and CLI (bench/startup.ts); the service's reads, image-only throughput and memory
+ * against bare node:http (bench/service.ts). Every series carries the load average it ran under.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -59,4 +60,8 @@ report.c2pa_check = await (await import('./c2pa.js')).benchC2pa();
 report.end_to_end = await (await import('./e2e.js')).benchEndToEnd();
 // Cold/warm start to healthy and CLI --help, against a bare node:http start measured alongside.
 report.startup = await (await import('./startup.js')).benchStartup();
+// Reads, health, image-only throughput and RSS of the compiled service, against a bare node:http
+// server answering the same body in the same run (bench/service.ts; PostgreSQL when DATABASE_URL is set).
+const { benchService } = await import('./service.js');
+report.service = { pglite: await benchService('pglite'), postgres: await benchService('postgres') };
 process.stdout.write(JSON.stringify(report, null, 2) + '\n');

@@ -21,6 +21,7 @@ import { loadTrustConfiguration } from './provenance/trust-config.js';
 import { configuredOrPersistedSecret } from './core/secrets.js';
 import { createMailer } from './adapters/mail/index.js';
 import { boundAddress, describeComponents, localUrl } from './core/startup-summary.js';
+import { PrincipalCache } from './core/principal-cache.js';
 
 export interface Service {
   deps: AppDeps;
@@ -34,7 +35,7 @@ export interface Service {
 /** Opens the stores chosen by configuration and migrates them. Shared by the server and the CLI. */
 export async function openStores(config: Config, log: Logger, options: { inMemoryDatabase?: boolean } = {}) {
   fs.mkdirSync(config.DATA_DIR, { recursive: true });
-  const db: Database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR, inMemory: options.inMemoryDatabase });
+  const db: Database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR, inMemory: options.inMemoryDatabase, sharedBuffersMb: config.PGLITE_SHARED_BUFFERS_MB });
   let store: EventStore;
   if (config.EVENTSTORE_URL) {
     // Loaded only when configured: its gRPC client costs start-up time nobody else should pay.
@@ -51,8 +52,15 @@ export async function openStores(config: Config, log: Logger, options: { inMemor
 
 /** Composition root: wires the adapters, starts projectors and the HTTP server. */
 export async function startService(config: Config, options: { logger?: Logger; inMemoryDatabase?: boolean } = {}): Promise<Service> {
-  const log = options.logger ?? pino({ level: config.LOG_LEVEL, base: { service: 'photoverify', region: config.PROCESSING_REGION } });
+  // Asynchronous: a line is handed to the OS without blocking the request that logged it, and
+  // lines logged while a write is under way go out together in the next (a synchronous write per
+  // request line blocked the event loop). Nothing is held back; pino flushes at exit.
+  const log =
+    options.logger ??
+    pino({ level: config.LOG_LEVEL, base: { service: 'photoverify', region: config.PROCESSING_REGION } }, pino.destination({ dest: 1, sync: false }));
   const { db, store, projections } = await openStores(config, log, options);
+  const principals = new PrincipalCache();
+  principals.watch(projections);
   projections.start();
   // Trust anchors and the credential signer, loaded exactly as the CLI loads them.
   const { signer, trust } = await loadTrustConfiguration(config, { dataDir: config.DATA_DIR });
@@ -67,6 +75,7 @@ export async function startService(config: Config, options: { logger?: Logger; i
     log,
     now: () => new Date(),
     jwtSecret: configuredOrPersistedSecret(config.JWT_SECRET, config.DATA_DIR, 'jwt-secret'),
+    principals,
     loginLimiter: new RateLimiter(db.knex, 'login', config.LOGIN_RATE_LIMIT_PER_15_MIN, 15 * 60_000),
     anonymousLimiter: new RateLimiter(db.knex, 'anonymous', config.ANONYMOUS_UPLOADS_PER_HOUR, 60 * 60_000),
     claimLimiter: new RateLimiter(db.knex, 'claim', config.CLAIM_ATTEMPTS_PER_15_MIN, 15 * 60_000),
@@ -91,7 +100,8 @@ export async function startService(config: Config, options: { logger?: Logger; i
         concurrency: config.WORKFLOW_CONCURRENCY,
         shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
       })
-    : new InProcessWorkflowEngine(registrations, db.knex, log, { concurrency: config.WORKFLOW_CONCURRENCY });
+    : // Pair analyses are bounded by their thread pool (WORKFLOW_CONCURRENCY); the runs around them are light.
+      new InProcessWorkflowEngine(registrations, db.knex, log, { concurrency: config.WORKFLOW_RUN_CONCURRENCY });
   const deps: AppDeps = { ...base, workflows };
   const { app } = createApp(deps, modules, errorCatalogue);
   const server = http.createServer(app);

@@ -64,7 +64,7 @@ export async function execute<State, Command, Catalogue extends Record<string, E
   decider: Decider<State, Command, Catalogue>,
   command: Command,
   context: CommandContext = commandContext(deps, call),
-): Promise<CommandOutcome<EventOf<Catalogue>>> {
+): Promise<CommandOutcome<EventOf<Catalogue>, State>> {
   const outcome = await runCommand(deps.store, stream, decider, command, context);
   if (outcome.position !== null && !(await readModelsCaughtUp(deps, outcome.position))) call.stale = true;
   return outcome;

@@ -57,6 +57,10 @@ const configSchema = z.object({
   C2PA_SIGNING_CHAIN: optionalString,
   C2PA_TSA_URL: optionalString.pipe(z.url().optional()),
   WORKFLOW_CONCURRENCY: positiveInt(2),
+  /** Light runs (image-only checks, mail) need not wait behind CPU-bound pair analyses (D-050). */
+  WORKFLOW_RUN_CONCURRENCY: positiveInt(16),
+  /** PGlite's default (128 MB) is most of an idle embedded service's memory (D-049). */
+  PGLITE_SHARED_BUFFERS_MB: positiveInt(16),
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, 'DATA_DIR' | 'PUBLIC_BASE_URL'> & {
@@ -123,4 +127,6 @@ export const configDocumentation: Record<keyof z.infer<typeof configSchema>, str
   C2PA_SIGNING_CHAIN: 'PEM certificate chain for C2PA_SIGNING_KEY, end-entity first.',
   C2PA_TSA_URL: 'RFC 3161 timestamp authority used when signing. Unset: no timestamp.',
   WORKFLOW_CONCURRENCY: 'Verifications analysed at the same time by the in-process workflow engine.',
+  WORKFLOW_RUN_CONCURRENCY: 'Workflow runs the in-process engine executes at once (image-only checks, mail, pairs waiting for an analysis thread); runs waiting on a timer do not count.',
+  PGLITE_SHARED_BUFFERS_MB: 'Shared buffers of the embedded PGlite database (ignored with DATABASE_URL); PGlite keeps them in its WebAssembly memory.',
 };

@@ -21,10 +21,12 @@ export interface CommandContext {
   now: Date;
 }
 
-export interface CommandOutcome<E> {
+export interface CommandOutcome<E, State = unknown> {
   events: E[];
   /** Global position of the last appended event; null when the command changed nothing. */
   position: bigint | null;
+  /** The stream's state with the new events applied (saves the caller reading the stream again). */
+  state: State;
 }
 
 const MAX_ATTEMPTS = 3;
@@ -55,14 +57,14 @@ export async function runCommand<State, Command, Catalogue extends Record<string
   decider: Decider<State, Command, Catalogue>,
   command: Command,
   context: CommandContext,
-): Promise<CommandOutcome<EventOf<Catalogue>>> {
+): Promise<CommandOutcome<EventOf<Catalogue>, State>> {
   for (let attempt = 1; ; attempt++) {
     const { state, revision } = await foldStream(store, stream, decider);
     const events = decider.decide(command, state);
-    if (events.length === 0) return { events, position: null };
+    if (events.length === 0) return { events, position: null, state };
     try {
       const result = await store.append(stream, events.map((event) => toNewEvent(decider.catalogue, event, context)), { expectedRevision: revision });
-      return { events, position: result.position };
+      return { events, position: result.position, state: events.reduce(decider.evolve, state) };
     } catch (error) {
       if (error instanceof WrongExpectedRevisionError && attempt < MAX_ATTEMPTS) continue;
       throw error;

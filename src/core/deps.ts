@@ -16,6 +16,7 @@ import type { SignerConfig } from '../provenance/signer-config.js';
 import type { TrustAnchors } from '../provenance/trust.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Mailer } from './mail.js';
+import type { PrincipalCache } from './principal-cache.js';
 
 /** Everything the use cases need, built once by the composition root (src/service.ts). */
 export interface AppDeps {
@@ -31,6 +32,8 @@ export interface AppDeps {
   log: Logger;
   now: () => Date;
   jwtSecret: Uint8Array;
+  /** Principals of recently seen credentials, emptied when credentials change (D-048). */
+  principals: PrincipalCache;
   loginLimiter: RateLimiter;
   /** Keyless uploads per client address. */
   anonymousLimiter: RateLimiter;

@@ -30,4 +30,10 @@ export interface ReadModels {
   /** Something was appended: look now rather than at the next poll. */
   poke(): void;
   status(): ProjectorStatus[];
+  /**
+   * Calls `listener` with each page of events once the read models include it, before any
+   * waitFor on those positions resolves (caches of read-model rows invalidate here). Returns
+   * the unsubscribe.
+   */
+  onApplied(listener: (events: readonly StoredEvent[]) => void): () => void;
 }

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { EventStore } from '../../core/event-store.js';
+import type { EventStore, StoredEvent } from '../../core/event-store.js';
 import type { Projector, ProjectorStatus, ReadModels } from '../../core/projector.js';
 
 const PAGE = 250;
@@ -15,20 +15,26 @@ export class ProjectionGapError extends Error {
 }
 
 
+/** Told, after the transaction that applied them committed, which events the read models now include. */
+export type AppliedListener = (events: readonly StoredEvent[]) => void;
+
 /**
- * Runs every projector in its own catch-up loop with its own checkpoint. Each page of events
- * is applied in one transaction together with the checkpoint, so a crash can neither lose nor
- * double-apply an event, and two processes running the same projector cannot both apply one
- * (the checkpoint row is locked).
+ * Runs every projector over the event log with its own checkpoint. One loop reads each page of
+ * events once and applies it to every healthy projector in one transaction that also moves their
+ * checkpoints, so a crash can neither lose nor double-apply an event, and two processes running
+ * the same projectors cannot both apply one (the checkpoint rows are locked). A projector that
+ * fails is found by applying that page to each projector in its own transaction: the failing one
+ * stops loudly, the others go on (D-047).
  */
 export class ProjectionRunner implements ReadModels {
   private readonly progress = new EventEmitter().setMaxListeners(0);
   private readonly positions = new Map<string, bigint>();
   private readonly failures = new Map<string, Error>();
-  private loops: Promise<void>[] = [];
+  private readonly appliedListeners = new Set<AppliedListener>();
+  private loopDone: Promise<void> = Promise.resolve();
   private running = false;
   private wake = new Set<() => void>();
-
+  private poked = false;
   constructor(
     private readonly knex: Knex,
     private readonly store: EventStore,
@@ -62,19 +68,25 @@ export class ProjectionRunner implements ReadModels {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.loops = this.projectors.map((projector) => this.loop(projector));
+    this.loopDone = this.loop();
   }
 
   async stop(): Promise<void> {
     this.running = false;
     for (const wake of this.wake) wake();
-    await Promise.all(this.loops);
-    this.loops = [];
+    await this.loopDone;
   }
 
-  /** Tell the loops new events exist (local appends), instead of waiting for the next poll. */
+  /** Tell the loop new events exist (local appends), instead of waiting for the next poll. */
   poke(): void {
+    this.poked = true;
     for (const wake of this.wake) wake();
+  }
+
+  /** Calls `listener` with every page of events once it is committed to the read models; returns the unsubscribe. */
+  onApplied(listener: AppliedListener): () => void {
+    this.appliedListeners.add(listener);
+    return () => this.appliedListeners.delete(listener);
   }
 
   /** Resolves true once every read model includes `position`, false after `timeoutMs`. */
@@ -137,18 +149,22 @@ export class ProjectionRunner implements ReadModels {
     this.positions.set(projector.name, 0n);
   }
 
-  private async loop(projector: Projector): Promise<void> {
+  private async loop(): Promise<void> {
     while (this.running) {
+      this.poked = false;
       try {
-        const applied = await this.applyPage(projector);
-        if (applied > 0) continue;
+        // A full page: more may follow at once, after letting the event loop run (PGlite answers
+        // through microtasks only, so a catch-up would otherwise starve requests and timers).
+        // A short page reached the head of the log.
+        if ((await this.applyNextPage()) === PAGE) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          continue;
+        }
       } catch (error) {
-        // Loud and final: a read model that silently skipped an event would lie forever.
-        this.failures.set(projector.name, error as Error);
-        this.log?.error({ err: error, projector: projector.name }, 'projector stopped');
-        this.progress.emit('progress');
-        return;
+        // Reading the log failed (the database is away): try again at the next poll.
+        this.log?.warn({ err: error }, 'projection runner could not read the event log');
       }
+      if (this.poked) continue; // appended while this page was being applied
       await new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(timer);
@@ -161,27 +177,106 @@ export class ProjectionRunner implements ReadModels {
     }
   }
 
-  /** Applies the next page of events in one transaction; returns how many events it consumed. */
-  private async applyPage(projector: Projector): Promise<number> {
-    const from = this.positions.get(projector.name) ?? 0n;
+  /**
+   * Reads the page after the furthest-behind healthy projector once and applies it to all of
+   * them in one transaction; if that fails, to each in its own transaction, so only the failing
+   * projector stops. Returns how many events the page held.
+   */
+  private async applyNextPage(): Promise<number> {
+    const healthy = this.projectors.filter((p) => !this.failures.has(p.name));
+    if (healthy.length === 0) return 0;
+    const from = healthy.reduce((min, p) => {
+      const at = this.positions.get(p.name) ?? 0n;
+      return at < min ? at : min;
+    }, this.positions.get(healthy[0]!.name) ?? 0n);
     const page = await this.store.readAll({ after: from, limit: PAGE });
+    if (page.length === 0) return 0;
+    let reached: Map<string, bigint>;
+    try {
+      reached = await this.knex.transaction(async (trx) => {
+        const names = healthy.map((p) => p.name);
+        const rows = await trx('projection_checkpoints').whereIn('name', names).forUpdate().select('name', 'position');
+        const checkpoints = new Map<string, bigint>(rows.map((r: { name: string; position: string }) => [r.name, BigInt(r.position)]));
+        const moved = new Map<string, bigint>();
+        for (const projector of healthy) {
+          const start = checkpoints.get(projector.name) ?? 0n;
+          const position = await this.applyEvents(trx, projector, page, start);
+          if (position !== start) moved.set(projector.name, position);
+        }
+        await this.saveCheckpoints(trx, moved);
+        return new Map([...checkpoints, ...moved]);
+      });
+    } catch {
+      // Which projector failed? Each on its own: the failing one is marked, the others advance.
+      for (const projector of healthy) {
+        try {
+          await this.applyPage(projector, page);
+        } catch (error) {
+          this.fail(projector, error as Error);
+        }
+      }
+      this.announce(page);
+      return page.length;
+    }
+    for (const [name, position] of reached) this.positions.set(name, position);
+    this.announce(page);
+    return page.length;
+  }
+
+  /** Applies the page's events beyond `from` to one projector; returns the position reached. */
+  private async applyEvents(trx: Knex.Transaction, projector: Projector, page: readonly StoredEvent[], from: bigint): Promise<bigint> {
+    let position = from;
+    for (const event of page) {
+      if (event.position <= position) continue; // applied already (by this runner or another process)
+      if (this.store.contiguousPositions && event.position !== position + 1n) {
+        throw new ProjectionGapError(projector.name, position + 1n, event.position);
+      }
+      await projector.apply(trx, event);
+      position = event.position;
+    }
+    return position;
+  }
+
+  /** One statement per distinct position (usually one: the projectors move together). */
+  private async saveCheckpoints(trx: Knex.Transaction, moved: Map<string, bigint>): Promise<void> {
+    const byPosition = new Map<bigint, string[]>();
+    for (const [name, position] of moved) byPosition.set(position, [...(byPosition.get(position) ?? []), name]);
+    for (const [position, names] of byPosition) {
+      await trx('projection_checkpoints').whereIn('name', names).update({ position: position.toString() });
+    }
+  }
+
+  private fail(projector: Projector, error: Error): void {
+    // Loud and final: a read model that silently skipped an event would lie forever.
+    this.failures.set(projector.name, error);
+    this.log?.error({ err: error, projector: projector.name }, 'projector stopped');
+  }
+
+  /** Listeners first (they may hold caches of what changed), then the waiters for positions. */
+  private announce(page: readonly StoredEvent[]): void {
+    for (const listener of this.appliedListeners) {
+      try {
+        listener(page);
+      } catch (error) {
+        this.log?.error({ err: error }, 'a read-model listener failed');
+      }
+    }
+    this.progress.emit('progress');
+  }
+
+  /** Applies a page of events (the next one when none is given) to one projector in one transaction; returns how many events the page held. */
+  private async applyPage(projector: Projector, given?: readonly StoredEvent[]): Promise<number> {
+    const from = this.positions.get(projector.name) ?? 0n;
+    const page = given ?? (await this.store.readAll({ after: from, limit: PAGE }));
     if (page.length === 0) return 0;
     const reached = await this.knex.transaction(async (trx) => {
       const row = await trx('projection_checkpoints').where({ name: projector.name }).forUpdate().first();
-      let position = BigInt(row.position);
-      for (const event of page) {
-        if (event.position <= position) continue; // applied by another process meanwhile
-        if (this.store.contiguousPositions && event.position !== position + 1n) {
-          throw new ProjectionGapError(projector.name, position + 1n, event.position);
-        }
-        await projector.apply(trx, event);
-        position = event.position;
-      }
+      const position = await this.applyEvents(trx, projector, page, BigInt(row.position));
       await trx('projection_checkpoints').where({ name: projector.name }).update({ position: position.toString() });
       return position;
     });
     this.positions.set(projector.name, reached);
-    this.progress.emit('progress');
+    if (!given) this.announce(page);
     return page.length;
   }
 }

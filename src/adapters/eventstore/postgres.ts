@@ -65,15 +65,18 @@ export class PostgresEventStore implements EventStore {
     if (events.length === 0) throw new Error('append needs at least one event');
     return this.knex.transaction(async (trx) => {
       await trx.raw('select pg_advisory_xact_lock(?)', [APPEND_LOCK]);
-      const head = await trx('events').where({ stream }).max<{ max: number | null }[]>('revision as max').first();
-      const current = head?.max ?? null;
+      // The stream's last revision and the log's last position in one round trip.
+      const { rows: heads } = await trx.raw<{ rows: { revision: number | null; position: string | number | null }[] }>(
+        'select (select max(revision) from events where stream = ?) as revision, (select max(position) from events) as position',
+        [stream],
+      );
+      const current = heads[0]?.revision ?? null;
       const expected = options.expectedRevision;
       if (expected !== 'any') {
         const matches = expected === 'no_stream' ? current === null : current === expected;
         if (!matches) throw new WrongExpectedRevisionError(stream, expected === 'no_stream' ? expected : BigInt(expected), current === null ? 'no_stream' : BigInt(current));
       }
-      const top = await trx('events').max<{ max: string | number | null }[]>('position as max').first();
-      let position = BigInt(top?.max ?? 0);
+      let position = BigInt(heads[0]?.position ?? 0);
       let revision = current ?? -1;
       const rows = events.map((event) => {
         position += 1n;

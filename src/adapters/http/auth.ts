@@ -2,8 +2,8 @@ import type { Request } from 'express';
 import type { AppDeps } from '../../core/deps.js';
 import { AccessDeniedError, AuthenticationError } from '../../core/errors.js';
 import type { Principal } from '../../core/principal.js';
-import { principalFromJwt } from '../../features/accounts/sessions.js';
-import { principalFromApiKey } from '../../features/apikeys/authenticate.js';
+import { resolveJwt } from '../../features/accounts/sessions.js';
+import { resolveApiKey } from '../../features/apikeys/authenticate.js';
 import { looksLikeApiKey } from '../../features/apikeys/key-material.js';
 import type { AuthRequirement } from '../../core/route-spec.js';
 
@@ -21,9 +21,9 @@ export async function credentialsOf(deps: AppDeps, req: Request): Promise<Princi
       suggestion: 'Send "Authorization: Bearer <JWT or API key>" or "X-API-Key: <API key>".',
     });
   }
-  if (apiKeyHeader) return principalFromApiKey(deps, apiKeyHeader);
+  if (apiKeyHeader) return resolveCredential(deps, apiKeyHeader, true);
   if (!bearer) return null;
-  return looksLikeApiKey(bearer) ? principalFromApiKey(deps, bearer) : principalFromJwt(deps, bearer);
+  return resolveCredential(deps, bearer, looksLikeApiKey(bearer));
 }
 
 /** Resolves a REST caller, or throws 401/403. Public routes get the caller when credentials are sent. */
@@ -45,5 +45,15 @@ export async function authenticate(deps: AppDeps, req: Request, requirement: Aut
       suggestion: 'Use an API key created with scope "full".',
     });
   }
+  return principal;
+}
+
+/** An API key or a session token to its principal, through the short-lived cache (D-048). */
+async function resolveCredential(deps: AppDeps, credential: string, isApiKey: boolean): Promise<Principal> {
+  const now = deps.now().getTime();
+  const cached = deps.principals.get(credential, now);
+  if (cached) return cached;
+  const { principal, expiresAt } = isApiKey ? await resolveApiKey(deps, credential) : await resolveJwt(deps, credential);
+  deps.principals.set(credential, principal, now, expiresAt.getTime());
   return principal;
 }

@@ -37,12 +37,19 @@ export async function issueAccessToken(deps: AppDeps, user: TokenSubject) {
 }
 
 export async function principalFromJwt(deps: AppDeps, token: string): Promise<Principal> {
+  return (await resolveJwt(deps, token)).principal;
+}
+
+/** The principal and when the token expires (callers that keep the principal keep it no longer). */
+export async function resolveJwt(deps: AppDeps, token: string): Promise<{ principal: Principal; expiresAt: Date }> {
   let subject: string | undefined;
   let epoch: unknown;
+  let expiresAt: Date;
   try {
-    const { payload } = await jwtVerify(token, deps.jwtSecret, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
+    const { payload } = await jwtVerify(token, deps.jwtSecret, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'], requiredClaims: ['exp'] });
     subject = payload.sub;
     epoch = payload.pwd ?? 0;
+    expiresAt = new Date(payload.exp! * 1000);
   } catch (error) {
     const expired = error instanceof joseErrors.JWTExpired;
     throw new AuthenticationError('INVALID_TOKEN', expired ? 'The access token has expired.' : 'The access token is not valid.', {
@@ -55,5 +62,5 @@ export async function principalFromJwt(deps: AppDeps, token: string): Promise<Pr
   if (epoch !== passwordEpoch(user)) {
     throw new AuthenticationError('INVALID_TOKEN', 'The password was changed after this access token was issued.', { suggestion: 'Log in again with the new password.' });
   }
-  return { via: 'jwt', userId: user.id, accountId: user.account_id, role: user.role, scope: 'full' };
+  return { principal: { via: 'jwt', userId: user.id, accountId: user.account_id, role: user.role, scope: 'full' }, expiresAt };
 }

@@ -8,8 +8,11 @@ import { apiKeyDecider, apiKeyStream, KEY_USE_RECORD_INTERVAL_MS } from './decid
 import { hashApiKey, parseApiKey, sameHash } from './key-material.js';
 import { findApiKeyByPrefix } from './queries.js';
 
-/** The principal an API key stands for; 401 INVALID_API_KEY for anything unusable. */
-export async function principalFromApiKey(deps: AppDeps, raw: string): Promise<Principal> {
+/**
+ * The principal an API key stands for, and when the key expires (callers that keep the
+ * principal keep it no longer); 401 INVALID_API_KEY for anything unusable.
+ */
+export async function resolveApiKey(deps: AppDeps, raw: string): Promise<{ principal: Principal; expiresAt: Date }> {
   const invalid = (message: string) =>
     new AuthenticationError('INVALID_API_KEY', message, { suggestion: 'Create a new key with POST /v1/apikeys/ (requires a login token).' });
   const parsed = parseApiKey(raw);
@@ -22,7 +25,10 @@ export async function principalFromApiKey(deps: AppDeps, raw: string): Promise<P
   const user = await findUser(deps.knex, key.user_id);
   if (!user) throw invalid('The API key belongs to no existing user.');
   await recordKeyUse(deps, key, now);
-  return { via: 'api_key', userId: user.id, accountId: key.account_id, role: user.role, keyId: key.id, scope: key.scope };
+  return {
+    principal: { via: 'api_key', userId: user.id, accountId: key.account_id, role: user.role, keyId: key.id, scope: key.scope },
+    expiresAt: new Date(key.expires_at),
+  };
 }
 
 /** Usage is telemetry: recorded at most once a minute per key, never failing the request. */
@@ -32,7 +38,9 @@ async function recordKeyUse(deps: AppDeps, key: { id: string; account_id: string
   try {
     const context = systemContext(deps, { actor: { type: 'api_key', id: keyId }, correlationId: keyId, accountId: key.account_id });
     const outcome = await runCommand(deps.store, apiKeyStream(keyId), apiKeyDecider, { type: 'RecordApiKeyUse', now }, context);
-    if (outcome.position !== null) deps.readModels.poke();
+    // Waited for (once a minute per key): the caller's next request, which may be served from
+    // the credential cache at once, lists the key with this use.
+    if (outcome.position !== null) await deps.readModels.waitFor(outcome.position, deps.config.READ_MODEL_WAIT_MS);
   } catch (error) {
     deps.log.warn({ err: error, keyId }, 'could not record API key use');
   }

@@ -21,29 +21,20 @@ export const streamOwnersProjector: Projector = {
     await knex.raw('create index if not exists stream_owners_account on stream_owners (account_id, last_recorded_at)');
   },
   async apply(trx, event) {
-    const position = event.position.toString();
-    const owner = transferredOwner(event.data) ?? event.metadata.account_id;
-    const existing = await trx('stream_owners').where({ stream: event.stream }).first();
-    if (!existing) {
-      await trx('stream_owners').insert({
-        stream: event.stream,
-        account_id: owner,
-        event_count: 1,
-        first_recorded_at: event.recorded_at,
-        last_recorded_at: event.recorded_at,
-        last_position: position,
-      });
-      return;
-    }
-    if (BigInt(existing.last_position) >= event.position) return;
-    await trx('stream_owners')
-      .where({ stream: event.stream })
-      .update({
-        account_id: transferredOwner(event.data) ?? existing.account_id ?? owner,
-        event_count: existing.event_count + 1,
-        last_recorded_at: event.recorded_at,
-        last_position: position,
-      });
+    // One upsert per event (it runs for every event in the log): a new stream gets its row; a
+    // known one counts the event unless it already reflects it (replays change nothing).
+    const transferred = transferredOwner(event.data) ?? null;
+    await trx.raw(
+      `insert into stream_owners as o (stream, account_id, event_count, first_recorded_at, last_recorded_at, last_position)
+       values (?, ?, 1, ?, ?, ?)
+       on conflict (stream) do update set
+         account_id = coalesce(?::uuid, o.account_id, excluded.account_id),
+         event_count = o.event_count + 1,
+         last_recorded_at = excluded.last_recorded_at,
+         last_position = excluded.last_position
+       where o.last_position < excluded.last_position`,
+      [event.stream, transferred ?? event.metadata.account_id, event.recorded_at, event.recorded_at, event.position.toString(), transferred],
+    );
   },
 };
 

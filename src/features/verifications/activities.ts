@@ -49,10 +49,12 @@ export function createVerificationActivities(deps: ActivityDeps) {
     return (await foldStream(deps.store, verificationStream(id), verificationDecider)).state;
   }
 
-  async function record(id: string, command: VerificationCommand, accountId: string | null): Promise<void> {
+  /** Records a step; returns the stream's state after it (no second read of the stream). */
+  async function record(id: string, command: VerificationCommand, accountId: string | null): Promise<VerificationState> {
     const ctx = systemContext(contextDeps, { actor: { type: 'system', id: 'verification-workflow' }, correlationId: id, accountId });
     const outcome = await runCommand(deps.store, verificationStream(id), verificationDecider, command, ctx);
     if (outcome.position !== null) deps.onAppended();
+    return outcome.state;
   }
 
   async function storeRendition(id: string, accountId: string, kind: RenditionKind, bytes: Uint8Array, contentType: string, extension: string) {
@@ -66,8 +68,7 @@ export function createVerificationActivities(deps: ActivityDeps) {
 
     async start(id: string): Promise<VerificationState> {
       const state = await load(id);
-      await record(id, { type: 'Start', now: deps.now() }, state.accountId ?? null);
-      return load(id);
+      return record(id, { type: 'Start', now: deps.now() }, state.accountId ?? null);
     },
 
     /**
@@ -115,7 +116,7 @@ export function createVerificationActivities(deps: ActivityDeps) {
         },
         state.accountId,
       );
-      await record(
+      return record(
         id,
         {
           type: 'Grade',
@@ -130,7 +131,6 @@ export function createVerificationActivities(deps: ActivityDeps) {
         },
         state.accountId,
       );
-      return load(id);
     },
 
     /** A verified pair gets the C2PA-signed image and the signed badge rendition (nothing more once `signal` aborts). */

@@ -8,14 +8,25 @@ import type { AnalysisJob, AnalysisReply } from './analysis-thread.js';
  * demand, are reused, and are terminated on close. A thread that dies fails only its own job.
  * A job whose signal aborts (the workflow's deadline passed) stops at once: a waiting job
  * leaves the queue, a running one has its thread terminated (a fresh one replaces it).
+ * A thread idle for `idleMs` is terminated: with it go its decoders' WebAssembly memory and
+ * the analysis modules it loaded (a pair's thread holds 150-400 MB), D-049.
  */
 export class AnalysisPool {
   private readonly idle: Worker[] = [];
   private readonly busy = new Set<Worker>();
   private readonly waiting: ((worker: Worker) => void)[] = [];
+  private readonly idleTimers = new Map<Worker, NodeJS.Timeout>();
   private closed = false;
 
-  constructor(private readonly size: number) {}
+  constructor(
+    private readonly size: number,
+    private readonly options: { idleMs?: number } = {},
+  ) {}
+
+  /** Threads alive (busy or idle). */
+  get threads(): number {
+    return this.idle.length + this.busy.size;
+  }
 
   async analyze(job: AnalysisJob, signal?: AbortSignal): Promise<PairAnalysis> {
     signal?.throwIfAborted();
@@ -65,6 +76,8 @@ export class AnalysisPool {
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const timer of this.idleTimers.values()) clearTimeout(timer);
+    this.idleTimers.clear();
     const all = [...this.idle, ...this.busy];
     this.idle.length = 0;
     this.busy.clear();
@@ -75,6 +88,8 @@ export class AnalysisPool {
     if (this.closed) throw new Error('analysis pool is closed');
     const ready = this.idle.pop();
     if (ready) {
+      clearTimeout(this.idleTimers.get(ready));
+      this.idleTimers.delete(ready);
       this.busy.add(ready);
       return ready;
     }
@@ -106,6 +121,16 @@ export class AnalysisPool {
     if (next) return next(worker);
     this.busy.delete(worker);
     this.idle.push(worker);
+    const idleMs = this.options.idleMs ?? 30_000;
+    const timer = setTimeout(() => {
+      this.idleTimers.delete(worker);
+      const index = this.idle.indexOf(worker);
+      if (index < 0) return;
+      this.idle.splice(index, 1);
+      void worker.terminate();
+    }, idleMs);
+    timer.unref();
+    this.idleTimers.set(worker, timer);
   }
 
   private discard(worker: Worker): void {

@@ -23,7 +23,7 @@ export const verificationsModule: FeatureModule = {
 
 /** The verification workflow and its steps; the CPU-bound pair analysis runs in worker threads. */
 function verificationWorkflows(deps: WorkflowDeps) {
-  const analysisPool = new AnalysisPool(deps.config.WORKFLOW_CONCURRENCY);
+  const analysisPool = new AnalysisPool(deps.config.WORKFLOW_CONCURRENCY, { idleMs: 30_000 });
   deps.onStop(async () => {
     await analysisPool.close();
     await shutdownRawDecoders();

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { assertNever, parseEvent } from '../../core/events.js';
 import { verificationEvents } from './events.js';
+import type { Knex } from 'knex';
 import type { Projector } from '../../core/projector.js';
 import { streamInstance } from '../../core/streams.js';
 
@@ -10,7 +11,7 @@ const json = (value: unknown) => JSON.stringify(value);
 export const verificationsProjector: Projector = {
   name: 'verifications',
   version: 3,
-  tables: ['verification_results', 'verifications'],
+  tables: ['verification_results', 'verification_counts', 'verifications'],
   async migrate(knex) {
     await knex.raw(`
       create table if not exists verifications (
@@ -59,6 +60,7 @@ export const verificationsProjector: Projector = {
         updated_at timestamptz not null
       )`);
     await knex.raw('create index if not exists verification_results_verification on verification_results (verification_id)');
+    await migrateSearchAndCounts(knex);
   },
   async apply(trx, stored) {
     const event = parseEvent(verificationEvents, stored);
@@ -70,7 +72,7 @@ export const verificationsProjector: Projector = {
     switch (event.type) {
       case 'VerificationQueued': {
         const d = event.data;
-        await trx('verifications')
+        const inserted = await trx('verifications')
           .insert({
             id,
             account_id: d.account_id,
@@ -89,7 +91,9 @@ export const verificationsProjector: Projector = {
             last_position: position,
           })
           .onConflict('id')
-          .ignore();
+          .ignore()
+          .returning('id');
+        if (inserted.length) await countIn(trx, d.account_id, 1);
         return;
       }
       case 'VerificationStarted':
@@ -146,17 +150,58 @@ export const verificationsProjector: Projector = {
       case 'VerificationFailed':
         await row().update({ status: 'failed', failure_reason: event.data.failure_reason, updated_at: event.data.failed_at, last_position: position });
         return;
-      case 'VerificationClaimed':
+      case 'VerificationClaimed': {
+        const before = await row().first('account_id');
+        if (!before) return;
         await row().update({ account_id: event.data.new_owner_account_id, updated_at: event.data.claimed_at, last_position: position });
+        await countIn(trx, before.account_id, -1);
+        await countIn(trx, event.data.new_owner_account_id, 1);
         return;
-      case 'VerificationDeleted':
-        await trx('verifications').where({ id }).delete();
+      }
+      case 'VerificationDeleted': {
+        const deleted = await trx('verifications').where({ id }).delete().returning('account_id');
+        for (const { account_id } of deleted) await countIn(trx, account_id, -1);
         return;
+      }
       default:
         assertNever(event);
     }
   },
 };
+
+/** How many verifications an account has: the unfiltered list's total, without counting rows (D-047). */
+async function countIn(trx: Knex.Transaction, accountId: string, delta: number): Promise<void> {
+  await trx.raw(
+    `insert into verification_counts (account_id, total) values (?, ?)
+     on conflict (account_id) do update set total = verification_counts.total + excluded.total`,
+    [accountId, delta],
+  );
+}
+
+/**
+ * The per-account totals and the search indexes. Both are created where missing, without a
+ * version change: the totals are filled from the rows already projected, so an existing read
+ * model is not rebuilt from the whole log. The search runs without its trigram index where the
+ * database refuses the extension (a role without the right to create it): slower, same answers.
+ */
+async function migrateSearchAndCounts(knex: Knex): Promise<void> {
+  const { rows } = await knex.raw<{ rows: { exists: boolean }[] }>("select to_regclass('verification_counts') is not null as exists");
+  if (!rows[0]?.exists) {
+    await knex.transaction(async (trx) => {
+      await trx.raw('create table if not exists verification_counts (account_id uuid primary key, total integer not null)');
+      await trx.raw('insert into verification_counts (account_id, total) select account_id, count(*) from verifications group by account_id on conflict do nothing');
+    });
+  }
+  // Exact lookups the search also matches: a file's SHA-256.
+  await knex.raw("create index if not exists verifications_image_sha256 on verifications ((image->>'sha256'))");
+  await knex.raw("create index if not exists verifications_raw_sha256 on verifications ((raw->>'sha256')) where raw is not null");
+  try {
+    await knex.raw('create extension if not exists pg_trgm');
+    await knex.raw('create index if not exists verifications_name_trgm on verifications using gin (name gin_trgm_ops)');
+  } catch {
+    // Without pg_trgm the name search scans the account's rows: correct, slower.
+  }
+}
 
 function analysisId(name: string): string {
   const hash = crypto.createHash('sha256').update(`photoverify-analysis:${name}`).digest('hex');

@@ -55,6 +55,26 @@ export const resultsTable = (knex: Knex) => knex<ResultRow>('verification_result
 
 export const findVerification = (knex: Knex, id: string): Promise<VerificationRow | undefined> => verificationsTable(knex).where({ id }).first();
 
+/** An account's number of verifications (kept by the projector: the unfiltered list's total). */
+export async function verificationCount(knex: Knex, accountId: string): Promise<number> {
+  const row = await knex('verification_counts').where({ account_id: accountId }).first('total');
+  return Number(row?.total ?? 0);
+}
+
+/** A verification with its results (oldest first) in one query: the read path's hot query. */
+export async function findVerificationWithResults(knex: Knex, id: string): Promise<(VerificationRow & { results: ResultRow[] }) | undefined> {
+  const row = await verificationsTable(knex)
+    .where({ id })
+    .select(
+      'verifications.*',
+      knex.raw(
+        `coalesce((select json_agg(r order by r.created_at, r.analysis) from verification_results r where r.verification_id = verifications.id), '[]') as results`,
+      ),
+    )
+    .first();
+  return row ? { ...(row as VerificationRow), results: jsonColumn<ResultRow[]>((row as { results: unknown }).results) } : undefined;
+}
+
 /** Results of many verifications in one query, oldest first. */
 export const resultsOf = (knex: Knex, ids: string[]): Promise<ResultRow[]> =>
   ids.length ? resultsTable(knex).whereIn('verification_id', ids).orderBy([{ column: 'created_at' }, { column: 'analysis' }]) : Promise.resolve([]);

@@ -14,11 +14,13 @@ import { anonymousAccountId, anonymousPrincipal, CLAIM_WINDOW_MS, isAnonymousUse
 import { verificationDecider, verificationStream } from './decider.js';
 import { verificationStatuses, type StoredFile } from './events.js';
 import { checkImage, checkRaw } from './file-checks.js';
-import { findVerification, imageOf, renditionsOf, resultsOf, verificationsTable, type RenditionRef, type VerificationRow } from './queries.js';
+import { findVerification, findVerificationWithResults, imageOf, verificationCount, renditionsOf, resultsOf, verificationsTable, type RenditionRef, type VerificationRow } from './queries.js';
 import { toVerificationView, type VerificationView } from './view.js';
 import { VERIFICATION_WORKFLOW_TYPE } from './workflow.js';
 
 const SORT_FIELDS = ['created_at', 'updated_at', 'status'] as const;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
 const SHORT_CODE_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const URL_TTL_SECONDS = 3600;
 
@@ -205,31 +207,39 @@ export async function listVerifications(deps: AppDeps, principal: Principal, que
   // Filters other features own (tags, tag_match): each admits a subquery of ids.
   const extensions = extensionsOf(deps.extensions, 'verification');
   const list = { knex: deps.knex, accountId: principal.accountId, query: query as unknown as Record<string, unknown> };
+  let narrowedElsewhere = false;
   for (const extension of extensions) {
     const admitted = extension.filter?.(list);
     if (admitted) base.whereIn('id', admitted);
+    narrowedElsewhere ||= Boolean(admitted);
   }
   if (query.search) {
     const term = query.search.trim();
     const like = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const hash = term.toLowerCase().replace(/^sha256:/, '');
+    // Each branch can use its index (trigram on the name, the hashes, the primary key); a term
+    // that cannot be an id or a hash does not compare with them at all (same matches).
     base.where((q) => {
-      q.whereILike('name', like)
-        .orWhereRaw('id::text = ?', [term.toLowerCase()])
-        .orWhereRaw("image->>'sha256' = ?", [term.toLowerCase().replace(/^sha256:/, '')])
-        .orWhereRaw("raw->>'sha256' = ?", [term.toLowerCase().replace(/^sha256:/, '')]);
+      q.whereILike('name', like);
+      if (UUID.test(term)) q.orWhere('id', term.toLowerCase());
+      if (SHA256_HEX.test(hash)) q.orWhereRaw("image->>'sha256' = ?", [hash]).orWhereRaw("raw->>'sha256' = ?", [hash]);
       // Matches in other features' data (tag names).
       for (const extension of extensions) if (extension.search) q.orWhereIn('id', extension.search({ ...list, term }));
     });
   }
-  const counted = await base.clone().count<{ count: string }[]>('* as count');
-  const total = Number(counted[0]?.count ?? 0);
+  const filtered = statuses.length > 0 || Boolean(query.result) || Boolean(query.search) || narrowedElsewhere || Boolean(query.request_id);
+  const total = filtered ? Number((await base.clone().count<{ count: string }[]>('* as count'))[0]?.count ?? 0) : await verificationCount(deps.knex, principal.accountId);
   const rows = (await base.clone().orderBy([{ column: query.sort_by, order: query.sort_order as 'asc' | 'desc' }, { column: 'id', order: 'asc' }]).offset(query.offset).limit(query.size)) as VerificationRow[];
   const items = await views(deps, rows);
   return { items, total, offset: query.offset, size: items.length, total_pages: Math.ceil(total / query.size) };
 }
 
 export async function getVerification(deps: AppDeps, principal: Principal, id: string): Promise<VerificationView> {
-  const [view] = await views(deps, [await owned(deps, principal, id)]);
+  // One query for the row and its results (the most frequent call: clients poll it).
+  const row = await findVerificationWithResults(deps.knex, id);
+  if (!row || row.account_id !== principal.accountId) throw notFound();
+  const thumb = renditionsOf(row).thumbnail;
+  const [view] = await withExtensionFields(deps.knex, extensionsOf(deps.extensions, 'verification'), [toVerificationView(row, row.results, thumb ? signedUrl(deps, thumb) : '')]);
   return view!;
 }
 

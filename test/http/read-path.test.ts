@@ -1,0 +1,88 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseTargets } from '../support/databases.js';
+import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+
+/**
+ * GET /v1/verifications/{id} reads the row and its results in one query (D-047); it must
+ * answer exactly what the list answers for the same verification, and keep ownership hidden.
+ */
+const fixture = (name: string) => new Uint8Array(fs.readFileSync(path.resolve(import.meta.dirname, '../../../shared/fixtures', name)));
+
+for (const target of databaseTargets) {
+  describe(`verification read path on ${target.name}`, () => {
+    let t: TestService;
+    let call: ReturnType<typeof client>;
+    beforeAll(async () => {
+      t = await startTestService(target);
+      call = client(t.url);
+    });
+    afterAll(async () => t?.stop());
+
+    async function upload(token: string, file: string) {
+      const form = new FormData();
+      form.append('image', new Blob([fixture(file)]), path.basename(file));
+      const response = await fetch(`${t.url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+      expect(response.status).toBe(201);
+      return (await response.json()).id as string;
+    }
+
+    it('answers the same verification, results included, as the list does', async () => {
+      const { token } = await registerAccount(call);
+      const id = await upload(token, 'c2pa/jsl_gen-fill.jpg');
+      const empty = await upload(token, 'images/rs_sample1.webp');
+      await t.settled();
+      const one = await call('GET', `/v1/verifications/${id}`, { token });
+      expect(one.status).toBe(200);
+      expect(one.body.status).toBe('completed');
+      expect(one.body.results.length).toBeGreaterThan(0);
+      const listed = await call('GET', '/v1/verifications/?size=10', { token });
+      const item = listed.body.items.find((v: { id: string }) => v.id === id);
+      // The thumbnail URL is signed at each answer (its expiry may tick over between the two).
+      const withoutUrl = ({ image_thumbnail_url: _url, ...rest }: Record<string, unknown>) => rest;
+      expect(withoutUrl(one.body)).toEqual(withoutUrl(item));
+      expect(one.body.image_thumbnail_url).toMatch(/^http/);
+      const other = await call('GET', `/v1/verifications/${empty}`, { token });
+      expect(other.body.id).toBe(empty);
+      expect(withoutUrl(other.body)).toEqual(withoutUrl(listed.body.items.find((v: { id: string }) => v.id === empty)));
+    });
+
+    it('counts the list total through uploads, a deletion and a claim, and finds by name, id and SHA-256', async () => {
+      const { token } = await registerAccount(call);
+      const ids = [await upload(token, 'images/rs_sample1.webp'), await upload(token, 'c2pa/jsl_gen-fill.jpg'), await upload(token, 'images/rs_sample1.webp')];
+      const anonymous = new FormData();
+      anonymous.append('image', new Blob([fixture('images/rs_sample1.webp')]), 'anon.webp');
+      const anon = await (await fetch(`${t.url}/v1/verifications/`, { method: 'POST', body: anonymous })).json();
+      await t.settled();
+      const total = async (query = '') => (await call('GET', `/v1/verifications/?size=1${query}`, { token })).body.total;
+      expect(await total()).toBe(3);
+      expect((await call('DELETE', `/v1/verifications/${ids[0]}`, { token })).status).toBe(200);
+      expect(await total()).toBe(2);
+      expect((await call('POST', '/v1/verifications/claim', { token, json: { anonymous_user_id: anon.anonymous_user_id } })).status).toBe(200);
+      expect(await total()).toBe(3);
+      // Filtered totals are counted from the rows.
+      expect(await total('&status=completed')).toBe(3);
+      expect(await total('&search=gen-fill')).toBe(1);
+      expect(await total('&search=GEN-FILL')).toBe(1);
+      expect(await total('&search=sample1')).toBe(1); // the other was deleted
+      expect(await total('&search=anon')).toBe(1); // claimed
+      expect(await total(`&search=${ids[1]!.toUpperCase()}`)).toBe(1);
+      const one = await call('GET', `/v1/verifications/${ids[1]}`, { token });
+      expect(await total(`&search=${encodeURIComponent(one.body.image_photo_hash)}`)).toBe(1);
+      expect(await total(`&search=${one.body.image_photo_hash.slice('sha256:'.length)}`)).toBe(1);
+      expect(await total('&search=50%25')).toBe(0);
+    });
+
+    it('hides another account’s verification and an unknown one behind the same 404', async () => {
+      const owner = await registerAccount(call);
+      const id = await upload(owner.token, 'images/rs_sample1.webp');
+      const stranger = await registerAccount(call);
+      for (const route of [`/v1/verifications/${id}`, `/v1/verifications/${crypto.randomUUID()}`]) {
+        const res = await call('GET', route, { token: stranger.token });
+        expect(res.status).toBe(404);
+        expect(res.body.detail.error_code).toBe('VERIFICATION_NOT_FOUND');
+      }
+    });
+  });
+}
