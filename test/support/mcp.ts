@@ -37,10 +37,10 @@ export async function callTool(client: Client, name: string, args: Record<string
 export const inline = (filename: string, bytes: Buffer) => ({ filename, content_base64: bytes.toString('base64') });
 
 /** A keyless verification through MCP (the free tier): returns the tool's structured output, or its error. */
-export async function keylessVerify(baseUrl: string, files: { image: Buffer; raw?: Buffer }, anonymousUserId?: string) {
+export async function keylessVerify(baseUrl: string, files: { image: Buffer; raw?: Buffer; imageName?: string }, anonymousUserId?: string) {
   const client = await connectMcp(baseUrl);
   try {
-    const args: Record<string, unknown> = { image: inline(files.raw ? 'a.jpg' : 'a.webp', files.image), wait_seconds: 0 };
+    const args: Record<string, unknown> = { image: inline(files.imageName ?? (files.raw ? 'a.jpg' : 'a.webp'), files.image), wait_seconds: 0 };
     if (files.raw) args.raw = inline('a.dng', files.raw);
     if (anonymousUserId) args.anonymous_user_id = anonymousUserId;
     return await callTool(client, files.raw ? 'verify_pair' : 'verify_image', args);
