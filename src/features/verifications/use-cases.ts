@@ -219,13 +219,18 @@ export async function listVerifications(deps: AppDeps, principal: Principal, que
     const hash = term.toLowerCase().replace(/^sha256:/, '');
     // Each branch can use its index (trigram on the name, the hashes, the primary key); a term
     // that cannot be an id or a hash does not compare with them at all (same matches).
-    base.where((q) => {
-      q.whereILike('name', like);
-      if (UUID.test(term)) q.orWhere('id', term.toLowerCase());
-      if (SHA256_HEX.test(hash)) q.orWhereRaw("image->>'sha256' = ?", [hash]).orWhereRaw("raw->>'sha256' = ?", [hash]);
-      // Matches in other features' data (tag names).
-      for (const extension of extensions) if (extension.search) q.orWhereIn('id', extension.search({ ...list, term }));
-    });
+    const own = verificationsTable(deps.knex)
+      .select('id')
+      .where({ account_id: principal.accountId })
+      .where((q) => {
+        q.whereILike('name', like);
+        if (UUID.test(term)) q.orWhere('id', term.toLowerCase());
+        if (SHA256_HEX.test(hash)) q.orWhereRaw("image->>'sha256' = ?", [hash]).orWhereRaw("raw->>'sha256' = ?", [hash]);
+      });
+    // Matches in other features' data (tag names) join as a union of id sets: an OR with their
+    // subqueries would make the planner scan every row of the account instead of its indexes.
+    const elsewhere = extensions.flatMap((extension) => (extension.search ? [extension.search({ ...list, term })] : []));
+    base.whereIn('id', elsewhere.length ? own.union(elsewhere) : own);
   }
   const filtered = statuses.length > 0 || Boolean(query.result) || Boolean(query.search) || narrowedElsewhere || Boolean(query.request_id);
   const total = filtered ? Number((await base.clone().count<{ count: string }[]>('* as count'))[0]?.count ?? 0) : await verificationCount(deps.knex, principal.accountId);
