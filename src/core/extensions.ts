@@ -24,6 +24,11 @@ export interface ResourceExtension {
    */
   fields?(knex: Knex, ids: readonly string[]): Promise<ReadonlyMap<string, Record<string, unknown>>>;
   /**
+   * The same fields as correlated subqueries on the owner's id column (`idColumn`, e.g.
+   * "verifications.id"), so a single-record read stays one query; each value is JSON or a number.
+   */
+  fieldColumns?(knex: Knex, idColumn: string): Record<string, Knex.Raw>;
+  /**
    * A subquery selecting the ids of the records this extension admits under the list's query,
    * or null when the query does not use its parameters. Throws a ValidationError for a bad value.
    */
@@ -34,6 +39,16 @@ export interface ResourceExtension {
 
 export const extensionsOf = (extensions: readonly ResourceExtension[], resource: ExtensibleResource): ResourceExtension[] =>
   extensions.filter((e) => e.resource === resource);
+
+/**
+ * Every extension's field columns for the owner's single-record query, or null when one of them
+ * offers fields only through `fields` (then the owner reads them with withExtensionFields).
+ */
+export function extensionColumns(knex: Knex, extensions: readonly ResourceExtension[], idColumn: string): Record<string, Knex.Raw> | null {
+  const withFields = extensions.filter((e) => e.fields);
+  if (withFields.some((e) => !e.fieldColumns)) return null;
+  return Object.assign({}, ...withFields.map((e) => e.fieldColumns!(knex, idColumn)));
+}
 
 /** Views with every extension's fields merged in (one query per extension for the whole page). */
 export async function withExtensionFields<V extends { id: string }>(knex: Knex, extensions: readonly ResourceExtension[], views: V[]): Promise<V[]> {

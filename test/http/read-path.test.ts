@@ -33,8 +33,13 @@ for (const target of databaseTargets) {
       const { token } = await registerAccount(call);
       const id = await upload(token, 'c2pa/jsl_gen-fill.jpg');
       const empty = await upload(token, 'images/rs_sample1.webp');
+      // Fields other features add (core/extensions.ts) come in the same read: tags and comments.
+      expect((await call('PUT', `/v1/verifications/${id}/tags`, { token, json: { tags: ['Storm', 'harbour'] } })).status).toBe(200);
+      for (const body of ['first look', 'second look']) expect((await call('POST', `/v1/verifications/${id}/comments`, { token, json: { body } })).status).toBe(201);
       await t.settled();
       const one = await call('GET', `/v1/verifications/${id}`, { token });
+      expect(one.body.tags.map((tag: { name: string }) => tag.name)).toEqual(['harbour', 'Storm']);
+      expect(one.body.comment_count).toBe(2);
       expect(one.status).toBe(200);
       expect(one.body.status).toBe('completed');
       expect(one.body.results.length).toBeGreaterThan(0);
@@ -46,6 +51,7 @@ for (const target of databaseTargets) {
       expect(one.body.image_thumbnail_url).toMatch(/^http/);
       const other = await call('GET', `/v1/verifications/${empty}`, { token });
       expect(other.body.id).toBe(empty);
+      expect([other.body.tags, other.body.comment_count]).toEqual([[], 0]);
       expect(withoutUrl(other.body)).toEqual(withoutUrl(listed.body.items.find((v: { id: string }) => v.id === empty)));
     });
 

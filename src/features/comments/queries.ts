@@ -21,6 +21,9 @@ export const commentsOf = (knex: Knex, verificationId: string): Promise<CommentR
   commentsTable(knex).where({ verification_id: verificationId }).orderBy([{ column: 'created_at' }, { column: 'added_position' }]);
 
 /** Comment counts of many verifications in one query; verifications without comments are absent. */
+/** The comment count of the verification whose id is in `idColumn`, as a correlated subquery. */
+export const commentCountColumn = (knex: Knex, idColumn: string): Knex.Raw => knex.raw('select count(*)::int from comments c where c.verification_id = ??', [idColumn]);
+
 export async function commentCounts(knex: Knex, verificationIds: readonly string[]): Promise<Map<string, number>> {
   const rows = await commentsTable(knex)
     .whereIn('verification_id', [...verificationIds])

@@ -1,7 +1,7 @@
 import { ValidationError } from '../../core/errors.js';
 import type { ResourceExtension } from '../../core/extensions.js';
 import { MAX_TAG_FILTER_NAMES, tagKey } from './names.js';
-import { tagsOfVerifications, verificationsTagged, verificationsWithTagLike } from './queries.js';
+import { tagsColumn, tagsOfVerifications, verificationsTagged, verificationsWithTagLike } from './queries.js';
 
 /**
  * What tags adds to the Verification resource (spec 2.1, 4.1): its `tags` field, the `tags` and
@@ -16,6 +16,7 @@ export const verificationTagsExtension: ResourceExtension = {
     for (const row of rows) fields.get(row.verification_id)?.tags.push({ id: row.id, name: row.name, color: row.color });
     return fields;
   },
+  fieldColumns: (knex, idColumn) => ({ tags: tagsColumn(knex, idColumn) }),
   filter({ knex, accountId, query }) {
     const keys = filterKeys(query.tags);
     if (keys.length === 0) return null;

@@ -49,6 +49,14 @@ export function tagsOfVerifications(knex: Knex, ids: readonly string[]): Promise
     .orderByRaw(BY_NAME('tags'));
 }
 
+/** The tags of the verification whose id is in `idColumn` (sorted by name), as a correlated JSON subquery. */
+export const tagsColumn = (knex: Knex, idColumn: string): Knex.Raw =>
+  knex.raw(
+    `select coalesce(json_agg(json_build_object('id', tags.id, 'name', tags.name, 'color', tags.color) order by ${BY_NAME('tags')}), '[]')
+       from verification_tags join tags on tags.id = verification_tags.tag_id where verification_tags.verification_id = ??`,
+    [idColumn],
+  );
+
 /**
  * Ids of the account's verifications carrying the tags of these name keys: every one of them
  * (`all`) or at least one (`any`). Names compare by key, so the filter is case-insensitive;

@@ -62,7 +62,11 @@ export async function verificationCount(knex: Knex, accountId: string): Promise<
 }
 
 /** A verification with its results (oldest first) in one query: the read path's hot query. */
-export async function findVerificationWithResults(knex: Knex, id: string): Promise<(VerificationRow & { results: ResultRow[] }) | undefined> {
+export async function findVerificationWithResults(
+  knex: Knex,
+  id: string,
+  extra: Record<string, Knex.Raw> = {},
+): Promise<(VerificationRow & { results: ResultRow[]; extra: Record<string, unknown> }) | undefined> {
   const row = await verificationsTable(knex)
     .where({ id })
     .select(
@@ -70,9 +74,12 @@ export async function findVerificationWithResults(knex: Knex, id: string): Promi
       knex.raw(
         `coalesce((select json_agg(r order by r.created_at, r.analysis) from verification_results r where r.verification_id = verifications.id), '[]') as results`,
       ),
+      ...Object.entries(extra).map(([name, sql]) => knex.raw('(?) as ??', [sql, `extra_${name}`])),
     )
     .first();
-  return row ? { ...(row as VerificationRow), results: jsonColumn<ResultRow[]>((row as { results: unknown }).results) } : undefined;
+  if (!row) return undefined;
+  const fields = Object.fromEntries(Object.keys(extra).map((name) => [name, jsonColumn((row as Record<string, unknown>)[`extra_${name}`])]));
+  return { ...(row as VerificationRow), results: jsonColumn<ResultRow[]>((row as { results: unknown }).results), extra: fields };
 }
 
 /** Results of many verifications in one query, oldest first. */

@@ -3,7 +3,7 @@ import type { ParsedUpload, UploadedFile } from '../../core/blob-store.js';
 import { commandContext, execute } from '../../core/commands.js';
 import type { CommandContext } from '../../core/decider.js';
 import type { AppDeps } from '../../core/deps.js';
-import { extensionsOf, withExtensionFields } from '../../core/extensions.js';
+import { extensionColumns, extensionsOf, withExtensionFields } from '../../core/extensions.js';
 import { AppError, NotFoundError, ValidationError } from '../../core/errors.js';
 import { callerOf, type Call, type Principal } from '../../core/principal.js';
 import { RequestValidationError } from '../../core/validation.js';
@@ -240,12 +240,15 @@ export async function listVerifications(deps: AppDeps, principal: Principal, que
 }
 
 export async function getVerification(deps: AppDeps, principal: Principal, id: string): Promise<VerificationView> {
-  // One query for the row and its results (the most frequent call: clients poll it).
-  const row = await findVerificationWithResults(deps.knex, id);
+  // One query for the row, its results and other features' fields (the most frequent call:
+  // clients poll it), when every extension can give its fields as columns.
+  const extensions = extensionsOf(deps.extensions, 'verification');
+  const columns = extensionColumns(deps.knex, extensions, 'verifications.id');
+  const row = await findVerificationWithResults(deps.knex, id, columns ?? {});
   if (!row || row.account_id !== principal.accountId) throw notFound();
   const thumb = renditionsOf(row).thumbnail;
-  const [view] = await withExtensionFields(deps.knex, extensionsOf(deps.extensions, 'verification'), [toVerificationView(row, row.results, thumb ? signedUrl(deps, thumb) : '')]);
-  return view!;
+  const view = { ...toVerificationView(row, row.results, thumb ? signedUrl(deps, thumb) : ''), ...row.extra };
+  return columns ? view : (await withExtensionFields(deps.knex, extensions, [view]))[0]!;
 }
 
 /** Deletes a verification permanently: its events say so, its files are removed. */
