@@ -61,25 +61,31 @@ export async function verificationCount(knex: Knex, accountId: string): Promise<
   return Number(row?.total ?? 0);
 }
 
-/** A verification with its results (oldest first) in one query: the read path's hot query. */
-export async function findVerificationWithResults(
-  knex: Knex,
-  id: string,
-  extra: Record<string, Knex.Raw> = {},
-): Promise<(VerificationRow & { results: ResultRow[]; extra: Record<string, unknown> }) | undefined> {
-  const row = await verificationsTable(knex)
-    .where({ id })
-    .select(
-      'verifications.*',
-      knex.raw(
-        `coalesce((select json_agg(r order by r.created_at, r.analysis) from verification_results r where r.verification_id = verifications.id), '[]') as results`,
-      ),
-      ...Object.entries(extra).map(([name, sql]) => knex.raw('(?) as ??', [sql, `extra_${name}`])),
-    )
-    .first();
-  if (!row) return undefined;
-  const fields = Object.fromEntries(Object.keys(extra).map((name) => [name, jsonColumn((row as Record<string, unknown>)[`extra_${name}`])]));
-  return { ...(row as VerificationRow), results: jsonColumn<ResultRow[]>((row as { results: unknown }).results), extra: fields };
+/** A verification row as read with its results and other features' fields (`extra`) in one query. */
+export type ReadRow = VerificationRow & { results: ResultRow[]; extra: Record<string, unknown> };
+
+/**
+ * Selects each row with its results (JSON, oldest first) and the given extension columns
+ * (core/extensions.ts), so a page or a single record is one query.
+ */
+export function selectReadRows(knex: Knex, query: Knex.QueryBuilder, extra: Record<string, Knex.Raw>): Knex.QueryBuilder {
+  return query.select(
+    'verifications.*',
+    knex.raw(`coalesce((select json_agg(r order by r.created_at, r.analysis) from verification_results r where r.verification_id = verifications.id), '[]') as results`),
+    ...Object.entries(extra).map(([name, sql]) => knex.raw('(?) as ??', [sql, `extra_${name}`])),
+  );
+}
+
+/** A row selected by selectReadRows, its JSON columns parsed. */
+export function parseReadRow(row: Record<string, unknown>, extra: Record<string, Knex.Raw>): ReadRow {
+  const fields = Object.fromEntries(Object.keys(extra).map((name) => [name, jsonColumn(row[`extra_${name}`])]));
+  return { ...(row as unknown as VerificationRow), results: jsonColumn<ResultRow[]>(row.results), extra: fields };
+}
+
+/** A verification with its results and extension fields in one query: the read path's hot query. */
+export async function findVerificationWithResults(knex: Knex, id: string, extra: Record<string, Knex.Raw> = {}): Promise<ReadRow | undefined> {
+  const row = await selectReadRows(knex, verificationsTable(knex).where({ id }), extra).first();
+  return row ? parseReadRow(row, extra) : undefined;
 }
 
 /** Results of many verifications in one query, oldest first. */

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { Knex } from 'knex';
 import type { ParsedUpload, UploadedFile } from '../../core/blob-store.js';
 import { commandContext, execute } from '../../core/commands.js';
 import type { CommandContext } from '../../core/decider.js';
@@ -14,7 +15,7 @@ import { anonymousAccountId, anonymousPrincipal, CLAIM_WINDOW_MS, isAnonymousUse
 import { verificationDecider, verificationStream } from './decider.js';
 import { verificationStatuses, type StoredFile } from './events.js';
 import { checkImage, checkRaw } from './file-checks.js';
-import { findVerification, findVerificationWithResults, imageOf, verificationCount, renditionsOf, resultsOf, verificationsTable, type RenditionRef, type VerificationRow } from './queries.js';
+import { findVerification, findVerificationWithResults, imageOf, parseReadRow, renditionsOf, selectReadRows, verificationCount, verificationsTable, type ReadRow, type RenditionRef, type VerificationRow } from './queries.js';
 import { toVerificationView, type VerificationView } from './view.js';
 import { VERIFICATION_WORKFLOW_TYPE } from './workflow.js';
 
@@ -45,15 +46,20 @@ async function owned(deps: AppDeps, principal: Principal, id: string): Promise<V
 
 const signedUrl = (deps: AppDeps, target: RenditionRef) => deps.urlSigner.sign(target.blob_key, { now: deps.now(), ttlSeconds: URL_TTL_SECONDS, contentType: target.content_type });
 
-/** Rows to views, with the results of all of them read in one query, and the fields other features add (tags). */
-async function views(deps: AppDeps, rows: VerificationRow[]): Promise<VerificationView[]> {
-  const results = await resultsOf(deps.knex, rows.map((r) => r.id));
+/**
+ * Read rows to views. Other features' fields (tags, comment_count) came as columns of the same
+ * query when every extension offers them so (`columns`); otherwise they are read per page here.
+ */
+async function views(deps: AppDeps, rows: ReadRow[], columns: Record<string, Knex.Raw> | null): Promise<VerificationView[]> {
   const own = rows.map((row) => {
     const thumb = renditionsOf(row).thumbnail;
-    return toVerificationView(row, results.filter((r) => r.verification_id === row.id), thumb ? signedUrl(deps, thumb) : '');
+    return { ...toVerificationView(row, row.results, thumb ? signedUrl(deps, thumb) : ''), ...row.extra };
   });
-  return withExtensionFields(deps.knex, extensionsOf(deps.extensions, 'verification'), own);
+  return columns ? own : withExtensionFields(deps.knex, extensionsOf(deps.extensions, 'verification'), own);
 }
+
+/** The extension columns of a verification read (null: some extension gives its fields only per page). */
+const readColumns = (deps: AppDeps) => extensionColumns(deps.knex, extensionsOf(deps.extensions, 'verification'), 'verifications.id');
 
 export interface CreateInput {
   /** A keyless caller's anonymous_user_id, if it sent one (a new one is issued otherwise). */
@@ -234,21 +240,19 @@ export async function listVerifications(deps: AppDeps, principal: Principal, que
   }
   const filtered = statuses.length > 0 || Boolean(query.result) || Boolean(query.search) || narrowedElsewhere || Boolean(query.request_id);
   const total = filtered ? Number((await base.clone().count<{ count: string }[]>('* as count'))[0]?.count ?? 0) : await verificationCount(deps.knex, principal.accountId);
-  const rows = (await base.clone().orderBy([{ column: query.sort_by, order: query.sort_order as 'asc' | 'desc' }, { column: 'id', order: 'asc' }]).offset(query.offset).limit(query.size)) as VerificationRow[];
-  const items = await views(deps, rows);
+  const columns = readColumns(deps);
+  const page = base.clone().orderBy([{ column: query.sort_by, order: query.sort_order as 'asc' | 'desc' }, { column: 'id', order: 'asc' }]).offset(query.offset).limit(query.size);
+  const rows = ((await selectReadRows(deps.knex, page, columns ?? {})) as Record<string, unknown>[]).map((row) => parseReadRow(row, columns ?? {}));
+  const items = await views(deps, rows, columns);
   return { items, total, offset: query.offset, size: items.length, total_pages: Math.ceil(total / query.size) };
 }
 
 export async function getVerification(deps: AppDeps, principal: Principal, id: string): Promise<VerificationView> {
-  // One query for the row, its results and other features' fields (the most frequent call:
-  // clients poll it), when every extension can give its fields as columns.
-  const extensions = extensionsOf(deps.extensions, 'verification');
-  const columns = extensionColumns(deps.knex, extensions, 'verifications.id');
+  // One query for the row, its results and other features' fields: the most frequent call (clients poll it).
+  const columns = readColumns(deps);
   const row = await findVerificationWithResults(deps.knex, id, columns ?? {});
   if (!row || row.account_id !== principal.accountId) throw notFound();
-  const thumb = renditionsOf(row).thumbnail;
-  const view = { ...toVerificationView(row, row.results, thumb ? signedUrl(deps, thumb) : ''), ...row.extra };
-  return columns ? view : (await withExtensionFields(deps.knex, extensions, [view]))[0]!;
+  return (await views(deps, [row], columns))[0]!;
 }
 
 /** Deletes a verification permanently: its events say so, its files are removed. */
