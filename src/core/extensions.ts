@@ -19,13 +19,9 @@ export interface ListContext {
 export interface ResourceExtension {
   resource: ExtensibleResource;
   /**
-   * Fields for a page of records, read in one query, merged over the owner's view of each
-   * (they must be fields of the owner's documented schema). A record missing from the map keeps the owner's defaults.
-   */
-  fields?(knex: Knex, ids: readonly string[]): Promise<ReadonlyMap<string, Record<string, unknown>>>;
-  /**
-   * The same fields as correlated subqueries on the owner's id column (`idColumn`, e.g.
-   * "verifications.id"), so a single-record read stays one query; each value is JSON or a number.
+   * Fields merged over the owner's view of each record (they must be fields of the owner's
+   * documented schema), as correlated subqueries on the owner's id column (`idColumn`, e.g.
+   * "verifications.id"): a page or a single record stays one query. Each value is JSON or a number.
    */
   fieldColumns?(knex: Knex, idColumn: string): Record<string, Knex.Raw>;
   /**
@@ -40,19 +36,6 @@ export interface ResourceExtension {
 export const extensionsOf = (extensions: readonly ResourceExtension[], resource: ExtensibleResource): ResourceExtension[] =>
   extensions.filter((e) => e.resource === resource);
 
-/**
- * Every extension's field columns for the owner's single-record query, or null when one of them
- * offers fields only through `fields` (then the owner reads them with withExtensionFields).
- */
-export function extensionColumns(knex: Knex, extensions: readonly ResourceExtension[], idColumn: string): Record<string, Knex.Raw> | null {
-  const withFields = extensions.filter((e) => e.fields);
-  if (withFields.some((e) => !e.fieldColumns)) return null;
-  return Object.assign({}, ...withFields.map((e) => e.fieldColumns!(knex, idColumn)));
-}
-
-/** Views with every extension's fields merged in (one query per extension for the whole page). */
-export async function withExtensionFields<V extends { id: string }>(knex: Knex, extensions: readonly ResourceExtension[], views: V[]): Promise<V[]> {
-  const ids = views.map((v) => v.id);
-  const contributed = await Promise.all(extensions.filter((e) => e.fields).map((e) => e.fields!(knex, ids)));
-  return views.map((view) => Object.assign({}, view, ...contributed.map((fields) => fields.get(view.id) ?? {})) as V);
-}
+/** Every extension's field columns, for the owner's read query. */
+export const extensionColumns = (knex: Knex, extensions: readonly ResourceExtension[], idColumn: string): Record<string, Knex.Raw> =>
+  Object.assign({}, ...extensions.map((e) => e.fieldColumns?.(knex, idColumn) ?? {}));

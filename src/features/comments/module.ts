@@ -2,7 +2,7 @@ import type { FeatureModule } from '../../core/module.js';
 import { commentErrors } from './errors.js';
 import { commentEvents } from './events.js';
 import { commentsProjector } from './projection.js';
-import { commentCountColumn, commentCounts } from './queries.js';
+import { commentCountColumn } from './queries.js';
 import { commentRoutes } from './routes.js';
 
 /** Comments on verifications: internal to the owning account; `comment_count` on every Verification. */
@@ -15,7 +15,6 @@ export const commentsModule: FeatureModule = {
   extensions: [
     {
       resource: 'verification',
-      fields: async (knex, ids) => new Map([...(await commentCounts(knex, ids))].map(([id, count]) => [id, { comment_count: count }])),
       fieldColumns: (knex, idColumn) => ({ comment_count: commentCountColumn(knex, idColumn) }),
     },
   ],

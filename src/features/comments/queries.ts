@@ -20,15 +20,5 @@ export const commentsTable = (knex: Knex) => knex<CommentRow>('comments');
 export const commentsOf = (knex: Knex, verificationId: string): Promise<CommentRow[]> =>
   commentsTable(knex).where({ verification_id: verificationId }).orderBy([{ column: 'created_at' }, { column: 'added_position' }]);
 
-/** Comment counts of many verifications in one query; verifications without comments are absent. */
 /** The comment count of the verification whose id is in `idColumn`, as a correlated subquery. */
 export const commentCountColumn = (knex: Knex, idColumn: string): Knex.Raw => knex.raw('select count(*)::int from comments c where c.verification_id = ??', [idColumn]);
-
-export async function commentCounts(knex: Knex, verificationIds: readonly string[]): Promise<Map<string, number>> {
-  const rows = await commentsTable(knex)
-    .whereIn('verification_id', [...verificationIds])
-    .groupBy('verification_id')
-    .select('verification_id')
-    .count<{ verification_id: string; count: string | number }[]>('* as count');
-  return new Map(rows.map((r) => [r.verification_id, Number(r.count)]));
-}

@@ -1,7 +1,7 @@
 import { ValidationError } from '../../core/errors.js';
 import type { ResourceExtension } from '../../core/extensions.js';
 import { MAX_TAG_FILTER_NAMES, tagKey } from './names.js';
-import { tagsColumn, tagsOfVerifications, verificationsTagged, verificationsWithTagLike } from './queries.js';
+import { tagsColumn, verificationsTagged, verificationsWithTagLike } from './queries.js';
 
 /**
  * What tags adds to the Verification resource (spec 2.1, 4.1): its `tags` field, the `tags` and
@@ -10,12 +10,6 @@ import { tagsColumn, tagsOfVerifications, verificationsTagged, verificationsWith
  */
 export const verificationTagsExtension: ResourceExtension = {
   resource: 'verification',
-  async fields(knex, ids) {
-    const rows = await tagsOfVerifications(knex, ids);
-    const fields = new Map<string, { tags: { id: string; name: string; color: string | null }[] }>(ids.map((id) => [id, { tags: [] }]));
-    for (const row of rows) fields.get(row.verification_id)?.tags.push({ id: row.id, name: row.name, color: row.color });
-    return fields;
-  },
   fieldColumns: (knex, idColumn) => ({ tags: tagsColumn(knex, idColumn) }),
   filter({ knex, accountId, query }) {
     const keys = filterKeys(query.tags);

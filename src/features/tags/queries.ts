@@ -39,16 +39,6 @@ export async function verificationCount(knex: Knex, tagId: string): Promise<numb
   return Number(rows[0]?.count ?? 0);
 }
 
-/** The tags of many verifications in one query, each verification's sorted by name. */
-export function tagsOfVerifications(knex: Knex, ids: readonly string[]): Promise<{ verification_id: string; id: string; name: string; color: string | null }[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  return verificationTags(knex)
-    .join('tags', 'tags.id', 'verification_tags.tag_id')
-    .whereIn('verification_tags.verification_id', ids as string[])
-    .select('verification_tags.verification_id', 'tags.id', 'tags.name', 'tags.color')
-    .orderByRaw(BY_NAME('tags'));
-}
-
 /** The tags of the verification whose id is in `idColumn` (sorted by name), as a correlated JSON subquery. */
 export const tagsColumn = (knex: Knex, idColumn: string): Knex.Raw =>
   knex.raw(

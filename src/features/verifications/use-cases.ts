@@ -1,10 +1,9 @@
 import crypto from 'node:crypto';
-import type { Knex } from 'knex';
 import type { ParsedUpload, UploadedFile } from '../../core/blob-store.js';
 import { commandContext, execute } from '../../core/commands.js';
 import type { CommandContext } from '../../core/decider.js';
 import type { AppDeps } from '../../core/deps.js';
-import { extensionColumns, extensionsOf, withExtensionFields } from '../../core/extensions.js';
+import { extensionColumns, extensionsOf } from '../../core/extensions.js';
 import { AppError, NotFoundError, ValidationError } from '../../core/errors.js';
 import { callerOf, type Call, type Principal } from '../../core/principal.js';
 import { RequestValidationError } from '../../core/validation.js';
@@ -46,19 +45,15 @@ async function owned(deps: AppDeps, principal: Principal, id: string): Promise<V
 
 const signedUrl = (deps: AppDeps, target: RenditionRef) => deps.urlSigner.sign(target.blob_key, { now: deps.now(), ttlSeconds: URL_TTL_SECONDS, contentType: target.content_type });
 
-/**
- * Read rows to views. Other features' fields (tags, comment_count) came as columns of the same
- * query when every extension offers them so (`columns`); otherwise they are read per page here.
- */
-async function views(deps: AppDeps, rows: ReadRow[], columns: Record<string, Knex.Raw> | null): Promise<VerificationView[]> {
-  const own = rows.map((row) => {
+/** Read rows to views, other features' fields (tags, comment_count) included: they came as columns of the same query. */
+function views(deps: AppDeps, rows: ReadRow[]): VerificationView[] {
+  return rows.map((row) => {
     const thumb = renditionsOf(row).thumbnail;
     return { ...toVerificationView(row, row.results, thumb ? signedUrl(deps, thumb) : ''), ...row.extra };
   });
-  return columns ? own : withExtensionFields(deps.knex, extensionsOf(deps.extensions, 'verification'), own);
 }
 
-/** The extension columns of a verification read (null: some extension gives its fields only per page). */
+/** The extension columns of a verification read (core/extensions.ts). */
 const readColumns = (deps: AppDeps) => extensionColumns(deps.knex, extensionsOf(deps.extensions, 'verification'), 'verifications.id');
 
 export interface CreateInput {
@@ -242,17 +237,16 @@ export async function listVerifications(deps: AppDeps, principal: Principal, que
   const total = filtered ? Number((await base.clone().count<{ count: string }[]>('* as count'))[0]?.count ?? 0) : await verificationCount(deps.knex, principal.accountId);
   const columns = readColumns(deps);
   const page = base.clone().orderBy([{ column: query.sort_by, order: query.sort_order as 'asc' | 'desc' }, { column: 'id', order: 'asc' }]).offset(query.offset).limit(query.size);
-  const rows = ((await selectReadRows(deps.knex, page, columns ?? {})) as Record<string, unknown>[]).map((row) => parseReadRow(row, columns ?? {}));
-  const items = await views(deps, rows, columns);
+  const rows = ((await selectReadRows(deps.knex, page, columns)) as Record<string, unknown>[]).map((row) => parseReadRow(row, columns));
+  const items = views(deps, rows);
   return { items, total, offset: query.offset, size: items.length, total_pages: Math.ceil(total / query.size) };
 }
 
 export async function getVerification(deps: AppDeps, principal: Principal, id: string): Promise<VerificationView> {
   // One query for the row, its results and other features' fields: the most frequent call (clients poll it).
-  const columns = readColumns(deps);
-  const row = await findVerificationWithResults(deps.knex, id, columns ?? {});
+  const row = await findVerificationWithResults(deps.knex, id, readColumns(deps));
   if (!row || row.account_id !== principal.accountId) throw notFound();
-  return (await views(deps, [row], columns))[0]!;
+  return views(deps, [row])[0]!;
 }
 
 /** Deletes a verification permanently: its events say so, its files are removed. */
