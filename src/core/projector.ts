@@ -16,6 +16,14 @@ export interface Projector {
   apply(trx: Knex.Transaction, event: StoredEvent): Promise<void>;
 }
 
+/**
+ * The rows matching `key` that an event at `position` may still change: those whose
+ * `last_position` is older. Guarding every update and delete with it is what makes a replayed
+ * event change nothing.
+ */
+export const unapplied = (trx: Knex.Transaction, table: string, key: Record<string, unknown>, position: string): Knex.QueryBuilder =>
+  trx(table).where(key).andWhere('last_position', '<', position);
+
 export interface ProjectorStatus {
   name: string;
   position: string;

@@ -1,6 +1,6 @@
 import { accountEvents } from './events.js';
 import { assertNever, parseEvent } from '../../core/events.js';
-import type { Projector } from '../../core/projector.js';
+import { type Projector, unapplied } from '../../core/projector.js';
 
 /**
  * accounts and users (an invited user has no password hash until they accept, and is found by
@@ -63,9 +63,7 @@ export const accountsProjector: Projector = {
       }
       case 'AccountSettingsChanged': {
         const d = event.data;
-        await trx('accounts')
-          .where({ id: d.account_id })
-          .andWhere('last_position', '<', position)
+        await unapplied(trx, 'accounts', { id: d.account_id }, position)
           .update({ plan: d.plan, billing_country: d.billing_country, monthly_budget_cap_eur: d.monthly_budget_cap_eur, updated_at: d.changed_at, last_position: position });
         return;
       }
@@ -107,24 +105,22 @@ export const accountsProjector: Projector = {
       }
       case 'InvitationAccepted': {
         const d = event.data;
-        await trx('users')
-          .where({ id: d.user_id })
-          .andWhere('last_position', '<', position)
+        await unapplied(trx, 'users', { id: d.user_id }, position)
           .update({ password_hash: d.password_hash, invitation_sha256: null, invitation_expires_at: null, last_position: position });
         return;
       }
       case 'UserRoleChanged': {
         const d = event.data;
-        await trx('users').where({ id: d.user_id }).andWhere('last_position', '<', position).update({ role: d.to, last_position: position });
+        await unapplied(trx, 'users', { id: d.user_id }, position).update({ role: d.to, last_position: position });
         return;
       }
       case 'PasswordChanged': {
         const d = event.data;
-        await trx('users').where({ id: d.user_id }).andWhere('last_position', '<', position).update({ password_hash: d.password_hash, password_changed_at: d.changed_at, last_position: position });
+        await unapplied(trx, 'users', { id: d.user_id }, position).update({ password_hash: d.password_hash, password_changed_at: d.changed_at, last_position: position });
         return;
       }
       case 'UserRemoved':
-        await trx('users').where({ id: event.data.user_id }).andWhere('last_position', '<', position).delete();
+        await unapplied(trx, 'users', { id: event.data.user_id }, position).delete();
         return;
       default:
         assertNever(event);

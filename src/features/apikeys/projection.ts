@@ -1,6 +1,6 @@
 import { apiKeyEvents } from './events.js';
 import { assertNever, parseEvent } from '../../core/events.js';
-import type { Projector } from '../../core/projector.js';
+import { type Projector, unapplied } from '../../core/projector.js';
 
 export const apiKeysProjector: Projector = {
   name: 'api_keys',
@@ -29,7 +29,7 @@ export const apiKeysProjector: Projector = {
     const event = parseEvent(apiKeyEvents, stored);
     if (!event) return;
     const position = stored.position.toString();
-    const unapplied = (id: string) => trx('api_keys').where({ id }).andWhere('last_position', '<', position);
+    const older = (id: string) => unapplied(trx, 'api_keys', { id }, position);
     switch (event.type) {
       case 'ApiKeyCreated': {
         const d = event.data;
@@ -52,11 +52,11 @@ export const apiKeysProjector: Projector = {
         return;
       }
       case 'ApiKeyRevoked':
-        await unapplied(event.data.key_id).update({ revoked_at: event.data.revoked_at, updated_at: event.data.revoked_at, last_position: position });
+        await older(event.data.key_id).update({ revoked_at: event.data.revoked_at, updated_at: event.data.revoked_at, last_position: position });
         return;
       case 'ApiKeyUsed':
         // last_used_at is usage telemetry, not a change of the key: updated_at stays.
-        await unapplied(event.data.key_id).update({ last_used_at: event.data.used_at, last_position: position });
+        await older(event.data.key_id).update({ last_used_at: event.data.used_at, last_position: position });
         return;
       default:
         assertNever(event);

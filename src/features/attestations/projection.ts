@@ -1,6 +1,6 @@
 import { attestationEvents } from './events.js';
 import { assertNever, parseEvent } from '../../core/events.js';
-import type { Projector } from '../../core/projector.js';
+import { type Projector, unapplied } from '../../core/projector.js';
 
 /**
  * Capture challenges (found by nonce hash when an attestation arrives) and attestations
@@ -63,9 +63,7 @@ export const attestationsProjector: Projector = {
       }
       case 'CaptureAttested': {
         const d = event.data;
-        await trx('capture_challenges')
-          .where({ capture_id: d.attestation_id })
-          .andWhere('last_position', '<', position)
+        await unapplied(trx, 'capture_challenges', { capture_id: d.attestation_id }, position)
           .update({ attested_at: d.attested_at, last_position: position });
         await trx('capture_attestations')
           .insert({
@@ -88,9 +86,7 @@ export const attestationsProjector: Projector = {
         return;
       }
       case 'AttestationRedeemed':
-        await trx('capture_attestations')
-          .where({ attestation_id: event.data.attestation_id })
-          .andWhere('last_position', '<', position)
+        await unapplied(trx, 'capture_attestations', { attestation_id: event.data.attestation_id }, position)
           .update({ redeemed_by_verification_id: event.data.verification_id, redeemed_at: event.data.redeemed_at, last_position: position });
         return;
       default:

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { StoredEvent } from '../../core/event-store.js';
 import { assertNever, parseEvent } from '../../core/events.js';
-import type { Projector } from '../../core/projector.js';
+import { type Projector, unapplied } from '../../core/projector.js';
 import { streamInstance } from '../../core/streams.js';
 import { verificationEvents } from '../verifications/events.js';
 import { commentEvents } from './events.js';
@@ -45,7 +45,7 @@ async function applyComment(trx: Knex.Transaction, stored: StoredEvent): Promise
   const event = parseEvent(commentEvents, stored);
   if (!event) return;
   const position = stored.position.toString();
-  const older = (id: string) => trx('comments').where({ id }).andWhere('last_position', '<', position);
+  const older = (id: string) => unapplied(trx, 'comments', { id }, position);
   switch (event.type) {
     case 'CommentAdded': {
       const d = event.data;

@@ -1,5 +1,5 @@
 import { assertNever, parseEvent } from '../../core/events.js';
-import type { Projector } from '../../core/projector.js';
+import { type Projector, unapplied } from '../../core/projector.js';
 import { mailEvents } from './events.js';
 
 /** Delivery state per message: what the workflow sweep restarts, and what an operator queries. */
@@ -32,7 +32,7 @@ export const mailMessagesProjector: Projector = {
     const event = parseEvent(mailEvents, stored);
     if (!event) return;
     const position = stored.position.toString();
-    const unapplied = (id: string) => trx('mail_messages').where({ id }).andWhere('last_position', '<', position);
+    const older = (id: string) => unapplied(trx, 'mail_messages', { id }, position);
     switch (event.type) {
       case 'MailQueued': {
         const d = event.data;
@@ -54,13 +54,13 @@ export const mailMessagesProjector: Projector = {
         return;
       }
       case 'MailSendAttempted':
-        await unapplied(event.data.mail_id).update({ status: 'sending', attempts: event.data.attempt, next_attempt_at: null, updated_at: event.data.attempted_at, last_position: position });
+        await older(event.data.mail_id).update({ status: 'sending', attempts: event.data.attempt, next_attempt_at: null, updated_at: event.data.attempted_at, last_position: position });
         return;
       case 'MailSent':
-        await unapplied(event.data.mail_id).update({ status: 'sent', sent_at: event.data.sent_at, updated_at: event.data.sent_at, last_position: position });
+        await older(event.data.mail_id).update({ status: 'sent', sent_at: event.data.sent_at, updated_at: event.data.sent_at, last_position: position });
         return;
       case 'MailAttemptFailed':
-        await unapplied(event.data.mail_id).update({
+        await older(event.data.mail_id).update({
           status: 'queued',
           last_error: event.data.error,
           next_attempt_at: event.data.retry_at,
@@ -69,7 +69,7 @@ export const mailMessagesProjector: Projector = {
         });
         return;
       case 'MailDeliveryFailed':
-        await unapplied(event.data.mail_id).update({
+        await older(event.data.mail_id).update({
           status: 'failed',
           last_error: event.data.error,
           next_attempt_at: null,

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { assertNever, parseEvent } from '../../core/events.js';
-import type { Projector } from '../../core/projector.js';
+import { type Projector, unapplied } from '../../core/projector.js';
 import { streamInstance } from '../../core/streams.js';
 import type { StoredEvent } from '../../core/event-store.js';
 import { verificationEvents } from '../verifications/events.js';
@@ -66,7 +66,7 @@ async function applyShare(trx: Knex.Transaction, stored: StoredEvent): Promise<v
   if (!event) return;
   const id = streamInstance('share', stored.stream);
   const position = stored.position.toString();
-  const older = (table: string) => trx(table).where({ verification_id: id }).andWhere('last_position', '<', position);
+  const older = (table: string) => unapplied(trx, table, { verification_id: id }, position);
   switch (event.type) {
     case 'ShareEnabled': {
       const d = event.data;

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { StoredEvent } from '../../core/event-store.js';
 import { assertNever, parseEvent } from '../../core/events.js';
-import type { Projector } from '../../core/projector.js';
+import { type Projector, unapplied } from '../../core/projector.js';
 import { streamInstance } from '../../core/streams.js';
 import { verificationEvents } from '../verifications/events.js';
 import { tagEvents, verificationTagEvents } from './events.js';
@@ -67,7 +67,7 @@ async function applyVocabulary(trx: Knex.Transaction, stored: StoredEvent): Prom
   const event = parseEvent(tagEvents, stored);
   if (!event) return;
   const position = stored.position.toString();
-  const older = (id: string) => trx('tags').where({ id }).andWhere('last_position', '<', position);
+  const older = (id: string) => unapplied(trx, 'tags', { id }, position);
   switch (event.type) {
     case 'TagCreated': {
       const d = event.data;

@@ -1,6 +1,6 @@
 import { assertNever, parseEvent } from '../../core/events.js';
 import { usageEvents } from './events.js';
-import type { Projector } from '../../core/projector.js';
+import { type Projector, unapplied } from '../../core/projector.js';
 
 /** One row per metered verification; monthly usage is summed from it at read time. */
 export const usageProjector: Projector = {
@@ -35,7 +35,7 @@ export const usageProjector: Projector = {
         return;
       }
       case 'MeteringReleased':
-        await trx('usage_meterings').where({ verification_id: event.data.verification_id }).andWhere('last_position', '<', position).update({ released: true, last_position: position });
+        await unapplied(trx, 'usage_meterings', { verification_id: event.data.verification_id }, position).update({ released: true, last_position: position });
         return;
       default:
         assertNever(event);

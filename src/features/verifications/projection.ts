@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { assertNever, parseEvent } from '../../core/events.js';
 import { verificationEvents } from './events.js';
 import type { Knex } from 'knex';
-import type { Projector } from '../../core/projector.js';
+import { type Projector, unapplied } from '../../core/projector.js';
 import { streamInstance } from '../../core/streams.js';
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -67,7 +67,7 @@ export const verificationsProjector: Projector = {
     if (!event) return;
     const id = streamInstance('verification', stored.stream);
     const position = stored.position.toString();
-    const row = () => trx('verifications').where({ id }).andWhere('last_position', '<', position);
+    const row = () => unapplied(trx, 'verifications', { id }, position);
     const at = stored.metadata.occurred_at;
     switch (event.type) {
       case 'VerificationQueued': {
