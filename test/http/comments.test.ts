@@ -1,6 +1,4 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendFacts } from '../../src/core/decider.js';
 import { commentsStream, MAX_COMMENT_LENGTH, MAX_COMMENTS_PER_VERIFICATION } from '../../src/features/comments/decider.js';
@@ -8,21 +6,14 @@ import { commentEvents } from '../../src/features/comments/events.js';
 import { openSharedReport } from '../../src/features/sharing/use-cases.js';
 import { databaseTargets } from '../support/databases.js';
 import { addMember, type Member } from '../support/members.js';
-import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+import { client, registerAccount, startTestService, uploadImage, type TestService } from '../support/service.js';
 
-const webp = fs.readFileSync(path.resolve(import.meta.dirname, '../../../shared/fixtures/images/rs_sample1.webp'));
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
 type Account = Awaited<ReturnType<typeof registerAccount>>;
 
-async function upload(url: string, token: string): Promise<string> {
-  const form = new FormData();
-  form.append('image', new Blob([new Uint8Array(webp)]), 'harbour.webp');
-  const res = await fetch(`${url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { id: string }).id;
-}
+const upload = (url: string, token: string) => uploadImage(url, token, 'images/rs_sample1.webp', 'harbour.webp');
 
 for (const target of databaseTargets) {
   describe(`comments over HTTP on ${target.name}`, () => {

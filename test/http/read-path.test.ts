@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
 import { keylessVerify } from '../support/mcp.js';
-import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+import { client, registerAccount, startTestService, uploadImage, type TestService } from '../support/service.js';
 
 /**
  * GET /v1/verifications/{id} reads the row and its results in one query (D-047); it must
@@ -21,13 +21,7 @@ for (const target of databaseTargets) {
     });
     afterAll(async () => t?.stop());
 
-    async function upload(token: string, file: string) {
-      const form = new FormData();
-      form.append('image', new Blob([fixture(file)]), path.basename(file));
-      const response = await fetch(`${t.url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
-      expect(response.status).toBe(201);
-      return (await response.json()).id as string;
-    }
+    const upload = (token: string, file: string) => uploadImage(t.url, token, file);
 
     it('answers the same verification, results included, as the list does', async () => {
       const { token } = await registerAccount(call);

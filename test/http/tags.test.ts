@@ -1,6 +1,4 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppDeps } from '../../src/core/deps.js';
 import { WrongExpectedRevisionError } from '../../src/core/errors.js';
@@ -10,19 +8,12 @@ import { newCall, type Principal } from '../../src/core/principal.js';
 import { principalFromJwt } from '../../src/features/accounts/sessions.js';
 import { changeVerificationTags, createTag } from '../../src/features/tags/use-cases.js';
 import { databaseTargets } from '../support/databases.js';
-import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+import { client, registerAccount, startTestService, uploadImage, type TestService } from '../support/service.js';
 
-const webp = fs.readFileSync(path.resolve(import.meta.dirname, '../../../shared/fixtures/images/rs_sample1.webp'));
 
 type Account = Awaited<ReturnType<typeof registerAccount>>;
 
-async function upload(url: string, token: string): Promise<string> {
-  const form = new FormData();
-  form.append('image', new Blob([new Uint8Array(webp)]), 'harbour.webp');
-  const res = await fetch(`${url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { id: string }).id;
-}
+const upload = (url: string, token: string) => uploadImage(url, token, 'images/rs_sample1.webp', 'harbour.webp');
 
 const names = (tags: { name: string }[]) => tags.map((t) => t.name);
 

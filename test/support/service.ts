@@ -109,3 +109,16 @@ export async function registerAccount(call: ReturnType<typeof client>, overrides
   if (login.status !== 200) throw new Error(`login failed: ${login.status} ${JSON.stringify(login.body)}`);
   return { account: registered.body.account, user: registered.body.user, token: login.body.access_token as string, email, password };
 }
+
+/**
+ * An image-only verification of one fixture file (path under ../shared/fixtures), uploaded with
+ * the token; its id. Anything but 201 fails, with the answer in the message.
+ */
+export async function uploadImage(baseUrl: string, token: string, file = 'images/rs_sample1.webp', name = path.basename(file)): Promise<string> {
+  const form = new FormData();
+  form.append('image', new Blob([new Uint8Array(fs.readFileSync(path.resolve(import.meta.dirname, '../../../shared/fixtures', file)))]), name);
+  const response = await fetch(`${baseUrl}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  const body = await response.text();
+  if (response.status !== 201) throw new Error(`upload of ${file} answered ${response.status}: ${body}`);
+  return (JSON.parse(body) as { id: string }).id;
+}
