@@ -22,6 +22,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import knexFactory from 'knex';
 import sharp from 'sharp';
+import { allocatorEnv } from '../src/core/allocator.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SEED = Number(process.env.BENCH_VERIFICATIONS ?? 100_000);
@@ -103,11 +104,11 @@ interface Running {
 }
 
 /** The compiled service as its own process, until GET /v1/public/health answers 200. */
-async function startService(env: Record<string, string>): Promise<Running> {
+export async function startService(env: Record<string, string>): Promise<Running> {
   const port = await freePort();
   const child = spawn(process.execPath, ['dist/main.js'], {
     cwd: repo,
-    env: { ...process.env, EVENTSTORE_URL: '', TEMPORAL_ADDRESS: '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', PASSWORD_HASH_COST: '10', ...env },
+    env: { ...process.env, ...allocatorEnv, EVENTSTORE_URL: '', TEMPORAL_ADDRESS: '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', PASSWORD_HASH_COST: '10', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
@@ -122,7 +123,7 @@ async function startService(env: Record<string, string>): Promise<Running> {
   return { url, pid: child.pid!, stop: () => stopChild(child) };
 }
 
-const rssMiB = (pid: number) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024);
+export const rssMiB = (pid: number) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024);
 
 async function json(response: Response): Promise<any> {
   const body = await response.json();

@@ -18,6 +18,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { allocatorEnv } from '../src/core/allocator.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const POLL_MS = 10;
@@ -98,7 +99,7 @@ function timeToExit(command: string, args: string[]): number {
 }
 
 const reference = `require('node:http').createServer((q, s) => { s.end('ok'); q.socket.server.close(); }).listen(+process.env.PORT, '127.0.0.1')`;
-const serviceEnv = (dataDir: string) => ({ DATA_DIR: dataDir, HOST: '127.0.0.1', DATABASE_URL: '', EVENTSTORE_URL: '', TEMPORAL_ADDRESS: '', LOG_LEVEL: 'warn' });
+const serviceEnv = (dataDir: string) => ({ ...allocatorEnv, DATA_DIR: dataDir, HOST: '127.0.0.1', DATABASE_URL: '', EVENTSTORE_URL: '', TEMPORAL_ADDRESS: '', LOG_LEVEL: 'warn' });
 const health = (port: number) => `http://127.0.0.1:${port}/v1/public/health`;
 
 export async function benchStartup(options: { coldRuns?: number; warmRuns?: number; quickRuns?: number } = {}): Promise<Record<string, unknown>> {

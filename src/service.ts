@@ -21,6 +21,7 @@ import { loadTrustConfiguration } from './provenance/trust-config.js';
 import { configuredOrPersistedSecret } from './core/secrets.js';
 import { createMailer } from './adapters/mail/index.js';
 import { boundAddress, describeComponents, localUrl } from './core/startup-summary.js';
+import { describeAllocator } from './core/allocator.js';
 import { PrincipalCache } from './core/principal-cache.js';
 
 export interface Service {
@@ -123,8 +124,10 @@ export async function startService(config: Config, options: { logger?: Logger; i
   await workflows.open();
   const bound = boundAddress(address);
   const components = describeComponents(config);
+  const allocator = describeAllocator();
+  if (!allocator.tuned) log.warn({ allocator: allocator.text }, `memory allocator: ${allocator.text}`);
   log.info(
-    { address: bound, url: localUrl(address), publicBaseUrl: config.PUBLIC_BASE_URL, dataDir: config.DATA_DIR, ...components },
+    { address: bound, url: localUrl(address), publicBaseUrl: config.PUBLIC_BASE_URL, dataDir: config.DATA_DIR, ...components, allocator: allocator.text },
     `photoverify listening on ${bound} (${localUrl(address)}); ${Object.entries(components).map(([name, value]) => `${name.replace('_', ' ')}: ${value}`).join('; ')}`,
   );
 

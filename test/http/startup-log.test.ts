@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config.js';
 import { boundAddress, describeComponents, localUrl, maskSecrets } from '../../src/core/startup-summary.js';
+import { allocatorEnv, describeAllocator } from '../../src/core/allocator.js';
 import { freePort } from '../support/processes.js';
 
 const repo = path.resolve(import.meta.dirname, '../..');
@@ -49,6 +50,21 @@ describe('the start-up log line', () => {
     expect(embedded.mail).toContain('/srv/pv/outbox');
   });
 
+  it('says which allocator settings are in force, and what is missing on glibc', () => {
+    expect(describeAllocator({}, null)).toEqual({ text: 'not glibc (no tuning needed)', tuned: true });
+    expect(describeAllocator({ ...allocatorEnv }, '2.36')).toEqual({ text: 'glibc 2.36, MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072', tuned: true });
+    const missing = describeAllocator({ MALLOC_ARENA_MAX: '4' }, '2.36');
+    expect(missing.tuned).toBe(false);
+    expect(missing.text).toContain('without MALLOC_MMAP_THRESHOLD_');
+    expect(missing.text).not.toContain('without MALLOC_ARENA_MAX');
+  });
+
+  it('npm start sets the allocator settings the service expects (each overridable)', () => {
+    const start = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8')).scripts.start as string;
+    for (const [name, value] of Object.entries(allocatorEnv)) expect(start).toContain(`${name}=\${${name}:-${value}}`);
+    expect(start).toMatch(/exec node dist\/main\.js$/);
+  });
+
   it('of the real service bound to 0.0.0.0 says 0.0.0.0, a localhost URL, and its mail server without the password', { timeout: 240_000 }, async () => {
     const port = await freePort();
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pv-startlog-'));
@@ -84,6 +100,7 @@ describe('the start-up log line', () => {
       expect(entry.address).toBe(`0.0.0.0:${port}`);
       expect(entry.mail).toBe('SMTP smtp://mailer:***@127.0.0.1:9');
       expect(entry.database).toContain('PGlite');
+      expect(entry.allocator).toMatch(/glibc/);
       expect(entry.workflow_engine).toContain('in-process');
       expect(entry.blob_store).toContain(path.join(dataDir, 'blobs'));
       expect(entry.msg).toContain('mail: SMTP smtp://mailer:***@127.0.0.1:9');

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { expect } from 'vitest';
+import { allocatorEnv } from '../../src/core/allocator.js';
 import { client, registerAccount } from './service.js';
 
 const repo = path.resolve(import.meta.dirname, '../..');
@@ -38,10 +39,10 @@ export function runNode(args: string[], env: Record<string, string | undefined>)
 
 /** The service as its own OS process, so it can be killed without a chance to clean up. */
 export async function launchService(env: Record<string, string>): Promise<ChildProcess> {
-  // The compiled service, as `npm start` runs it (test/support/build.ts builds dist/ before the suites).
+  // The compiled service, as `npm start` runs it, allocator settings included (test/support/build.ts builds dist/ before the suites).
   const child = spawn(process.execPath, ['dist/main.js'], {
     cwd: repo,
-    env: { ...process.env, DATABASE_URL: '', EVENTSTORE_URL: '', TEMPORAL_ADDRESS: '', LOG_LEVEL: 'warn', PASSWORD_HASH_COST: '10', ...env },
+    env: { ...process.env, ...allocatorEnv, DATABASE_URL: '', EVENTSTORE_URL: '', TEMPORAL_ADDRESS: '', LOG_LEVEL: 'warn', PASSWORD_HASH_COST: '10', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (let i = 0; i < 300; i++) {

@@ -227,6 +227,20 @@ function photonTransfer(raw: SensorData, stats: MosaicStats, iso: number | undef
     if (electrons > high && adapted) {
       return undecided(`the noise implies ${Math.round(electrons)} electrons at saturation (ISO 100), above ${high}, but only with the bright bands above ${round(fit.excludedAbove!, 0)} DN left out`);
     }
+    const ambiguous = enc.ambiguousWhite;
+    let mostElectrons = electrons;
+    if (ambiguous && electrons <= high) {
+      // The data's own range gives the fewest electrons the noise allows; the declared white
+      // level the most. A real sensor can be either: pass only when both are a camera's.
+      const atDeclared = ((ambiguous.declared - black) / fit.gain) * (iso / 100);
+      measured.saturationElectronsAtDeclaredWhite = Math.round(atDeclared);
+      mostElectrons = atDeclared;
+      if (atDeclared > high) {
+        return undecided(
+          `the noise implies ${Math.round(electrons)} electrons at saturation (ISO 100) if the data's own range (${ambiguous.data}) is the sensor's, but ${Math.round(atDeclared)}, above ${high}, at the declared white level ${ambiguous.declared}: data that never reach saturation cannot show which applies`,
+        );
+      }
+    }
     if (electrons > high) {
       return {
         verdict: 'fail',
@@ -238,7 +252,7 @@ function photonTransfer(raw: SensorData, stats: MosaicStats, iso: number | undef
     if (electrons < low) {
       return undecided(`the noise grows faster with signal than a camera sensor's: it implies ${Math.round(electrons)} electrons at saturation (ISO 100), below ${low}; extra noise or a mis-declared ISO or white level, not a sign of fabrication`);
     }
-    return { verdict: 'pass', reason: 'noise variance rises with signal at a gain a real sensor has (shot noise) above a read-noise floor', measured, thresholds, margin: clamp01(Math.min(Math.log(electrons / low), Math.log(high / electrons)) / Math.log(4)) };
+    return { verdict: 'pass', reason: 'noise variance rises with signal at a gain a real sensor has (shot noise) above a read-noise floor', measured, thresholds, margin: clamp01(Math.min(Math.log(electrons / low), Math.log(high / mostElectrons)) / Math.log(4)) };
   }
   if (shotToRead < t.failShotToReadNoise && !adapted) {
     return { verdict: 'fail', reason: 'noise is nearly independent of signal: no photon shot noise', measured, thresholds };

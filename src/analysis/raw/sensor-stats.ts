@@ -84,6 +84,14 @@ export interface EncodingFacts {
   effectiveWhite: number;
   /** Where the sensor clips: a pile-up of samples at one top value, else effectiveWhite. */
   saturation: number;
+  /**
+   * Set when the declared white level is 4x to 16x the data's ceiling and no pile-up shows where
+   * the data clip: two or three unused bits are as likely a dark crop of a 14-bit frame as
+   * 12-bit data in a 14-bit container, so the electron bound is judged at both white levels.
+   * (Four or more unused bits, 12-bit data declared 65535, is the writers' convention for
+   * 12-bit data: effectiveWhite alone is used.)
+   */
+  ambiguousWhite?: { declared: number; data: number };
   /** Typical spacing of the values used near the black level (1 for dense data). */
   stepAtBlack: number;
 }
@@ -546,12 +554,17 @@ function encodingFacts(m: MosaicInput, levels: ReturnType<typeof levelStats>, bl
   const black = Math.min(...blacks);
   // A clipping sensor piles its brightest samples up at one value.
   const piled = levels.topPile.share >= 0.2 && levels.topPile.value > black + 0.5 * (effectiveWhite - black);
+  // Only a pile at the top of the data shows where they clip (a coarse encoding also piles its
+  // samples on a few codes below the top, as the 8-bit square-root curve does).
+  const clipsInData = piled && levels.topPile.value + stepAt(levels.topPile.value) >= levels.dataMaximum;
+  const ambiguous = !clipsInData && effectiveWhite === dataCeiling && m.whiteLevel < 16 * (dataCeiling + 1) - 1;
   return {
     dataMaximum: levels.dataMaximum,
     dataCeiling,
     effectiveWhite,
     saturation: piled ? Math.min(effectiveWhite, levels.topPile.value) : effectiveWhite,
     stepAtBlack: stepAt(black),
+    ...(ambiguous && effectiveWhite !== m.whiteLevel ? { ambiguousWhite: { declared: m.whiteLevel, data: dataCeiling } } : {}),
   };
 }
 

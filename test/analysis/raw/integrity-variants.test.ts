@@ -139,3 +139,45 @@ describe('GoPro HERO7 Black, whole frame: the same data at another bit depth is 
     expect(failing(companded)).toEqual([]);
   }, slow);
 });
+
+describe('GoPro HERO7 Black, a dark crop whose samples never pass 4,095 in its 14-bit container', () => {
+  // The frame's bottom 1536x1536 from (800, 1464): as a 12-bit range its electrons are 4x too
+  // few, and smoothing forgeries used to pass under the bound there (docs/analysis-raw.md).
+  const file = genuineFiles.find((f) => f.name.startsWith('GoPro HERO7'))!;
+  let sensor: SensorData;
+  let src: GenuineSource;
+  beforeAll(async () => {
+    sensor = await decodeFixture(file.file);
+    src = cropSource(sourceOf(file.name, sensor), { x: 800, y: 1464, width: 1536, height: 1536 });
+  }, slow);
+  const ptcOf = (r: AnalysisResult) => checksOf(r).photon_transfer!;
+
+  it('genuine: every variant that declares its encoding is recognised, its electron bound judged at both white levels', async () => {
+    const decoded = assessSensorIntegrity({ ...sensor, ...src.mosaic });
+    expect(decoded.result, String(decoded.details.summary)).toBe(true);
+    expect(ptcOf(decoded).measured).toMatchObject({ levels: { declaredWhite: 16383, effectiveWhite: 4095 } });
+    const [low, high] = [1_500, 150_000];
+    const both = [ptcOf(decoded).measured.saturationElectronsAtIso100, ptcOf(decoded).measured.saturationElectronsAtDeclaredWhite] as number[];
+    for (const electrons of both) {
+      expect(electrons).toBeGreaterThan(low);
+      expect(electrons).toBeLessThan(high);
+    }
+    for (const variant of containerVariants.filter((v) => !undeclared.has(v.name))) {
+      const result = analyzeRawIntegrity(await decodeVariant(variantDng(src, variant)));
+      expect(result.result, `${variant.name}: ${String(result.details.summary)}`).toBe(true);
+    }
+  }, slow);
+
+  it('smoothing forgeries are never taken for sensor data: at the declared white level they imply too many electrons', async () => {
+    for (const [name, forge] of forgeries.filter(([n]) => n.startsWith('smoothed'))) {
+      const cfa = forge(src.mosaic);
+      for (const containerName of forgeryContainers) {
+        const variant = containerVariants.find((v) => v.name === containerName)!;
+        const result = analyzeRawIntegrity(await decodeVariant(variantDng(src, variant, cfa)));
+        const label = `${name}, ${containerName}: ${String(result.details.summary)}`;
+        expect(result.result, label).not.toBe(true);
+        expect(ptcOf(result).verdict, label).not.toBe('pass');
+      }
+    }
+  }, slow);
+});
