@@ -3,7 +3,7 @@ import type { ParsedUpload, UploadedFile } from '../../core/blob-store.js';
 import { commandContext, execute } from '../../core/commands.js';
 import type { CommandContext } from '../../core/decider.js';
 import type { AppDeps } from '../../core/deps.js';
-import { extensionColumns, extensionsOf } from '../../core/extensions.js';
+import { extensionsOf } from '../../core/extensions.js';
 import { AppError, NotFoundError, ValidationError } from '../../core/errors.js';
 import { callerOf, type Call, type Principal } from '../../core/principal.js';
 import { RequestValidationError } from '../../core/validation.js';
@@ -14,7 +14,7 @@ import { anonymousAccountId, anonymousPrincipal, CLAIM_WINDOW_MS, isAnonymousUse
 import { verificationDecider, verificationStream } from './decider.js';
 import { verificationStatuses, type StoredFile } from './events.js';
 import { checkImage, checkRaw } from './file-checks.js';
-import { findVerification, findVerificationWithResults, imageOf, parseReadRow, renditionsOf, selectReadRows, verificationCount, verificationsTable, type ReadRow, type RenditionRef, type VerificationRow } from './queries.js';
+import { findVerification, findVerificationWithResults, imageOf, parseReadRow, readColumns, renditionsOf, selectReadRows, verificationCount, verificationsTable, type ReadRow, type RenditionRef, type VerificationRow } from './queries.js';
 import { toVerificationView, type VerificationView } from './view.js';
 import { VERIFICATION_WORKFLOW_TYPE } from './workflow.js';
 
@@ -52,9 +52,6 @@ function views(deps: AppDeps, rows: ReadRow[]): VerificationView[] {
     return { ...toVerificationView(row, row.results, thumb ? signedUrl(deps, thumb) : ''), ...row.extra };
   });
 }
-
-/** The extension columns of a verification read (core/extensions.ts). */
-const readColumns = (deps: AppDeps) => extensionColumns(deps.knex, extensionsOf(deps.extensions, 'verification'), 'verifications.id');
 
 export interface CreateInput {
   /** A keyless caller's anonymous_user_id, if it sent one (a new one is issued otherwise). */
@@ -244,7 +241,7 @@ export async function listVerifications(deps: AppDeps, principal: Principal, que
 
 export async function getVerification(deps: AppDeps, principal: Principal, id: string): Promise<VerificationView> {
   // One query for the row, its results and other features' fields: the most frequent call (clients poll it).
-  const row = await findVerificationWithResults(deps.knex, id, readColumns(deps));
+  const row = await findVerificationWithResults(deps, id);
   if (!row || row.account_id !== principal.accountId) throw notFound();
   return views(deps, [row])[0]!;
 }
