@@ -11,9 +11,11 @@ import type { Knex } from 'knex';
  */
 export const statementName = (sql: string): string => `pv_${crypto.createHash('sha1').update(sql).digest('base64url')}`;
 
-/** The query, named after its SQL text (compiled once more to name it). */
-export function prepared<Q extends Knex.QueryBuilder>(query: Q): Q {
-  return query.options({ name: statementName(query.toSQL().sql) }) as Q;
+/** Runs the query as a named statement, named after its SQL text (compiled once, as knex would). */
+export async function runPrepared(knex: Knex, query: Knex.QueryBuilder): Promise<Record<string, unknown>[]> {
+  const { sql, bindings } = query.toSQL();
+  const result = await knex.raw(sql, bindings as Knex.RawBinding[]).options({ name: statementName(sql) });
+  return (result as { rows: Record<string, unknown>[] }).rows;
 }
 
 /**

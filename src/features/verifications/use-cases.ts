@@ -5,7 +5,7 @@ import { commandContext, execute } from '../../core/commands.js';
 import type { CommandContext } from '../../core/decider.js';
 import type { AppDeps } from '../../core/deps.js';
 import { extensionsOf } from '../../core/extensions.js';
-import { prepared } from '../../core/prepared.js';
+import { runPrepared } from '../../core/prepared.js';
 import { AppError, NotFoundError, ValidationError } from '../../core/errors.js';
 import { callerOf, type Call, type Principal } from '../../core/principal.js';
 import { RequestValidationError } from '../../core/validation.js';
@@ -257,7 +257,7 @@ export async function listVerifications(deps: AppDeps, principal: Principal, que
   } else {
     total = await verificationCount(deps.knex, principal.accountId);
     // Few shapes (sort field and order): prepared, so PostgreSQL plans it once per connection.
-    rows = ((await prepared(page)) as Record<string, unknown>[]).map((row) => parseReadRow(row, columns));
+    rows = (await runPrepared(deps.knex, page)).map((row) => parseReadRow(row, columns));
   }
   const items = views(deps, rows);
   return { items, total, offset: query.offset, size: items.length, total_pages: Math.ceil(total / query.size) };
