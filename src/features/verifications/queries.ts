@@ -67,15 +67,22 @@ export async function verificationCount(knex: Knex, accountId: string): Promise<
 export type ReadRow = VerificationRow & { results: ResultRow[]; extra: Record<string, unknown> };
 
 /**
- * Selects each row with its results (JSON, oldest first) and the given extension columns
- * (core/extensions.ts), so a page or a single record is one query.
+ * Selects the rows of `query` (which selects from verifications: its filters, order, limit and
+ * offset) with their results (JSON, oldest first) and the given extension columns
+ * (core/extensions.ts), so a page or a single record is one query. The rows are chosen first,
+ * in a derived table, and the correlated subqueries run for them only: on the rows themselves,
+ * PostgreSQL evaluated them below the limit, for every row a deep offset skips (D-057).
+ * `order` orders the result as `query` does.
  */
-export function selectReadRows(knex: Knex, query: Knex.QueryBuilder, extra: Record<string, Knex.Raw>): Knex.QueryBuilder {
-  return query.select(
-    'verifications.*',
-    knex.raw(`coalesce((select json_agg(r order by r.created_at, r.analysis) from verification_results r where r.verification_id = verifications.id), '[]') as results`),
-    ...Object.entries(extra).map(([name, sql]) => knex.raw('(?) as ??', [sql, `extra_${name}`])),
-  );
+export function selectReadRows(knex: Knex, query: Knex.QueryBuilder, extra: Record<string, Knex.Raw>, order: { column: string; order: 'asc' | 'desc' }[] = []): Knex.QueryBuilder {
+  return knex
+    .from(query.select('verifications.*').as('verifications'))
+    .select(
+      'verifications.*',
+      knex.raw(`coalesce((select json_agg(r order by r.created_at, r.analysis) from verification_results r where r.verification_id = verifications.id), '[]') as results`),
+      ...Object.entries(extra).map(([name, sql]) => knex.raw('(?) as ??', [sql, `extra_${name}`])),
+    )
+    .orderBy(order.map(({ column, order }) => ({ column: `verifications.${column}`, order })));
 }
 
 /** A row selected by selectReadRows, its JSON columns parsed. */

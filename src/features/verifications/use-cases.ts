@@ -239,7 +239,8 @@ export async function listVerifications(deps: AppDeps, principal: Principal, que
   }
   const filtered = statuses.length > 0 || Boolean(query.result) || Boolean(query.search) || narrowedElsewhere || Boolean(query.request_id);
   const columns = readColumns(deps);
-  const page = selectReadRows(deps.knex, base.clone().orderBy([{ column: query.sort_by, order: query.sort_order as 'asc' | 'desc' }, { column: 'id', order: 'asc' }]).offset(query.offset).limit(query.size), columns);
+  const order: { column: string; order: 'asc' | 'desc' }[] = [{ column: query.sort_by, order: query.sort_order as 'asc' | 'desc' }, { column: 'id', order: 'asc' }];
+  const page = selectReadRows(deps.knex, base.clone().orderBy(order).offset(query.offset).limit(query.size), columns, order);
   let total: number;
   let rows: ReadRow[];
   if (filtered) {
@@ -249,7 +250,8 @@ export async function listVerifications(deps: AppDeps, principal: Principal, que
     const statement = deps.knex
       .select('counted.total', 'page.*')
       .from(base.clone().count('* as total').as('counted'))
-      .leftJoin(page.as('page'), deps.knex.raw('true'));
+      .leftJoin(page.as('page'), deps.knex.raw('true'))
+      .orderBy(order.map(({ column, order }) => ({ column: `page.${column}`, order })));
     if (matches) statement.withMaterialized(SEARCH_MATCHES, matches);
     const found = (await statement) as Record<string, unknown>[];
     total = Number(found[0]?.total ?? 0);
