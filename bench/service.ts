@@ -9,7 +9,7 @@
  * through the event log: the event stream of one real image-only verification is appended again
  * for each new verification (fresh ids), and the service's projectors build the read models from
  * those events. A seeded database is kept (PGlite: a directory under the OS temp dir; PostgreSQL:
- * the database `pv_bench_reads` next to DATABASE_URL's) and reused by the next run.
+ * the database `pv_bench_reads` next to DATABASE_URL's, or BENCH_PG_DATABASE) and reused by the next run.
  *
  * Needs `wrk` (Debian: `apt-get install wrk`). PostgreSQL runs only when DATABASE_URL is set.
  */
@@ -28,6 +28,8 @@ const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SEED = Number(process.env.BENCH_VERIFICATIONS ?? 100_000);
 const WRK_SECONDS = Number(process.env.BENCH_WRK_SECONDS ?? 10);
 const IMAGE_ONLY_COUNT = Number(process.env.BENCH_IMAGE_ONLY ?? 500);
+/** Another name measures a copy (`createdb -T pv_bench_reads <name>`), e.g. a build whose read models differ. */
+const PG_DATABASE = process.env.BENCH_PG_DATABASE ?? 'pv_bench_reads';
 const PASSWORD = 'a long enough password';
 
 const load1 = () => Number(os.loadavg()[0]!.toFixed(2));
@@ -321,10 +323,10 @@ export async function benchService(kind: 'pglite' | 'postgres'): Promise<Record<
     const admin = process.env.DATABASE_URL;
     if (!admin) return { skipped: 'DATABASE_URL is not set' };
     const target = new URL(admin);
-    target.pathname = '/pv_bench_reads';
+    target.pathname = `/${PG_DATABASE}`;
     const a = knexFactory({ client: 'pg', connection: admin });
-    const exists = await a.raw("select 1 from pg_database where datname = 'pv_bench_reads'");
-    if (exists.rows.length === 0) await a.raw('create database pv_bench_reads');
+    const exists = await a.raw('select 1 from pg_database where datname = ?', [PG_DATABASE]);
+    if (exists.rows.length === 0) await a.raw('create database ??', [PG_DATABASE]);
     await a.destroy();
     connection = { url: target.toString() };
     env = { DATABASE_URL: target.toString(), DATA_DIR: dataDir };

@@ -72,6 +72,15 @@ for (const target of databaseTargets) {
       expect(await total(`&search=${encodeURIComponent(one.body.image_photo_hash)}`)).toBe(1);
       expect(await total(`&search=${one.body.image_photo_hash.slice('sha256:'.length)}`)).toBe(1);
       expect(await total('&search=50%25')).toBe(0);
+      // A filtered page and its total come from one statement (D-057): each page of a search
+      // holds the next match, and a page past the last is empty but keeps the total.
+      const page = async (query: string) => (await call('GET', `/v1/verifications/?size=1${query}`, { token })).body;
+      const [first, second, past] = [await page('&search=.webp'), await page('&search=.webp&offset=1'), await page('&search=.webp&offset=2')];
+      expect([first.total, second.total, past.total]).toEqual([2, 2, 2]);
+      expect(new Set([first.items[0].name, second.items[0].name])).toEqual(new Set(['rs_sample1.webp', 'anon.webp']));
+      expect(past.items).toEqual([]);
+      const beyond = await page('&status=completed&offset=7');
+      expect([beyond.items, beyond.total, beyond.total_pages]).toEqual([[], 3, 3]);
     });
 
     it('hides another account’s verification and an unknown one behind the same 404', async () => {

@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import type { AssuranceLevel, Verdict, VerdictReason } from '../../analysis/types.js';
+import { extensionColumns, extensionsOf, type ResourceExtension } from '../../core/extensions.js';
 import { jsonColumn } from '../../core/json.js';
+import { preparedQuery } from '../../core/prepared.js';
 import type { RenditionKind, StoredFile, VerificationStatus } from './events.js';
 
 /** A row of the verifications read model (projection.ts owns the tables; this file names them once). */
@@ -65,15 +67,22 @@ export async function verificationCount(knex: Knex, accountId: string): Promise<
 export type ReadRow = VerificationRow & { results: ResultRow[]; extra: Record<string, unknown> };
 
 /**
- * Selects each row with its results (JSON, oldest first) and the given extension columns
- * (core/extensions.ts), so a page or a single record is one query.
+ * Selects the rows of `query` (which selects from verifications: its filters, order, limit and
+ * offset) with their results (JSON, oldest first) and the given extension columns
+ * (core/extensions.ts), so a page or a single record is one query. The rows are chosen first,
+ * in a derived table, and the correlated subqueries run for them only: on the rows themselves,
+ * PostgreSQL evaluated them below the limit, for every row a deep offset skips (D-057).
+ * `order` orders the result as `query` does.
  */
-export function selectReadRows(knex: Knex, query: Knex.QueryBuilder, extra: Record<string, Knex.Raw>): Knex.QueryBuilder {
-  return query.select(
-    'verifications.*',
-    knex.raw(`coalesce((select json_agg(r order by r.created_at, r.analysis) from verification_results r where r.verification_id = verifications.id), '[]') as results`),
-    ...Object.entries(extra).map(([name, sql]) => knex.raw('(?) as ??', [sql, `extra_${name}`])),
-  );
+export function selectReadRows(knex: Knex, query: Knex.QueryBuilder, extra: Record<string, Knex.Raw>, order: { column: string; order: 'asc' | 'desc' }[] = []): Knex.QueryBuilder {
+  return knex
+    .from(query.select('verifications.*').as('verifications'))
+    .select(
+      'verifications.*',
+      knex.raw(`coalesce((select json_agg(r order by r.created_at, r.analysis) from verification_results r where r.verification_id = verifications.id), '[]') as results`),
+      ...Object.entries(extra).map(([name, sql]) => knex.raw('(?) as ??', [sql, `extra_${name}`])),
+    )
+    .orderBy(order.map(({ column, order }) => ({ column: `verifications.${column}`, order })));
 }
 
 /** A row selected by selectReadRows, its JSON columns parsed. */
@@ -82,10 +91,25 @@ export function parseReadRow(row: Record<string, unknown>, extra: Record<string,
   return { ...(row as unknown as VerificationRow), results: jsonColumn<ResultRow[]>(row.results), extra: fields };
 }
 
-/** A verification with its results and extension fields in one query: the read path's hot query. */
-export async function findVerificationWithResults(knex: Knex, id: string, extra: Record<string, Knex.Raw> = {}): Promise<ReadRow | undefined> {
-  const row = await selectReadRows(knex, verificationsTable(knex).where({ id }), extra).first();
-  return row ? parseReadRow(row, extra) : undefined;
+/** What a read needs: the database and the features that add fields to a Verification (core/extensions.ts). */
+export interface ReadContext {
+  knex: Knex;
+  extensions: readonly ResourceExtension[];
+}
+
+/** The extension columns of a verification read. */
+export const readColumns = (context: ReadContext): Record<string, Knex.Raw> =>
+  extensionColumns(context.knex, extensionsOf(context.extensions, 'verification'), 'verifications.id');
+
+const byId = preparedQuery((context: ReadContext, id) => selectReadRows(context.knex, verificationsTable(context.knex).where({ id }), readColumns(context)).first(), 1);
+
+/**
+ * A verification with its results and extension fields: the read path's hot query (clients poll
+ * it), one named prepared statement compiled once per context (core/prepared.ts, D-056).
+ */
+export async function findVerificationWithResults(context: ReadContext, id: string): Promise<ReadRow | undefined> {
+  const [row] = await byId(context, id);
+  return row ? parseReadRow(row, readColumns(context)) : undefined;
 }
 
 /** Results of many verifications in one query, oldest first. */
