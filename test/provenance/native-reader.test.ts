@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { loadNativeReader, wasmReader, type C2paReader } from '../../src/provenance/c2pa-reader.js';
 import { detectImageFormat, mimeTypes } from '../../src/provenance/format.js';
@@ -52,6 +53,14 @@ const c2paFiles = readdirSync(fixture('c2pa')).sort();
 const imageFiles = readdirSync(fixture('images')).sort();
 
 gate.describe('native c2pa-rs reader against c2pa-wasm', () => {
+  gate.it('is built from the c2pa-rs version c2pa-wasm wraps (its source paths are in the .wasm)', () => {
+    const wasm = readFileSync(createRequire(import.meta.url).resolve('@contentauth/c2pa-wasm/c2pa.wasm')).toString('latin1');
+    const wrapped = new Set([...wasm.matchAll(/\/c2pa-(\d+\.\d+\.\d+)\/src\//g)].map((m) => m[1]));
+    expect([...wrapped]).toHaveLength(1);
+    // On an upgrade of @contentauth/c2pa-wasm: pin the same c2pa in native/c2pa/Cargo.toml.
+    expect(native!.description).toContain(`native c2pa-rs ${[...wrapped][0]} `);
+  });
+
   gate.it('every file in fixtures/c2pa: same validation_state, status codes and manifest store, or the same error', { timeout: 300_000 }, async () => {
     const states = new Map<string, string>();
     for (const file of c2paFiles) {
