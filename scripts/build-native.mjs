@@ -3,7 +3,7 @@
  * `npm run build:native`: compiles the native C2PA reader (native/c2pa, c2pa-rs from crates.io)
  * with cargo and puts the addon where src/provenance/c2pa-reader.ts looks for it. Optional: the
  * service reads with c2pa-wasm when the addon is not there (docs/decisions.md D-058).
- * Needs cargo/rustc (https://rustup.rs); cold, ~N min on 2 cores. Build output stays in
+ * Needs cargo/rustc (https://rustup.rs); cold, ~7 CPU-minutes. Build output stays in
  * native/c2pa/target; crates download to CARGO_HOME (~/.cargo unless set).
  */
 import { spawnSync } from 'node:child_process';
