@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """In-process timing of c2pa-python (prebuilt native c2pa-rs) for bench/c2pa.ts.
 
-Usage: c2pa-python-timing.py RUNS FILE MIME [FILE MIME ...]
-Reads each file RUNS times after one warm-up read, with the settings the service uses (no remote
-manifest or OCSP fetch), timing only the read and its JSON (not the interpreter's start), and
-prints one JSON object: {"<file>": [ms, ...], ...}. Exit 3 when c2pa-python is not importable.
+A long-lived timer, so bench/c2pa.ts can interleave each Python read with the Node ones: prints
+"ready" once c2pa is imported, then for each line "FILE<TAB>MIME" on stdin reads that file once
+with the settings the service uses (no remote manifest or OCSP fetch), timing only the read and
+its JSON (not the interpreter's start, nor the pipe), and prints the milliseconds. The first
+request for a file also does one untimed warm-up read. Exit 3 when c2pa-python is not importable.
 """
 import io
 import json
@@ -14,7 +15,7 @@ import time
 try:
     import c2pa
 except ImportError:
-    print(json.dumps({"skipped": "c2pa-python is not installed"}))
+    print(json.dumps({"skipped": "c2pa-python is not installed"}), flush=True)
     sys.exit(3)
 
 SETTINGS = json.dumps({"verify": {"remote_manifest_fetch": False, "ocsp_fetch": False}})
@@ -29,20 +30,17 @@ def read(data: bytes, mime: str) -> None:
 
 
 def main() -> int:
-    runs = int(sys.argv[1])
-    args = sys.argv[2:]
-    out = {}
-    for path, mime in zip(args[::2], args[1::2]):
-        with open(path, "rb") as f:
-            data = f.read()
-        read(data, mime)
-        times = []
-        for _ in range(runs):
-            started = time.perf_counter()
-            read(data, mime)
-            times.append(round((time.perf_counter() - started) * 1000, 2))
-        out[path] = times
-    print(json.dumps(out))
+    files = {}
+    print("ready", flush=True)
+    for line in sys.stdin:
+        path, mime = line.rstrip("\n").split("\t")
+        if path not in files:
+            with open(path, "rb") as f:
+                files[path] = f.read()
+            read(files[path], mime)
+        started = time.perf_counter()
+        read(files[path], mime)
+        print(round((time.perf_counter() - started) * 1000, 2), flush=True)
     return 0
 
 

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { c2paReader } from '../provenance/c2pa-reader.js';
 import type { Config } from './config.js';
 
 /**
@@ -47,6 +48,8 @@ export interface Components {
   workflow_engine: string;
   mail: string;
   blob_store: string;
+  /** Native c2pa-rs when built, else c2pa-wasm (D-058). */
+  c2pa_reader: string;
 }
 
 /** Each component as configured, in words, secrets masked. */
@@ -61,5 +64,6 @@ export function describeComponents(config: Config): Components {
       : `in-process (${config.WORKFLOW_CONCURRENCY} at a time)`,
     mail: config.SMTP_URL ? `SMTP ${maskSecrets(config.SMTP_URL)}` : `file outbox ${path.join(config.DATA_DIR, 'outbox')} (no SMTP_URL)`,
     blob_store: `files in ${path.join(config.DATA_DIR, 'blobs')}`,
+    c2pa_reader: c2paReader().description,
   };
 }

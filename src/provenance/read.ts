@@ -1,9 +1,10 @@
 /**
- * Reads and validates a C2PA manifest store with c2pa-wasm, offline. c2pa-rs knows a single
- * trust anchor list, so the separate signer / TSA / legacy lists are enforced with extra
- * validation passes that run only when a trust decision could depend on the wrong list.
+ * Reads and validates a C2PA manifest store with c2pa-rs (native or wasm: c2pa-reader.ts),
+ * offline. c2pa-rs knows a single trust anchor list, so the separate signer / TSA / legacy
+ * lists are enforced with extra validation passes that run only when a trust decision could
+ * depend on the wrong list.
  */
-import { c2paWasm } from './c2pa-runtime.js';
+import { c2paReader } from './c2pa-reader.js';
 import { collectStatuses, computeValidationState, type StatusBuckets, type ValidationState } from './status.js';
 import type { TrustAnchors } from './trust.js';
 
@@ -51,7 +52,7 @@ export type ReadOutcome =
   | { kind: 'unreadable'; error: string };
 
 /** Reader settings: never fetch remote manifests or OCSP responses on untrusted input. */
-function context(anchors: string[]): string {
+export function readerContext(anchors: string[]): string {
   return JSON.stringify({
     verify: { remote_manifest_fetch: false, ocsp_fetch: false, verify_trust: true, verify_timestamp_trust: true },
     ...(anchors.length > 0 ? { trust: { trust_anchors: anchors.join('') } } : {}),
@@ -59,13 +60,7 @@ function context(anchors: string[]): string {
 }
 
 async function readPass(mime: string, bytes: Uint8Array, anchors: string[]): Promise<ManifestStore> {
-  const { WasmReader } = c2paWasm();
-  const reader = await WasmReader.fromBytes(mime, bytes, context(anchors));
-  try {
-    return JSON.parse(reader.json()) as ManifestStore;
-  } finally {
-    reader.free();
-  }
+  return JSON.parse(await c2paReader().readJson(mime, bytes, readerContext(anchors))) as ManifestStore;
 }
 
 const hasSuccess = (buckets: StatusBuckets, code: string) =>

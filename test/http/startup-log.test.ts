@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config.js';
 import { boundAddress, describeComponents, localUrl, maskSecrets } from '../../src/core/startup-summary.js';
 import { allocatorEnv, describeAllocator } from '../../src/core/allocator.js';
+import { c2paReader, loadNativeReader } from '../../src/provenance/c2pa-reader.js';
 import { freePort } from '../support/processes.js';
 
 const repo = path.resolve(import.meta.dirname, '../..');
@@ -43,6 +44,7 @@ describe('the start-up log line', () => {
       workflow_engine: 'Temporal temporal:7233 (namespace prod, task queue photoverify-verifications)',
       mail: 'SMTP smtps://mailer:***@smtp.example.eu:465',
       blob_store: 'files in /srv/pv/blobs',
+      c2pa_reader: c2paReader().description,
     });
     const embedded = describeComponents(loadConfig({ DATA_DIR: '/srv/pv' }));
     expect(embedded.database).toBe('PGlite (embedded PostgreSQL) in /srv/pv/pglite');
@@ -103,6 +105,9 @@ describe('the start-up log line', () => {
       expect(entry.allocator).toMatch(/glibc/);
       expect(entry.workflow_engine).toContain('in-process');
       expect(entry.blob_store).toContain(path.join(dataDir, 'blobs'));
+      // The reader the process chose: native c2pa-rs exactly when the addon has been built.
+      expect(entry.c2pa_reader).toMatch('reader' in loadNativeReader() ? /^native c2pa-rs \d/ : /^c2pa-wasm .*; native reader not built/);
+      expect(entry.msg).toContain(`c2pa reader: ${entry.c2pa_reader}`);
       expect(entry.msg).toContain('mail: SMTP smtp://mailer:***@127.0.0.1:9');
       expect(output).not.toContain('not-in-the-log');
     } finally {
