@@ -59,7 +59,7 @@ function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /** `dir`'s compiled service on its own port, until health answers. */
-async function startService(dir: string, env: Record<string, string>): Promise<{ url: string; stop: () => Promise<void> }> {
+async function startService(dir: string, env: Record<string, string>): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const port = await freePort();
   const child = spawn(process.execPath, [path.join(dir, 'dist/main.js')], {
     cwd: dir,
@@ -72,7 +72,7 @@ async function startService(dir: string, env: Record<string, string>): Promise<{
     if (await fetch(`${url}/v1/public/health`).then((r) => r.arrayBuffer().then(() => r.ok), () => false)) break;
     if (performance.now() - t0 > 300_000) throw new Error('the service did not become healthy');
   }
-  return { url, stop: () => stopChild(child) };
+  return { url, pid: child.pid!, stop: () => stopChild(child) };
 }
 
 async function freshToken(url: string): Promise<string> {
@@ -83,8 +83,14 @@ async function freshToken(url: string): Promise<string> {
   return (await post('/v1/accounts/login', { email, password: PASSWORD })).access_token;
 }
 
-/** One upload: ms until the POST answered and until a poll read `completed`. */
-async function oneVerification(url: string, token: string, n: number): Promise<{ post: number; completed: number }> {
+/** CPU time (user + system) the process `pid` has used, in ms (Linux: /proc, clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime
+}
+
+/** One upload: ms until the POST answered and until a poll (every `pollMs`) read `completed`. */
+async function oneVerification(url: string, token: string, n: number, pollMs = POLL_MS): Promise<{ post: number; completed: number }> {
   const auth = { authorization: `Bearer ${token}` };
   const form = new FormData();
   form.append('image', new Blob([new Uint8Array(smallPng)], { type: 'image/png' }), `path-${n}.png`);
@@ -96,7 +102,7 @@ async function oneVerification(url: string, token: string, n: number): Promise<{
     if (v.status === 'completed') return { post, completed: performance.now() - t0 };
     if (v.status === 'failed') throw new Error(`verification ${id} failed: ${v.failure_reason}`);
     if (performance.now() - t0 > 60_000) throw new Error(`verification ${id} did not complete within a minute`);
-    await sleep(POLL_MS);
+    await sleep(pollMs);
   }
 }
 
@@ -106,6 +112,8 @@ interface Series {
   completed_min_ms: number;
   completed_p90_ms: number;
   load_average: number;
+  /** The service process's CPU per verification, in a second pass polled every 100 ms (a few polls included). */
+  service_cpu_ms_per_verification: number;
 }
 
 /** A fresh database for `dir`'s service, WARM_UP uploads, then UPLOADS timed ones. */
@@ -134,12 +142,17 @@ async function series(dir: string, kind: 'pglite' | 'postgres', label: string): 
     const runs: { post: number; completed: number }[] = [];
     for (let i = 0; i < UPLOADS; i++) runs.push(await oneVerification(service.url, token, i));
     const completed = runs.map((r) => r.completed).sort((a, b) => a - b);
+    // Wall times move with the machine's load; the service's CPU per verification much less.
+    const cpuBefore = cpuMs(service.pid);
+    for (let i = 0; i < UPLOADS; i++) await oneVerification(service.url, token, UPLOADS + i, 100);
+    const cpu = (cpuMs(service.pid) - cpuBefore) / UPLOADS;
     return {
       post_median_ms: median(runs.map((r) => r.post)),
       completed_median_ms: median(completed),
       completed_min_ms: Math.round(completed[0]! * 10) / 10,
       completed_p90_ms: Math.round(completed[Math.floor(completed.length * 0.9)]! * 10) / 10,
       load_average: Number(((before + load1()) / 2).toFixed(2)),
+      service_cpu_ms_per_verification: Math.round(cpu * 10) / 10,
     };
   } finally {
     await service.stop();
@@ -196,7 +209,10 @@ export async function benchCommandPath(kinds: ('pglite' | 'postgres')[] = ['pgli
       const results: Record<string, Series> = {};
       // Alternate which goes first, so neither always runs right after the other's burst.
       for (const [label, dir] of round % 2 ? [...variants].reverse() : variants) results[label] = await series(dir, kind, label);
-      if (compare) (results as Record<string, unknown>).ratio_completed = Math.round((results.this!.completed_median_ms / results.compare!.completed_median_ms) * 100) / 100;
+      if (compare) {
+        const ratio = (key: keyof Series) => Math.round(((results.this![key] as number) / (results.compare![key] as number)) * 100) / 100;
+        Object.assign(results, { ratio_completed_median: ratio('completed_median_ms'), ratio_completed_min: ratio('completed_min_ms'), ratio_service_cpu: ratio('service_cpu_ms_per_verification') });
+      }
       rounds.push(results);
       process.stderr.write(`[command-path] ${kind} round ${round + 1}: ${JSON.stringify(results)}\n`);
     }
