@@ -6,6 +6,10 @@
  * work itself (C2PA read and thumbnail of a 64x64 PNG) is ~2 ms: the rest is the service's
  * machinery (upload, appends, projection passes, workflow steps). Target: < 30 ms.
  *
+ * Beside it, the service process's CPU time per verification (/proc, a second pass of as many
+ * uploads polled every 100 ms): on a loaded machine the wall time moves with the load several
+ * times over, the CPU time much less (D-061).
+ *
  * Also counted, in-process (the same build's `startService`, in-memory PGlite): the database
  * queries one verification costs, from the POST until the read models include its completion.
  *

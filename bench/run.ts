@@ -6,7 +6,8 @@
  * (bench/c2pa.ts); POST to completed through a real service, the pair against the analysis
  * alone, and a 12 MP HEIC image-only check (bench/e2e.ts); the start-up figures of the compiled
  * service and CLI (bench/startup.ts); the service's reads, image-only throughput and memory
- * against bare node:http (bench/service.ts). Every series carries the load average it ran under.
+ * against bare node:http (bench/service.ts); the command path of one image-only verification at
+ * a time (bench/command-path.ts). Every series carries the load average it ran under.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -64,4 +65,6 @@ report.startup = await (await import('./startup.js')).benchStartup();
 // server answering the same body in the same run (bench/service.ts; PostgreSQL when DATABASE_URL is set).
 const { benchService } = await import('./service.js');
 report.service = { pglite: await benchService('pglite'), postgres: await benchService('postgres') };
+// One image-only verification at a time, POST to completed, the service's CPU and queries per verification (bench/command-path.ts).
+report.command_path = await (await import('./command-path.js')).benchCommandPath();
 process.stdout.write(JSON.stringify(report, null, 2) + '\n');
