@@ -165,7 +165,8 @@ export function createVerificationActivities(deps: ActivityDeps) {
     async thumbnail(id: string): Promise<void> {
       const from = await load(id);
       const { state } = from;
-      if (!state.graded || !state.image || !state.accountId || state.status === 'completed') return;
+      // Finished already (completed, or failed or deleted meanwhile): no file to make.
+      if (!state.graded || !state.image || !state.accountId || state.status !== 'in_progress') return;
       const renditions: RenditionInput[] = [];
       if (!state.renditions.has('thumbnail')) {
         try {
