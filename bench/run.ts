@@ -6,7 +6,9 @@
  * (bench/c2pa.ts); POST to completed through a real service, the pair against the analysis
  * alone, and a 12 MP HEIC image-only check (bench/e2e.ts); the start-up figures of the compiled
  * service and CLI (bench/startup.ts); the service's reads, image-only throughput and memory
- * against bare node:http (bench/service.ts); the peak RSS with 10 pairs in flight (bench/pairs-memory.ts). Every series carries the load average it ran under.
+ * against bare node:http (bench/service.ts); the command path of one image-only verification at
+ * a time (bench/command-path.ts); the service's RSS with 10 concurrent pairs and a minute after
+ * (bench/pairs-memory.ts). Every series carries the load average it ran under.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -64,6 +66,8 @@ report.startup = await (await import('./startup.js')).benchStartup();
 // server answering the same body in the same run (bench/service.ts; PostgreSQL when DATABASE_URL is set).
 const { benchService } = await import('./service.js');
 report.service = { pglite: await benchService('pglite'), postgres: await benchService('postgres') };
-// Peak RSS of the service process with 10 pairs in flight, and how far it comes back down (bench/pairs-memory.ts).
+// One image-only verification at a time, POST to completed, the service's CPU and queries per verification (bench/command-path.ts).
+report.command_path = await (await import('./command-path.js')).benchCommandPath();
+// RSS of one service process with 10 concurrent 30D pairs, and a minute after (bench/pairs-memory.ts).
 report.pairs_memory = await (await import('./pairs-memory.js')).benchPairsMemory();
 process.stdout.write(JSON.stringify(report, null, 2) + '\n');

@@ -1,4 +1,4 @@
-import { runCommand, type CommandContext, type CommandOutcome, type Decider } from './decider.js';
+import { runCommand, type CommandContext, type CommandOutcome, type Decider, type Folded } from './decider.js';
 import type { AppDeps } from './deps.js';
 import type { EventDefinition, EventOf } from './events.js';
 import type { EventActor } from './event-store.js';
@@ -64,8 +64,10 @@ export async function execute<State, Command, Catalogue extends Record<string, E
   decider: Decider<State, Command, Catalogue>,
   command: Command,
   context: CommandContext = commandContext(deps, call),
+  /** The stream's state when the caller holds it already (runCommand's `from`). */
+  from?: Folded<State>,
 ): Promise<CommandOutcome<EventOf<Catalogue>, State>> {
-  const outcome = await runCommand(deps.store, stream, decider, command, context);
+  const outcome = await runCommand(deps.store, stream, decider, command, context, from);
   if (outcome.position !== null && !(await readModelsCaughtUp(deps, outcome.position))) call.stale = true;
   return outcome;
 }

@@ -21,12 +21,20 @@ export interface CommandContext {
   now: Date;
 }
 
-export interface CommandOutcome<E, State = unknown> {
+/** A stream's state and the revision it was folded at: what a command is decided on. */
+export interface Folded<State> {
+  state: State;
+  revision: ExpectedRevision;
+}
+
+/**
+ * `state` is the stream's state with the new events applied and `revision` the revision it
+ * reflects: the next command on the stream can start from them instead of reading it again.
+ */
+export interface CommandOutcome<E, State = unknown> extends Folded<State> {
   events: E[];
   /** Global position of the last appended event; null when the command changed nothing. */
   position: bigint | null;
-  /** The stream's state with the new events applied (saves the caller reading the stream again). */
-  state: State;
 }
 
 const MAX_ATTEMPTS = 3;
@@ -36,7 +44,7 @@ export async function foldStream<State, Command, Catalogue extends Record<string
   store: EventStore,
   stream: string,
   decider: Decider<State, Command, Catalogue>,
-): Promise<{ state: State; revision: ExpectedRevision }> {
+): Promise<Folded<State>> {
   const history = await store.readStream(stream);
   let state = decider.initialState();
   for (const stored of history) {
@@ -50,6 +58,12 @@ export async function foldStream<State, Command, Catalogue extends Record<string
 /**
  * Load the stream, fold it, decide, append with the revision the decision was based on.
  * A concurrent writer makes the append fail; the command is then decided again on fresh state.
+ *
+ * `from` saves the read when the caller holds the stream's state already (it just read it, or
+ * it is the outcome of its previous command; a stream it is creating: the initial state at
+ * 'no_stream'). The first decision is made on it; if the stream has moved since, the append
+ * fails and the command is decided again on a fresh fold. A decision of nothing (or a refusal)
+ * on `from` is made again on a fresh fold too, so the outcome is always the whole stream's.
  */
 export async function runCommand<State, Command, Catalogue extends Record<string, EventDefinition>>(
   store: EventStore,
@@ -57,16 +71,31 @@ export async function runCommand<State, Command, Catalogue extends Record<string
   decider: Decider<State, Command, Catalogue>,
   command: Command,
   context: CommandContext,
+  from?: Folded<State>,
 ): Promise<CommandOutcome<EventOf<Catalogue>, State>> {
-  for (let attempt = 1; ; attempt++) {
-    const { state, revision } = await foldStream(store, stream, decider);
-    const events = decider.decide(command, state);
-    if (events.length === 0) return { events, position: null, state };
+  let given = from;
+  for (let folds = 0; ; ) {
+    // Attempts are counted in fresh folds: a stale `from` does not use one up.
+    const fresh = given === undefined;
+    if (fresh) folds++;
+    const { state, revision } = given ?? (await foldStream(store, stream, decider));
+    given = undefined;
+    let events: EventOf<Catalogue>[];
+    try {
+      events = decider.decide(command, state);
+    } catch (error) {
+      if (fresh) throw error;
+      continue; // a refusal on the given state is made again on the stream
+    }
+    if (events.length === 0) {
+      if (fresh) return { events, position: null, state, revision };
+      continue; // so is a decision of nothing
+    }
     try {
       const result = await store.append(stream, events.map((event) => toNewEvent(decider.catalogue, event, context)), { expectedRevision: revision });
-      return { events, position: result.position, state: events.reduce(decider.evolve, state) };
+      return { events, position: result.position, state: events.reduce(decider.evolve, state), revision: result.revision };
     } catch (error) {
-      if (error instanceof WrongExpectedRevisionError && attempt < MAX_ATTEMPTS) continue;
+      if (error instanceof WrongExpectedRevisionError && folds < MAX_ATTEMPTS) continue;
       throw error;
     }
   }

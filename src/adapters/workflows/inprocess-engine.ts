@@ -131,12 +131,14 @@ export class InProcessWorkflowEngine implements WorkflowEngine {
     if (this.stopped) return;
     await this.migrate();
     const stored = JSON.stringify(input ?? {});
-    await this.knex(TABLE)
+    const [written] = await this.knex(TABLE)
       .insert({ type, id, input: stored, status: 'running', timers: '[]' })
       .onConflict(['type', 'id'])
       .merge({ input: stored, status: 'running', timers: '[]', wake_at_ms: null, error: null, result: null, updated_at: this.knex.fn.now() })
-      .where(`${TABLE}.status`, 'failed');
-    const row = await this.knex(TABLE).where({ type, id }).first();
+      .where(`${TABLE}.status`, 'failed')
+      .returning('*');
+    // Nothing written: the run exists and is running or completed (read it to resume the former).
+    const row = written ?? (await this.knex(TABLE).where({ type, id }).first());
     if (row) this.resume(toRunRow(row));
   }
 

@@ -4,8 +4,8 @@ import type { Logger } from 'pino';
 import { inspectJpeg } from '../../analysis/image/jpeg-structure.js';
 import type { AnalysisResult, Grade, RgbImage } from '../../analysis/types.js';
 import { systemContext } from '../../core/commands.js';
-import { foldStream, runCommand } from '../../core/decider.js';
-import { VERIFICATION_DEADLINE_MS, verificationDecider, verificationStream, type VerificationCommand, type VerificationState } from './decider.js';
+import { foldStream, runCommand, type Folded } from '../../core/decider.js';
+import { VERIFICATION_DEADLINE_MS, verificationDecider, verificationStream, type RenditionInput, type VerificationCommand, type VerificationState } from './decider.js';
 import type { AnalysisData, RenditionKind } from './events.js';
 import { AppError } from '../../core/errors.js';
 import type { BlobStore } from '../../core/blob-store.js';
@@ -38,45 +38,50 @@ export interface ActivityDeps {
 }
 
 /**
- * The verification's steps. Each reads the stream, does its work, and records the outcome
- * through the decider, which ignores a step already recorded: any step may run again after a
- * crash without duplicating a fact. Both workflow engines call these same functions.
+ * The verification's steps. Each reads the stream, does its work, and records its outcome as
+ * one command on the state it read (no second read), through the decider, which ignores what
+ * is already recorded: any step may run again after a crash without duplicating a fact. Files
+ * are stored before the command that records them (a crash in between leaves a file the rerun
+ * overwrites). Both workflow engines call these same functions.
  */
 export function createVerificationActivities(deps: ActivityDeps) {
   const contextDeps = { config: { PROCESSING_REGION: deps.processingRegion }, now: deps.now };
 
-  async function load(id: string): Promise<VerificationState> {
-    return (await foldStream(deps.store, verificationStream(id), verificationDecider)).state;
+  async function load(id: string): Promise<Folded<VerificationState>> {
+    return foldStream(deps.store, verificationStream(id), verificationDecider);
   }
 
-  /** Records a step; returns the stream's state after it (no second read of the stream). */
-  async function record(id: string, command: VerificationCommand, accountId: string | null): Promise<VerificationState> {
+  /** Records a step, decided on `from` when given; returns the stream's state after it. */
+  async function record(id: string, command: VerificationCommand, accountId: string | null, from?: Folded<VerificationState>): Promise<Folded<VerificationState>> {
     const ctx = systemContext(contextDeps, { actor: { type: 'system', id: 'verification-workflow' }, correlationId: id, accountId });
-    const outcome = await runCommand(deps.store, verificationStream(id), verificationDecider, command, ctx);
+    const outcome = await runCommand(deps.store, verificationStream(id), verificationDecider, command, ctx, from);
     if (outcome.position !== null) deps.onAppended();
-    return outcome.state;
+    return outcome;
   }
 
-  async function storeRendition(id: string, accountId: string, kind: RenditionKind, bytes: Uint8Array, contentType: string, extension: string) {
+  /** Stores a rendition's file; the step's command records it. */
+  async function storeFile(id: string, kind: RenditionKind, bytes: Uint8Array, contentType: string, extension: string): Promise<RenditionInput> {
     const key = `verifications/${id}/${kind}.${extension}`;
     const stored = await deps.blobs.put(key, bytes);
-    await record(id, { type: 'StoreRendition', kind, blob_key: key, content_type: contentType, sha256: stored.sha256, now: deps.now() }, accountId);
+    return { kind, blob_key: key, content_type: contentType, sha256: stored.sha256 };
   }
 
   return {
-    load,
+    load: async (id: string): Promise<VerificationState> => (await load(id)).state,
 
     async start(id: string): Promise<VerificationState> {
-      const state = await load(id);
-      return record(id, { type: 'Start', now: deps.now() }, state.accountId ?? null);
+      const from = await load(id);
+      return (await record(id, { type: 'Start', now: deps.now() }, from.state.accountId ?? null, from)).state;
     },
 
     /**
-     * Runs the analyses and records results and grade (skipped when already graded). When
-     * `signal` aborts (the deadline passed), the analysis thread is terminated and nothing is recorded.
+     * Runs the analyses and records results and grade, with the renditions made on the way
+     * (skipped when already graded). When `signal` aborts (the deadline passed), the analysis
+     * thread is terminated and nothing is recorded.
      */
     async analyzeAndGrade(id: string, signal?: AbortSignal): Promise<VerificationState> {
-      const state = await load(id);
+      const from = await load(id);
+      const { state } = from;
       if (state.graded || !state.image || !state.accountId) return state;
       const image = await deps.blobs.read(state.image.blob_key);
       const now = deps.now();
@@ -85,6 +90,7 @@ export function createVerificationActivities(deps: ActivityDeps) {
       let rawMetadata: Record<string, unknown> = {};
       let imageMetadata: Record<string, unknown> = { format: state.image.format, size: state.image.size };
       let renditionInfo: Record<string, unknown> = {};
+      const renditions: RenditionInput[] = [];
       if (state.mode === 'raw_pair' && state.raw) {
         const raw = await deps.blobs.read(state.raw.blob_key);
         const analysis = await deps.analysisPool.analyze({ raw, image }, signal);
@@ -94,12 +100,12 @@ export function createVerificationActivities(deps: ActivityDeps) {
         imageMetadata = { ...imageMetadata, ...analysis.imageMetadata };
         renditionInfo = analysis.artifacts.transform ? { registration: analysis.artifacts.transform } : {};
         signal?.throwIfAborted();
-        // Both PNGs encode at once (sharp works off the event loop); stored in the usual order.
+        // Both PNGs encode at once (sharp works off the event loop); recorded in the usual order.
         const { heatmap, registeredReference } = analysis.artifacts;
         const [heatmapPng, referencePng] = await Promise.all([heatmap && encodePng(heatmap), registeredReference && encodePng(registeredReference)]);
-        if (heatmapPng) await storeRendition(id, state.accountId, 'heatmap', heatmapPng, 'image/png', 'png');
+        if (heatmapPng) renditions.push(await storeFile(id, 'heatmap', heatmapPng, 'image/png', 'png'));
         // The RAW as rendered and registered to the image, in the heatmap's grid: what the report page flickers against the photo.
-        if (referencePng) await storeRendition(id, state.accountId, 'raw_reference', referencePng, 'image/png', 'png');
+        if (referencePng) renditions.push(await storeFile(id, 'raw_reference', referencePng, 'image/png', 'png'));
       } else {
         // Pairs get it from the pipeline; same check as at upload (analysis/image/jpeg-structure).
         if (state.image.format === 'jpeg') imageMetadata = { ...imageMetadata, ...jpegTrailer(image) };
@@ -107,35 +113,20 @@ export function createVerificationActivities(deps: ActivityDeps) {
         signal?.throwIfAborted();
         ({ results, grade } = gradeFromCredentials(report));
       }
-      await record(
-        id,
-        {
-          type: 'RecordAnalyses',
-          results: results.map((r) => ({ result_id: crypto.randomUUID(), analysis: r.analysis, result: r.result, confidence_score: r.confidence_score, details: r.details })),
-          now,
-        },
-        state.accountId,
-      );
-      return record(
-        id,
-        {
-          type: 'Grade',
-          grade: {
-            ...grade,
-            raw_metadata: rawMetadata,
-            image_metadata: imageMetadata,
-            rendition_info: renditionInfo,
-            rendition_corrected_info: {},
-          },
-          now,
-        },
-        state.accountId,
-      );
+      const command: VerificationCommand = {
+        type: 'Grade',
+        renditions,
+        results: results.map((r) => ({ result_id: crypto.randomUUID(), analysis: r.analysis, result: r.result, confidence_score: r.confidence_score, details: r.details })),
+        grade: { ...grade, raw_metadata: rawMetadata, image_metadata: imageMetadata, rendition_info: renditionInfo, rendition_corrected_info: {} },
+        now,
+      };
+      return (await record(id, command, state.accountId, from)).state;
     },
 
     /** A verified pair gets the C2PA-signed image and the signed badge rendition (nothing more once `signal` aborts). */
     async signAndRender(id: string, signal?: AbortSignal): Promise<void> {
-      const state = await load(id);
+      const from = await load(id);
+      const { state } = from;
       if (state.graded?.assurance_level !== 'verified' || !state.image || !state.raw || !state.accountId || !state.queuedAt) return;
       const [image, raw] = await Promise.all([deps.blobs.read(state.image.blob_key), deps.blobs.read(state.raw.blob_key)]);
       const signer = await deps.signer();
@@ -156,32 +147,41 @@ export function createVerificationActivities(deps: ActivityDeps) {
           ? renderBadge({ jpeg: image, createdAt: state.queuedAt, metadata: state.graded.raw_metadata as BadgeMetadata, shortCode: state.shortCode, serviceName: deps.serviceName })
           : undefined;
       badge?.catch(() => {}); // awaited below; a rejection before then is not unhandled
+      const renditions: RenditionInput[] = [];
       if (!state.renditions.has('signed_image')) {
         const signed = await signVerifiedImage({ image, format, raw: ingredient, assertion, title: state.image.filename }, signer);
         signal?.throwIfAborted();
-        await storeRendition(id, state.accountId, 'signed_image', signed, format, format === 'image/heic' ? 'heic' : 'jpg');
+        renditions.push(await storeFile(id, 'signed_image', signed, format, format === 'image/heic' ? 'heic' : 'jpg'));
       }
       if (badge) {
         const signedBadge = await signVerifiedImage({ image: await badge, format: 'image/jpeg', raw: ingredient, assertion, title: state.image.filename }, signer);
         signal?.throwIfAborted();
-        await storeRendition(id, state.accountId, 'badge', signedBadge, 'image/jpeg', 'jpg');
+        renditions.push(await storeFile(id, 'badge', signedBadge, 'image/jpeg', 'jpg'));
       }
+      if (renditions.length) await record(id, { type: 'StoreRenditions', renditions, now: deps.now() }, state.accountId, from);
     },
 
+    /** Makes the thumbnail and completes the verification with it, in one append (`complete` then finds nothing left to do). */
     async thumbnail(id: string): Promise<void> {
-      const state = await load(id);
-      if (state.renditions.has('thumbnail') || !state.image || !state.accountId) return;
-      try {
-        const thumb = await makeThumbnail(await deps.blobs.read(state.image.blob_key));
-        await storeRendition(id, state.accountId, 'thumbnail', thumb, 'image/jpeg', 'jpg');
-      } catch (error) {
-        // A thumbnail is a convenience: an image it cannot be made from does not fail the verification.
-        deps.log.warn({ err: error, verification: id }, 'no thumbnail');
+      const from = await load(id);
+      const { state } = from;
+      // Finished already (completed, or failed or deleted meanwhile): no file to make.
+      if (!state.graded || !state.image || !state.accountId || state.status !== 'in_progress') return;
+      const renditions: RenditionInput[] = [];
+      if (!state.renditions.has('thumbnail')) {
+        try {
+          renditions.push(await storeFile(id, 'thumbnail', await makeThumbnail(await deps.blobs.read(state.image.blob_key)), 'image/jpeg', 'jpg'));
+        } catch (error) {
+          // A thumbnail is a convenience: an image it cannot be made from does not fail the verification.
+          deps.log.warn({ err: error, verification: id }, 'no thumbnail');
+        }
       }
+      await record(id, { type: 'Complete', renditions, now: deps.now() }, state.accountId, from);
     },
 
+    /** Completes a verification the thumbnail step did not (a run recorded by an earlier version of the steps). */
     async complete(id: string, accountId: string): Promise<void> {
-      await record(id, { type: 'Complete', now: deps.now() }, accountId);
+      await record(id, { type: 'Complete', renditions: [], now: deps.now() }, accountId);
     },
 
     async fail(id: string, accountId: string | null, reason: string): Promise<void> {

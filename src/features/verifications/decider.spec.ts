@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
 import { given } from '../../../test/support/decider-spec.js';
-import { verificationDecider, type VerificationCommand } from './decider.js';
+import { verificationDecider, type RenditionInput, type VerificationCommand } from './decider.js';
 import type { AnalysisData, GradeData, StoredFile, VerificationEvent } from './events.js';
 
 const VERIFICATION = '0d000000-0000-4000-8000-000000000001';
@@ -75,10 +75,9 @@ const queued = (overrides: Partial<QueuedData> = {}): VerificationEvent => ({ ty
 const started: VerificationEvent = { type: 'VerificationStarted', data: { started_at: '2026-03-01T10:00:01.000Z' } };
 const recorded = (a: AnalysisInput, at = T): VerificationEvent => ({ type: 'AnalysisRecorded', data: { ...a, recorded_at: at } });
 const graded = (at = T): VerificationEvent => ({ type: 'VerificationGraded', data: { ...grade, graded_at: at } });
-const renditionStored = (kind: 'thumbnail' | 'badge' | 'heatmap' | 'signed_image', at = T): VerificationEvent => ({
-  type: 'RenditionStored',
-  data: { kind, blob_key: `verifications/${VERIFICATION}/${kind}.png`, content_type: 'image/png', sha256: 'c'.repeat(64), stored_at: at },
-});
+type Kind = RenditionInput['kind'];
+const rendition = (kind: Kind): RenditionInput => ({ kind, blob_key: `verifications/${VERIFICATION}/${kind}.png`, content_type: 'image/png', sha256: 'c'.repeat(64) });
+const renditionStored = (kind: Kind, at = T): VerificationEvent => ({ type: 'RenditionStored', data: { ...rendition(kind), stored_at: at } });
 const completed: VerificationEvent = { type: 'VerificationCompleted', data: { completed_at: T } };
 const failed: VerificationEvent = { type: 'VerificationFailed', data: { failure_reason: 'Deadline passed.', failed_at: T } };
 const claimed: VerificationEvent = {
@@ -90,17 +89,10 @@ const deleted = (blobKeys: string[]): VerificationEvent => ({ type: 'Verificatio
 // Commands
 const queue = (overrides: Partial<QueuedData> = {}): VerificationCommand => ({ type: 'Queue', data: queuedData(overrides) });
 const start: VerificationCommand = { type: 'Start', now: NOW };
-const recordAnalyses = (...results: AnalysisInput[]): VerificationCommand => ({ type: 'RecordAnalyses', results, now: NOW });
-const gradeIt: VerificationCommand = { type: 'Grade', grade, now: NOW };
-const storeRendition = (kind: 'thumbnail' | 'badge' | 'heatmap' | 'signed_image'): VerificationCommand => ({
-  type: 'StoreRendition',
-  kind,
-  blob_key: `verifications/${VERIFICATION}/${kind}.png`,
-  content_type: 'image/png',
-  sha256: 'c'.repeat(64),
-  now: NOW,
-});
-const complete: VerificationCommand = { type: 'Complete', now: NOW };
+const gradeWith = (results: AnalysisInput[], renditions: Kind[] = []): VerificationCommand => ({ type: 'Grade', renditions: renditions.map(rendition), results, grade, now: NOW });
+const storeRenditions = (...kinds: Kind[]): VerificationCommand => ({ type: 'StoreRenditions', renditions: kinds.map(rendition), now: NOW });
+const completeWith = (...kinds: Kind[]): VerificationCommand => ({ type: 'Complete', renditions: kinds.map(rendition), now: NOW });
+const complete = completeWith();
 const fail: VerificationCommand = { type: 'Fail', reason: 'Deadline passed.', now: NOW };
 const deleteBy = (accountId: string): VerificationCommand => ({ type: 'Delete', account_id: accountId, now: NOW });
 const claim = (anonymousId = ANONYMOUS): VerificationCommand => ({ type: 'Claim', anonymous_account_id: anonymousId, new_owner_account_id: NEW_OWNER, now: NOW });
@@ -109,10 +101,9 @@ const claim = (anonymousId = ANONYMOUS): VerificationCommand => ({ type: 'Claim'
 const workflowSteps: [string, VerificationCommand][] = [
   ['Queue', queue()],
   ['Start', start],
-  ['RecordAnalyses', recordAnalyses(exif)],
-  ['Grade', gradeIt],
-  ['StoreRendition', storeRendition('thumbnail')],
-  ['Complete', complete],
+  ['Grade', gradeWith([exif], ['heatmap'])],
+  ['StoreRenditions', storeRenditions('signed_image')],
+  ['Complete', completeWith('thumbnail')],
   ['Fail', fail],
 ];
 
@@ -142,20 +133,16 @@ describe('verificationDecider', () => {
       given(verificationDecider, []).when(claim()).thenNothing();
     });
 
-    // Latent inconsistency: Fail and Start ignore a verification that was never queued, but
-    // RecordAnalyses, Grade and StoreRendition record facts on an empty stream (terminal() does
-    // not count 'none'). The activities never get there (they bail out without state.image),
-    // so these document the expected guard; they fail against the decider as it stands.
-    it.fails('RecordAnalyses decides nothing [decider records AnalysisRecorded on an unqueued verification]', () => {
-      given(verificationDecider, []).when(recordAnalyses(ssim)).thenNothing();
+    it('Grade decides nothing', () => {
+      given(verificationDecider, []).when(gradeWith([ssim], ['heatmap'])).thenNothing();
     });
 
-    it.fails('Grade decides nothing [decider records VerificationGraded on an unqueued verification]', () => {
-      given(verificationDecider, []).when(gradeIt).thenNothing();
+    it('StoreRenditions decides nothing', () => {
+      given(verificationDecider, []).when(storeRenditions('thumbnail')).thenNothing();
     });
 
-    it.fails('StoreRendition decides nothing [decider records RenditionStored on an unqueued verification]', () => {
-      given(verificationDecider, []).when(storeRendition('thumbnail')).thenNothing();
+    it('Complete with a rendition decides nothing', () => {
+      given(verificationDecider, []).when(completeWith('thumbnail')).thenNothing();
     });
   });
 
@@ -170,8 +157,8 @@ describe('verificationDecider', () => {
       given(verificationDecider, history).when(start).then([{ type: 'VerificationStarted', data: { started_at: T } }]);
     });
 
-    it('Complete decides nothing (not graded)', () => {
-      given(verificationDecider, history).when(complete).thenNothing();
+    it('Complete decides nothing, its renditions neither (not graded)', () => {
+      given(verificationDecider, history).when(completeWith('thumbnail')).thenNothing();
     });
 
     it('Fail fails it', () => {
@@ -206,20 +193,28 @@ describe('verificationDecider', () => {
       given(verificationDecider, history).when(start).thenNothing();
     });
 
-    it('RecordAnalyses records one event per result', () => {
-      given(verificationDecider, history).when(recordAnalyses(ssim, phash)).then([recorded(ssim), recorded(phash)]);
+    it('Grade records the renditions, one event per result, then the grade, in one batch', () => {
+      given(verificationDecider, history)
+        .when(gradeWith([ssim, phash], ['heatmap', 'raw_reference']))
+        .then([renditionStored('heatmap'), renditionStored('raw_reference'), recorded(ssim), recorded(phash), graded()]);
     });
 
-    it('RecordAnalyses with no results decides nothing', () => {
-      given(verificationDecider, history).when(recordAnalyses()).thenNothing();
+    it('Grade without results or renditions records the grade alone', () => {
+      given(verificationDecider, history).when(gradeWith([])).then([graded()]);
     });
 
-    it('Grade records the grade', () => {
-      given(verificationDecider, history).when(gradeIt).then([graded()]);
+    it('Grade records an analysis or a rendition given twice once (the first)', () => {
+      given(verificationDecider, history)
+        .when(gradeWith([ssim, { ...ssim, result_id: '0f000000-0000-4000-8000-000000000009' }], ['heatmap', 'heatmap']))
+        .then([renditionStored('heatmap'), recorded(ssim), graded()]);
     });
 
-    it('StoreRendition records the rendition', () => {
-      given(verificationDecider, history).when(storeRendition('heatmap')).then([renditionStored('heatmap')]);
+    it('StoreRenditions records each rendition, in the order given', () => {
+      given(verificationDecider, history).when(storeRenditions('signed_image', 'badge')).then([renditionStored('signed_image'), renditionStored('badge')]);
+    });
+
+    it('StoreRenditions of none decides nothing', () => {
+      given(verificationDecider, history).when(storeRenditions()).thenNothing();
     });
 
     it('Complete decides nothing (not graded)', () => {
@@ -235,39 +230,43 @@ describe('verificationDecider', () => {
     });
   });
 
-  describe('given some analyses recorded', () => {
-    const history = [queued(), started, recorded(ssim, '2026-03-01T10:01:00.000Z'), recorded(phash, '2026-03-01T10:01:00.000Z')];
+  // Earlier versions recorded renditions, analyses and grade in separate appends: a run killed
+  // between them left part of the batch recorded, and Grade records only the rest.
+  describe('given a rendition and some analyses recorded but no grade', () => {
+    const history = [queued(), started, renditionStored('heatmap', '2026-03-01T10:01:00.000Z'), recorded(ssim, '2026-03-01T10:01:00.000Z'), recorded(phash, '2026-03-01T10:01:00.000Z')];
 
-    it('RecordAnalyses of the same results again decides nothing (idempotent)', () => {
-      given(verificationDecider, history).when(recordAnalyses(ssim, phash)).thenNothing();
+    it('Grade with the same results records only the grade', () => {
+      given(verificationDecider, history).when(gradeWith([ssim, phash], ['heatmap'])).then([graded()]);
     });
 
-    it('RecordAnalyses records only the analyses not yet recorded', () => {
-      given(verificationDecider, history).when(recordAnalyses(ssim, phash, exif)).then([recorded(exif)]);
+    it('Grade records only the renditions and analyses not yet recorded, then the grade', () => {
+      given(verificationDecider, history).when(gradeWith([ssim, phash, exif], ['heatmap', 'raw_reference'])).then([renditionStored('raw_reference'), recorded(exif), graded()]);
     });
 
-    it('RecordAnalyses skips an analysis already recorded even under a new result id', () => {
-      given(verificationDecider, history).when(recordAnalyses({ ...ssim, result_id: '0f000000-0000-4000-8000-000000000009', result: false })).thenNothing();
+    it('Grade skips an analysis already recorded even under a new result id', () => {
+      given(verificationDecider, history).when(gradeWith([{ ...ssim, result_id: '0f000000-0000-4000-8000-000000000009', result: false }])).then([graded()]);
     });
   });
 
   describe('given a graded verification', () => {
     const history = [queued(), started, recorded(ssim), graded()];
 
-    it('RecordAnalyses decides nothing (the grade is final)', () => {
-      given(verificationDecider, history).when(recordAnalyses(exif)).thenNothing();
+    it('Grade again decides nothing (idempotent), even with other results, renditions and grade', () => {
+      given(verificationDecider, history)
+        .when({ type: 'Grade', renditions: [rendition('heatmap')], results: [exif], grade: { ...grade, assurance_level: 'flagged', result: false }, now: NOW })
+        .thenNothing();
     });
 
-    it('Grade again decides nothing (idempotent), even with another grade', () => {
-      given(verificationDecider, history).when({ type: 'Grade', grade: { ...grade, assurance_level: 'flagged', result: false }, now: NOW }).thenNothing();
-    });
-
-    it('StoreRendition records the rendition', () => {
-      given(verificationDecider, history).when(storeRendition('badge')).then([renditionStored('badge')]);
+    it('StoreRenditions records the renditions', () => {
+      given(verificationDecider, history).when(storeRenditions('signed_image', 'badge')).then([renditionStored('signed_image'), renditionStored('badge')]);
     });
 
     it('Complete completes it', () => {
       given(verificationDecider, history).when(complete).then([completed]);
+    });
+
+    it('Complete with the thumbnail records it, then the completion, in one batch', () => {
+      given(verificationDecider, history).when(completeWith('thumbnail')).then([renditionStored('thumbnail'), completed]);
     });
 
     it('Fail fails it (graded is not yet completed)', () => {
@@ -278,12 +277,16 @@ describe('verificationDecider', () => {
   describe('given renditions stored', () => {
     const history = [queued(), started, graded(), renditionStored('heatmap'), renditionStored('signed_image')];
 
-    it('StoreRendition of a kind already stored decides nothing (idempotent)', () => {
-      given(verificationDecider, history).when(storeRendition('heatmap')).thenNothing();
+    it('StoreRenditions of kinds already stored decides nothing (idempotent)', () => {
+      given(verificationDecider, history).when(storeRenditions('heatmap', 'signed_image')).thenNothing();
     });
 
-    it('StoreRendition of another kind records it', () => {
-      given(verificationDecider, history).when(storeRendition('thumbnail')).then([renditionStored('thumbnail')]);
+    it('StoreRenditions records only the kinds not yet stored', () => {
+      given(verificationDecider, history).when(storeRenditions('signed_image', 'badge')).then([renditionStored('badge')]);
+    });
+
+    it('Complete with a rendition already stored records the completion alone', () => {
+      given(verificationDecider, history).when(completeWith('signed_image')).then([completed]);
     });
 
     it('Delete by the owner names image, RAW and every rendition, in the order stored', () => {

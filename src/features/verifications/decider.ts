@@ -9,13 +9,26 @@ export const verificationStream = (id: string) => streamName('verification', id)
 /** A verification that has not finished this long after it was queued fails (spec: poll up to 10 min). */
 export const VERIFICATION_DEADLINE_MS = 10 * 60_000;
 
+/** A rendition's file, stored in the blob store before the command records it. */
+export interface RenditionInput {
+  kind: RenditionKind;
+  blob_key: string;
+  content_type: string;
+  sha256: string;
+}
+
+/**
+ * The workflow's commands each record one step's facts as one batch (one append, one
+ * projection pass), in the order the facts happened: Grade the renditions made during the
+ * analysis, the results and the grade; StoreRenditions the signed files; Complete the last
+ * renditions and the completion.
+ */
 export type VerificationCommand =
   | { type: 'Queue'; data: Extract<VerificationEvent, { type: 'VerificationQueued' }>['data'] }
   | { type: 'Start'; now: Date }
-  | { type: 'RecordAnalyses'; results: Omit<AnalysisData, 'recorded_at'>[]; now: Date }
-  | { type: 'Grade'; grade: Omit<GradeData, 'graded_at'>; now: Date }
-  | { type: 'StoreRendition'; kind: RenditionKind; blob_key: string; content_type: string; sha256: string; now: Date }
-  | { type: 'Complete'; now: Date }
+  | { type: 'Grade'; renditions: RenditionInput[]; results: Omit<AnalysisData, 'recorded_at'>[]; grade: Omit<GradeData, 'graded_at'>; now: Date }
+  | { type: 'StoreRenditions'; renditions: RenditionInput[]; now: Date }
+  | { type: 'Complete'; renditions: RenditionInput[]; now: Date }
   | { type: 'Fail'; reason: string; now: Date }
   | { type: 'Delete'; account_id: string; now: Date }
   | { type: 'Claim'; anonymous_account_id: string; new_owner_account_id: string; now: Date };
@@ -35,6 +48,27 @@ export interface VerificationState {
 }
 
 const terminal = (state: VerificationState) => state.status === 'completed' || state.status === 'failed' || state.status === 'deleted';
+/** Whether the workflow's steps may still record facts: queued and not finished. */
+const open = (state: VerificationState) => state.status !== 'none' && !terminal(state);
+
+/** The items whose key is not among `recorded` (and the first of a key given twice). */
+function unrecorded<T>(items: T[], key: (item: T) => string, recorded: Iterable<string>): T[] {
+  const seen = new Set(recorded);
+  return items.filter((item) => {
+    const k = key(item);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+/** RenditionStored for each kind not stored yet. */
+function renditionsStored(state: VerificationState, renditions: RenditionInput[], now: Date): VerificationEvent[] {
+  return unrecorded(renditions, (r) => r.kind, state.renditions.keys()).map((r) => ({
+    type: 'RenditionStored',
+    data: { kind: r.kind, blob_key: r.blob_key, content_type: r.content_type, sha256: r.sha256, stored_at: now.toISOString() },
+  }));
+}
 
 /**
  * Every workflow step is idempotent here, in the decider: a step already taken decides no
@@ -84,27 +118,22 @@ export const verificationDecider: Decider<VerificationState, VerificationCommand
         return state.status === 'none' ? [{ type: 'VerificationQueued', data: command.data }] : [];
       case 'Start':
         return state.status === 'queued' ? [{ type: 'VerificationStarted', data: { started_at: command.now.toISOString() } }] : [];
-      case 'RecordAnalyses':
-        if (terminal(state) || state.graded) return [];
-        return command.results
-          .filter((r) => !state.analyses.has(r.analysis))
-          .map((r) => ({ type: 'AnalysisRecorded' as const, data: { ...r, recorded_at: command.now.toISOString() } }));
-      case 'Grade':
-        if (terminal(state) || state.graded) return [];
-        return [{ type: 'VerificationGraded', data: { ...command.grade, graded_at: command.now.toISOString() } }];
-      case 'StoreRendition':
-        if (terminal(state) || state.renditions.has(command.kind)) return [];
+      case 'Grade': {
+        if (!open(state) || state.graded) return [];
+        // A run killed between the separate appends of earlier versions may have recorded some already.
         return [
-          {
-            type: 'RenditionStored',
-            data: { kind: command.kind, blob_key: command.blob_key, content_type: command.content_type, sha256: command.sha256, stored_at: command.now.toISOString() },
-          },
+          ...renditionsStored(state, command.renditions, command.now),
+          ...unrecorded(command.results, (r) => r.analysis, state.analyses).map((r) => ({ type: 'AnalysisRecorded' as const, data: { ...r, recorded_at: command.now.toISOString() } })),
+          { type: 'VerificationGraded', data: { ...command.grade, graded_at: command.now.toISOString() } },
         ];
+      }
+      case 'StoreRenditions':
+        return open(state) ? renditionsStored(state, command.renditions, command.now) : [];
       case 'Complete':
-        if (terminal(state) || !state.graded) return [];
-        return [{ type: 'VerificationCompleted', data: { completed_at: command.now.toISOString() } }];
+        if (!open(state) || !state.graded) return [];
+        return [...renditionsStored(state, command.renditions, command.now), { type: 'VerificationCompleted', data: { completed_at: command.now.toISOString() } }];
       case 'Fail':
-        if (terminal(state) || state.status === 'none') return [];
+        if (!open(state)) return [];
         return [{ type: 'VerificationFailed', data: { failure_reason: command.reason, failed_at: command.now.toISOString() } }];
       case 'Delete': {
         if (state.status === 'none' || state.status === 'deleted' || state.accountId !== command.account_id) {

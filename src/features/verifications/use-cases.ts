@@ -38,6 +38,9 @@ function shortCode(): string {
   return `L-${[...bytes].map((b) => SHORT_CODE_ALPHABET[b % 32]).join('')}`;
 }
 
+/** A verification's stream before its first event: Queue is decided on it without reading the stream. */
+const newStream = { state: verificationDecider.initialState(), revision: 'no_stream' } as const;
+
 const notFound = () => new NotFoundError('VERIFICATION_NOT_FOUND', 'Verification not found.', { suggestion: 'List your verifications with GET /v1/verifications/.' });
 
 /** The caller's verification; another account's is indistinguishable from a missing one. */
@@ -160,7 +163,7 @@ async function storeAndQueue(
         capture,
         anonymous: principal.via === 'anonymous',
       },
-    }, context);
+    }, context, newStream); // a fresh random id: nothing to read first
     return capture;
   } catch (error) {
     await Promise.all(committed.map((key) => deps.blobs.delete(key)));
