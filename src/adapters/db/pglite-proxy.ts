@@ -21,7 +21,6 @@ export class PgliteProxy {
   private readonly worker: Worker;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
-  private ready = false;
   /** Set once the thread is gone (closed, crashed or never started): every request fails with it. */
   private stopped: Error | undefined;
 
@@ -32,11 +31,7 @@ export class PgliteProxy {
     this.waitReady = new Promise<void>((resolve, reject) => {
       this.worker.on('message', (reply: PgliteReply) => {
         if ('id' in reply) return this.settle(reply);
-        if ('ready' in reply) {
-          this.ready = true;
-          if (this.pending.size === 0) this.worker.unref();
-          return resolve();
-        }
+        if ('ready' in reply) return resolve();
         const error = rebuildError(reply.failed);
         this.stop(error);
         reject(error);
@@ -58,7 +53,10 @@ export class PgliteProxy {
     return this.request({ sql, params, options }) as Promise<Results<T>>;
   }
 
-  /** Closes the cluster (it writes its last state to disk) and ends the thread. Idempotent. */
+  /**
+   * Closes the cluster (it writes its last state to disk) and ends the thread. Idempotent. Until
+   * then the thread keeps the process alive, as knex's pool (its reaping timer) does anyway.
+   */
   async close(): Promise<void> {
     if (this.stopped) return;
     try {
@@ -74,14 +72,11 @@ export class PgliteProxy {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      // While a query is in flight the thread keeps the process alive; idle, it does not (as
-      // PGlite on the event loop never did), so a caller that forgets close() still exits.
-      if (this.pending.size === 1) this.worker.ref();
       try {
         this.worker.postMessage({ id, ...message });
       } catch (error) {
         // A binding structured clone cannot carry (a function, a class instance with private state).
-        this.forget(id);
+        this.pending.delete(id);
         reject(error as Error);
       }
     });
@@ -90,14 +85,9 @@ export class PgliteProxy {
   private settle(reply: Extract<PgliteReply, { id: number }>): void {
     const waiting = this.pending.get(reply.id);
     if (!waiting) return;
-    this.forget(reply.id);
+    this.pending.delete(reply.id);
     if ('error' in reply) waiting.reject(rebuildError(reply.error));
     else waiting.resolve(reply.result);
-  }
-
-  private forget(id: number): void {
-    this.pending.delete(id);
-    if (this.pending.size === 0 && this.ready) this.worker.unref();
   }
 
   private stop(reason: Error): void {
