@@ -4,8 +4,6 @@
  * fails its queries instead of hanging them; closing ends the thread, so the process can exit.
  */
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/adapters/db/database.js';
@@ -95,17 +93,14 @@ describe('the thread dying or closing', () => {
     await expect(db.knex.raw('select 1')).rejects.toThrow();
   });
 
+  // Also a program given as text (`node --input-type=module -e`): the thread must not inherit those options.
   it('lets a process that opened and closed a database exit by itself (the thread ends with it)', async () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pv-pglite-exit-')), 'open.mjs');
-    fs.writeFileSync(
-      file,
-      `const { openDatabase } = await import(${JSON.stringify(path.join(repo, 'dist/adapters/db/database.js'))});
+    const script = `const { openDatabase } = await import(${JSON.stringify(path.join(repo, 'dist/adapters/db/database.js'))});
       const db = await openDatabase({ inMemory: true });
       const { rows } = await db.knex.raw('select 41 + 1 as answer');
       process.stdout.write(String(rows[0].answer));
-      await db.close();`,
-    );
-    const child = spawn(process.execPath, [file], { stdio: ['ignore', 'pipe', 'pipe'] });
+      await db.close();`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk));
@@ -115,7 +110,6 @@ describe('the thread dying or closing', () => {
     const limit = new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 90_000).unref());
     const outcome = await Promise.race([exited, limit]);
     if (outcome === 'hung') child.kill('SIGKILL');
-    fs.rmSync(path.dirname(file), { recursive: true, force: true });
     expect({ outcome, out, err }).toEqual({ outcome: 0, out: '42', err: '' });
   }, 120_000);
 });

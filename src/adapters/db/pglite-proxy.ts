@@ -27,7 +27,7 @@ export class PgliteProxy {
   constructor(options: PgliteThreadOptions) {
     // Compiled (dist/): the thread's own .js. From source (vitest, tsx): an .mjs entry registers tsx first.
     const entry = import.meta.url.endsWith('.ts') ? './pglite-thread-entry.mjs' : './pglite-thread.js';
-    this.worker = new Worker(new URL(entry, import.meta.url), { workerData: options });
+    this.worker = new Worker(new URL(entry, import.meta.url), { workerData: options, execArgv: threadExecArgv(process.execArgv) });
     this.waitReady = new Promise<void>((resolve, reject) => {
       this.worker.on('message', (reply: PgliteReply) => {
         if ('id' in reply) return this.settle(reply);
@@ -104,4 +104,19 @@ function rebuildError({ name, message, fields }: SerializedError): Error {
   const error = new Error(message);
   error.name = name;
   return Object.assign(error, fields);
+}
+
+/**
+ * The process's node options, for the thread (profiling, memory flags and loaders carry over),
+ * without the ones about a program given as text: a thread started under `node
+ * --input-type=module -e ...` would refuse its own entry file with ERR_INPUT_TYPE_NOT_ALLOWED.
+ */
+function threadExecArgv(execArgv: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i]!;
+    if (['--input-type', '-e', '--eval', '-p', '--print'].includes(arg)) i++; // and its value
+    else if (!arg.startsWith('--input-type=') && !arg.startsWith('--eval=') && !arg.startsWith('--print=')) kept.push(arg);
+  }
+  return kept;
 }
