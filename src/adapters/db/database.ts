@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import pg from 'pg';
+
+import { PgliteProxy } from './pglite-proxy.js';
 
 import type { DatabaseKind } from '../../core/deps.js';
 
@@ -33,7 +32,15 @@ export async function openDatabase(options: { url?: string; dataDir?: string; in
     dir = path.join(options.dataDir, 'pglite');
     fs.mkdirSync(dir, { recursive: true });
   }
-  const pglite = await openPglite(dir, options.sharedBuffersMb ?? 16);
+  // PGlite runs in its own thread (D-054); knex-pglite talks to it through the proxy as it would
+  // to PGlite itself.
+  const pglite = new PgliteProxy({ dir, sharedBuffersMb: options.sharedBuffersMb ?? 16 });
+  try {
+    await pglite.waitReady;
+  } catch (error) {
+    await pglite.close();
+    throw error;
+  }
   const knex = knexFactory({
     client: ClientPgLite as unknown as typeof knexFactory.Client,
     dialect: 'postgres',
@@ -46,7 +53,8 @@ export async function openDatabase(options: { url?: string; dataDir?: string; in
     knex,
     close: async () => {
       maintenance.stop();
-      await knex.destroy();
+      await knex.destroy(); // closes the proxy through knex-pglite's one connection
+      await pglite.close(); // and the thread even if knex never opened that connection
     },
   };
 }
@@ -69,33 +77,4 @@ function analyzePeriodically(knex: Knex): { stop(): void } {
       clearInterval(every);
     },
   };
-}
-
-/**
- * Opens (or creates) an embedded cluster. A new one is unpacked from the empty-cluster template
- * the build leaves in dist/ (scripts/pglite-template.mjs): initdb would take seconds. Without
- * the template (a build that skipped it, another PGlite version) it is created the slow way.
- */
-async function openPglite(dir: string | undefined, sharedBuffersMb: number): Promise<PGlite> {
-  const fresh = dir === undefined || !fs.existsSync(path.join(dir, 'PG_VERSION'));
-  const template = fresh ? emptyClusterTemplate() : undefined;
-  // Shared buffers live in PGlite's WebAssembly memory: its default 128 MB alone would exceed the
-  // idle footprint (D-049). The data files stay in the OS page cache, read through Node's fs.
-  const options = {
-    postgresqlconf: [`shared_buffers = ${sharedBuffersMb}MB`],
-    // Trigram indexes serve the verification search (name contains ...), as on PostgreSQL.
-    extensions: { pg_trgm },
-    ...(template ? { loadDataDir: new Blob([new Uint8Array(template)]) } : {}),
-  };
-  return dir === undefined ? PGlite.create(options) : PGlite.create(dir, options);
-}
-
-function emptyClusterTemplate(): Buffer | undefined {
-  // The package does not export its package.json: find it above its entry point.
-  let dir = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
-  while (!fs.existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
-  const { version } = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string };
-  // src/adapters/db and dist/adapters/db both sit three levels below the repository.
-  const file = path.resolve(import.meta.dirname, '../../..', 'dist', `pglite-${version}-empty.tgz`);
-  return fs.existsSync(file) ? fs.readFileSync(file) : undefined;
 }

@@ -1,0 +1,108 @@
+/**
+ * The embedded database's own thread (D-054): it owns the PGlite instance and answers the
+ * main thread's queries (pglite-proxy.ts). PGlite runs PostgreSQL as WebAssembly and parses its
+ * wire protocol in JavaScript; on the event loop that took 40–50 % of the service's main thread
+ * under read load. Here it runs beside the event loop instead.
+ *
+ * Imports nothing of the service: only PGlite and Node's own modules load into this thread.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite, type QueryOptions } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+
+/** What the thread starts with (Worker's workerData). */
+export interface PgliteThreadOptions {
+  /** The cluster's directory; undefined for an in-memory database. */
+  dir: string | undefined;
+  sharedBuffersMb: number;
+}
+
+export type PgliteRequest =
+  | { id: number; sql: string; params?: unknown[]; options?: QueryOptions }
+  | { id: number; close: true };
+
+/** An error as it crosses the thread boundary: structured clone would keep only its message. */
+export interface SerializedError {
+  name: string;
+  message: string;
+  /** PostgreSQL's fields (code, detail, constraint, severity, ...) as PGlite set them. */
+  fields: Record<string, unknown>;
+}
+
+export type PgliteReply =
+  | { ready: true }
+  | { failed: SerializedError }
+  | { id: number; result: unknown }
+  | { id: number; error: SerializedError };
+
+function serializeError(error: unknown): SerializedError {
+  if (!(error instanceof Error)) return { name: 'Error', message: String(error), fields: {} };
+  const fields: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(error)) {
+    if (value === undefined || typeof value === 'function' || typeof value === 'object') continue; // only PostgreSQL's scalar fields
+    fields[key] = value;
+  }
+  return { name: error.name, message: error.message, fields };
+}
+
+/**
+ * Opens (or creates) an embedded cluster. A new one is unpacked from the empty-cluster template
+ * the build leaves in dist/ (scripts/pglite-template.mjs): initdb would take seconds. Without
+ * the template (a build that skipped it, another PGlite version) it is created the slow way.
+ */
+async function openPglite({ dir, sharedBuffersMb }: PgliteThreadOptions): Promise<PGlite> {
+  const fresh = dir === undefined || !fs.existsSync(path.join(dir, 'PG_VERSION'));
+  const template = fresh ? emptyClusterTemplate() : undefined;
+  // Shared buffers live in PGlite's WebAssembly memory: its default 128 MB alone would exceed the
+  // idle footprint (D-049). The data files stay in the OS page cache, read through Node's fs.
+  const options = {
+    postgresqlconf: [`shared_buffers = ${sharedBuffersMb}MB`],
+    // Trigram indexes serve the verification search (name contains ...), as on PostgreSQL.
+    extensions: { pg_trgm },
+    ...(template ? { loadDataDir: new Blob([new Uint8Array(template)]) } : {}),
+  };
+  return dir === undefined ? PGlite.create(options) : PGlite.create(dir, options);
+}
+
+function emptyClusterTemplate(): Buffer | undefined {
+  // The package does not export its package.json: find it above its entry point.
+  let dir = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+  while (!fs.existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
+  const { version } = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string };
+  // src/adapters/db and dist/adapters/db both sit three levels below the repository.
+  const file = path.resolve(import.meta.dirname, '../../..', 'dist', `pglite-${version}-empty.tgz`);
+  return fs.existsSync(file) ? fs.readFileSync(file) : undefined;
+}
+
+async function serve(port: NonNullable<typeof parentPort>, options: PgliteThreadOptions): Promise<void> {
+  let pglite: PGlite;
+  try {
+    pglite = await openPglite(options);
+  } catch (error) {
+    port.postMessage({ failed: serializeError(error) } satisfies PgliteReply);
+    return;
+  }
+  const answer = (id: number, work: Promise<unknown>) =>
+    work.then(
+      (result) => {
+        try {
+          port.postMessage({ id, result } satisfies PgliteReply);
+        } catch (error) {
+          // A value structured clone cannot carry: the query fails, the thread carries on.
+          port.postMessage({ id, error: serializeError(error) } satisfies PgliteReply);
+        }
+      },
+      (error: unknown) => port.postMessage({ id, error: serializeError(error) } satisfies PgliteReply),
+    );
+  // PGlite serialises its queries itself, in arrival order, which is the main thread's order.
+  port.on('message', (request: PgliteRequest) => {
+    if ('close' in request) void answer(request.id, pglite.close());
+    else void answer(request.id, pglite.query(request.sql, request.params, request.options));
+  });
+  port.postMessage({ ready: true } satisfies PgliteReply);
+}
+
+if (parentPort) await serve(parentPort, workerData as PgliteThreadOptions);

@@ -1,0 +1,115 @@
+/**
+ * The embedded database in its own thread (D-054): through knex, as the service uses it, errors,
+ * transactions, values and concurrency behave as PGlite on the event loop did; a dead thread
+ * fails its queries instead of hanging them; closing ends the thread, so the process can exit.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../src/adapters/db/database.js';
+import { PgliteProxy } from '../../src/adapters/db/pglite-proxy.js';
+
+const repo = path.resolve(import.meta.dirname, '../..');
+
+describe('PGlite in its own thread, through knex', () => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await openDatabase({ inMemory: true });
+    await db.knex.raw('create table items (id bigint primary key, name text not null unique, at timestamptz, bytes bytea, doc jsonb)');
+  });
+  afterAll(() => db.close());
+
+  it('answers with the values PGlite parsed: BIGINT beyond 2^53, timestamps, bytes, JSON', async () => {
+    const at = new Date('2026-11-23T12:34:56.789Z');
+    await db.knex('items').insert({ id: '9007199254740993', name: 'values', at, bytes: Buffer.from([0, 1, 254, 255]), doc: JSON.stringify({ nested: [1, 'two'] }) });
+    const row = await db.knex('items').where({ name: 'values' }).first();
+    expect(row.id).toBe(9007199254740993n);
+    expect(row.at).toBeInstanceOf(Date);
+    expect(row.at.toISOString()).toBe(at.toISOString());
+    expect(row.bytes).toBeInstanceOf(Uint8Array);
+    expect([...row.bytes]).toEqual([0, 1, 254, 255]);
+    expect(row.doc).toEqual({ nested: [1, 'two'] });
+  });
+
+  it('rejects with PostgreSQL error fields: a unique violation keeps its code, detail, table and constraint', async () => {
+    await db.knex('items').insert({ id: 1, name: 'taken' });
+    const error = await db.knex('items').insert({ id: 2, name: 'taken' }).then(() => null, (e: unknown) => e as Record<string, unknown>);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).toMatchObject({ code: '23505', constraint: 'items_name_key', table: 'items', severity: 'ERROR' });
+    expect(error!.detail).toBe('Key (name)=(taken) already exists.');
+    // knex puts the statement before PostgreSQL's message, as it does for every driver.
+    expect(error!.message).toMatch(/insert into "items".* - duplicate key value violates unique constraint "items_name_key"$/);
+  });
+
+  it('keeps an error code raised in SQL (a serialization failure) and its detail and hint', async () => {
+    const error = await db.knex
+      .raw(`do $$ begin raise exception 'could not serialize' using errcode = '40001', detail = 'the detail', hint = 'the hint'; end $$`)
+      .then(() => null, (e: unknown) => e as Record<string, unknown>);
+    expect(error).toMatchObject({ code: '40001', detail: 'the detail', hint: 'the hint' });
+  });
+
+  it('rolls a transaction back when its callback throws, and commits one that returns', async () => {
+    await expect(
+      db.knex.transaction(async (trx) => {
+        await trx('items').insert({ id: 10, name: 'rolled back' });
+        expect(await trx('items').where({ id: 10 }).first()).toBeDefined(); // visible inside
+        throw new Error('abandon');
+      }),
+    ).rejects.toThrow('abandon');
+    expect(await db.knex('items').where({ id: 10 }).first()).toBeUndefined();
+    await db.knex.transaction(async (trx) => trx('items').insert({ id: 11, name: 'committed' }));
+    expect(await db.knex('items').where({ id: 11 }).first()).toMatchObject({ name: 'committed' });
+  });
+
+  it('answers every one of many concurrent queries with its own result, a failing transaction among them', async () => {
+    const queries = Array.from({ length: 60 }, (_, i) => db.knex.raw<{ rows: { n: number; echo: string }[] }>('select ?::int * 2 as n, ?::text as echo', [i, `q${i}`]));
+    const failing = db.knex.transaction(async (trx) => {
+      await trx('items').insert({ id: 20, name: 'concurrent' });
+      await trx.raw('select 1/0');
+    });
+    const [answers, failed] = await Promise.all([Promise.all(queries), failing.then(() => null, (e: unknown) => e)]);
+    expect(answers.map((a) => a.rows[0])).toEqual(Array.from({ length: 60 }, (_, i) => ({ n: i * 2, echo: `q${i}` })));
+    expect(failed).toMatchObject({ code: '22012' }); // division by zero
+    expect(await db.knex('items').where({ id: 20 }).first()).toBeUndefined();
+  });
+});
+
+describe('the thread dying or closing', () => {
+  it('fails the query in flight and every later one when the thread dies, instead of hanging them', async () => {
+    const proxy = new PgliteProxy({ dir: undefined, sharedBuffersMb: 16 });
+    await proxy.waitReady;
+    expect((await proxy.query<{ one: number }>('select 1 as one')).rows).toEqual([{ one: 1 }]);
+    const inFlight = proxy.query('select pg_sleep(30)');
+    // What a crash of the thread looks like from the main thread: it stops mid-query.
+    await (proxy as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+    await expect(inFlight).rejects.toThrow(/thread stopped/);
+    await expect(proxy.query('select 1')).rejects.toThrow(/thread stopped/);
+    await proxy.close(); // nothing left to close: returns
+  });
+
+  it('rejects queries after close()', async () => {
+    const db = await openDatabase({ inMemory: true });
+    await db.close();
+    await expect(db.knex.raw('select 1')).rejects.toThrow();
+  });
+
+  // Also a program given as text (`node --input-type=module -e`): the thread must not inherit those options.
+  it('lets a process that opened and closed a database exit by itself (the thread ends with it)', async () => {
+    const script = `const { openDatabase } = await import(${JSON.stringify(path.join(repo, 'dist/adapters/db/database.js'))});
+      const db = await openDatabase({ inMemory: true });
+      const { rows } = await db.knex.raw('select 41 + 1 as answer');
+      process.stdout.write(String(rows[0].answer));
+      await db.close();`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // A hang shows as this generous limit passing (the machine is shared and loaded).
+    const limit = new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 90_000).unref());
+    const outcome = await Promise.race([exited, limit]);
+    if (outcome === 'hung') child.kill('SIGKILL');
+    expect({ outcome, out, err }).toEqual({ outcome: 0, out: '42', err: '' });
+  }, 120_000);
+});
