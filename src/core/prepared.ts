@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
  * and executed: for `GET /v1/verifications/{id}` that is ~0.13 of its ~0.19 ms in the database
  * (D-056). The name derives from the SQL text, so two texts never share a name (the `pg` driver
  * refuses that). Use it only for queries whose text takes few shapes: each shape stays prepared
- * on every connection for the connection's life. PGlite ignores the name.
+ * on every connection for the connection's life. The PGlite thread prepares them too, as PREPARE and EXECUTE (pglite-thread.ts).
  */
 export const statementName = (sql: string): string => `pv_${crypto.createHash('sha1').update(sql).digest('base64url')}`;
 

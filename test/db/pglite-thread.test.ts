@@ -48,6 +48,34 @@ describe('PGlite in its own thread, through knex', () => {
     expect(error).toMatchObject({ code: '40001', detail: 'the detail', hint: 'the hint' });
   });
 
+  it('runs named statements (core/prepared.ts) prepared, with the same answers as unnamed ones, and prepares them again after DDL', async () => {
+    await db.knex.raw('create table named (id bigint primary key, name text not null, at timestamptz)');
+    await db.knex('named').insert([
+      { id: 1, name: "it's quoted \\ and 'twice'" },
+      { id: 2, name: 'plain', at: new Date('2026-01-02T03:04:05Z') },
+      { id: '9007199254740993', name: 'big' },
+    ]);
+    const sql = 'select id, name, at from named where (name = ? or id = ?) and (?::int is null or id > ?) order by id';
+    for (const values of [["it's quoted \\ and 'twice'", 2, null, 0], ['none', '9007199254740993', 1, 1], ['plain', 0, 5, -1]]) {
+      const unnamed = (await db.knex.raw(sql, values)).rows;
+      const named = (await db.knex.raw(sql, values).options({ name: 'pv_test_named' })).rows;
+      expect(named).toEqual(unnamed);
+      expect(named.length).toBeGreaterThan(0);
+    }
+    const preparedCount = async (name: string) => (await db.knex.raw('select count(*)::int as n from pg_prepared_statements where name = ?', [name])).rows[0].n;
+    expect(await preparedCount('pv_test_named')).toBe(1);
+    // A column added to the table changes the result type of `select *`: PostgreSQL refuses the
+    // old plan (0A000) and the statement is prepared again.
+    const star = () => db.knex.raw('select * from named where id = ?', [2]).options({ name: 'pv_test_star' });
+    expect((await star()).rows).toMatchObject([{ id: 2, name: 'plain' }]);
+    await db.knex.raw('alter table named add column extra text');
+    expect((await star()).rows).toMatchObject([{ id: 2, name: 'plain', extra: null }]);
+    // A value without a text form (bytes) runs unprepared.
+    const bytes = await db.knex.raw('select ?::bytea as b', [Buffer.from([1, 2])]).options({ name: 'pv_test_bytes' });
+    expect([...bytes.rows[0].b]).toEqual([1, 2]);
+    expect(await preparedCount('pv_test_bytes')).toBe(0);
+  });
+
   it('rolls a transaction back when its callback throws, and commits one that returns', async () => {
     await expect(
       db.knex.transaction(async (trx) => {
