@@ -4,12 +4,13 @@ import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { loadNativeReader, wasmReader, type C2paReader } from '../../src/provenance/c2pa-reader.js';
 import { detectImageFormat, mimeTypes } from '../../src/provenance/format.js';
 import { readerContext } from '../../src/provenance/read.js';
-import { signVerifiedImage, type SignVerifiedImageInput } from '../../src/provenance/sign.js';
+import { signVerifiedImage } from '../../src/provenance/sign.js';
 import { derToPem } from '../../src/provenance/x509.js';
 import { requires } from '../support/requires.js';
 import { fixture } from './helpers/paths.js';
 import { makeCa, signerFrom, validNow, type TestCa } from './helpers/pki.js';
 import { startLocalTsa, type LocalTsa } from './helpers/tsa.js';
+import { pairJpeg as jpeg, signInput as input } from './helpers/sign-input.js';
 
 /**
  * The native reader (native/c2pa, D-058) must validate exactly as c2pa-wasm: same c2pa-rs, same
@@ -96,23 +97,7 @@ gate.describe('native c2pa-rs reader against c2pa-wasm', () => {
   });
 
   describe('the credentials the service signs', () => {
-    const jpeg = readFileSync(fixture('pairs/canon_eos_30d_cr2/IMG_5952.camera-preview.jpg'));
     const heic = readFileSync(fixture('images/rs_sample1.heic'));
-    const raw = readFileSync(fixture('pairs/canon_eos_30d_cr2/IMG_5952.CR2'));
-    const input = (image: Uint8Array, format: SignVerifiedImageInput['format']): SignVerifiedImageInput => ({
-      image,
-      format,
-      raw: { bytes: raw, name: 'IMG_5952.CR2', format: 'image/x-canon-cr2' },
-      assertion: {
-        verificationId: '3f1c2a9e-5a43-4c1e-9b1a-0d6f1f1b2c3d',
-        assuranceLevel: 'verified',
-        captureVerified: true,
-        imageSha256: 'ee9d178bd581a70f',
-        rawSha256: '9f4958fb43824fdc',
-        pipelineBuild: 'test-build',
-        processingRegion: 'eu-central',
-      },
-    });
     let ca: TestCa;
     let tsa: LocalTsa;
     let anchor: string;

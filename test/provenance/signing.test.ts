@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkCredentials, type CredentialsReport } from '../../src/provenance/check.js';
 import { DEV_CA_NAME, ensureDevelopmentSigner } from '../../src/provenance/dev-signer.js';
 import { readManifestStore } from '../../src/provenance/read.js';
-import { signManifest, signVerifiedImage, VERIFICATION_ASSERTION_LABEL, type SignVerifiedImageInput } from '../../src/provenance/sign.js';
+import { signManifest, signVerifiedImage, VERIFICATION_ASSERTION_LABEL } from '../../src/provenance/sign.js';
 import type { SignerConfig } from '../../src/provenance/signer-config.js';
 import { anchorsFromPem, noTrustAnchors, type TrustAnchors } from '../../src/provenance/trust.js';
 import { derToPem } from '../../src/provenance/x509.js';
@@ -13,23 +13,8 @@ import { fixture } from './helpers/paths.js';
 import { c2paPython, pythonAvailable, referenceRead } from './helpers/reference.js';
 import { makeCa, signerFrom, validNow, type TestCa } from './helpers/pki.js';
 import { startLocalTsa, type LocalTsa } from './helpers/tsa.js';
+import { pairJpeg as jpeg, signInput as input } from './helpers/sign-input.js';
 
-const jpeg = readFileSync(fixture('pairs/canon_eos_30d_cr2/IMG_5952.camera-preview.jpg'));
-const raw = readFileSync(fixture('pairs/canon_eos_30d_cr2/IMG_5952.CR2'));
-const input = (image: Uint8Array = jpeg, format: SignVerifiedImageInput['format'] = 'image/jpeg'): SignVerifiedImageInput => ({
-  image,
-  format,
-  raw: { bytes: raw, name: 'IMG_5952.CR2', format: 'image/x-canon-cr2' },
-  assertion: {
-    verificationId: '3f1c2a9e-5a43-4c1e-9b1a-0d6f1f1b2c3d',
-    assuranceLevel: 'verified',
-    captureVerified: true,
-    imageSha256: 'ee9d178bd581a70f',
-    rawSha256: '9f4958fb43824fdc',
-    pipelineBuild: 'test-build',
-    processingRegion: 'eu-central',
-  },
-});
 const anchorsOf = (signer: TestCa[], tsa: TestCa[] = [], legacy: TestCa[] = []): TrustAnchors => ({
   signer: anchorsFromPem(...signer.map((c) => derToPem(c.der))),
   tsa: anchorsFromPem(...tsa.map((c) => derToPem(c.der))),
