@@ -26,6 +26,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import knexFactory from 'knex';
 import sharp from 'sharp';
+import { allocatorEnv } from '../src/core/allocator.js';
+import { freshToken, json } from './client.js';
 import { median } from './figures.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -33,7 +35,6 @@ const UPLOADS = Number(process.env.BENCH_COMMAND_PATH_UPLOADS ?? 30);
 const ROUNDS = Number(process.env.BENCH_COMMAND_PATH_ROUNDS ?? 3);
 const WARM_UP = 5;
 const POLL_MS = 2;
-const PASSWORD = 'a long enough password';
 
 const load1 = () => Number(os.loadavg()[0]!.toFixed(2));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -48,11 +49,6 @@ function freePort(): Promise<number> {
   });
 }
 
-async function json(response: Response): Promise<any> {
-  const body = await response.json();
-  if (!response.ok) throw new Error(`${response.url}: HTTP ${response.status} ${JSON.stringify(body)}`);
-  return body;
-}
 
 function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return Promise.resolve();
@@ -67,7 +63,7 @@ async function startService(dir: string, env: Record<string, string>): Promise<{
   const port = await freePort();
   const child = spawn(process.execPath, [path.join(dir, 'dist/main.js')], {
     cwd: dir,
-    env: { ...process.env, EVENTSTORE_URL: '', TEMPORAL_ADDRESS: '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', PASSWORD_HASH_COST: '10', ...env },
+    env: { ...process.env, ...allocatorEnv, EVENTSTORE_URL: '', TEMPORAL_ADDRESS: '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', PASSWORD_HASH_COST: '10', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
@@ -79,13 +75,6 @@ async function startService(dir: string, env: Record<string, string>): Promise<{
   return { url, pid: child.pid!, stop: () => stopChild(child) };
 }
 
-async function freshToken(url: string): Promise<string> {
-  const email = `cmdpath-${Date.now()}-${Math.random().toString(36).slice(2)}@example.eu`;
-  const post = (route: string, body: unknown) =>
-    fetch(`${url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(json);
-  await post('/v1/accounts', { name: 'Command path', admin: { email, name: 'Command path', password: PASSWORD } });
-  return (await post('/v1/accounts/login', { email, password: PASSWORD })).access_token;
-}
 
 /** CPU time (user + system) the process `pid` has used, in ms (Linux: /proc, clock ticks of 10 ms). */
 function cpuMs(pid: number): number {
@@ -148,7 +137,7 @@ async function series(dir: string, kind: 'pglite' | 'postgres', label: string): 
   }
   const service = await startService(dir, env);
   try {
-    const token = await freshToken(service.url);
+    const token = await freshToken(service.url, 'cmdpath');
     for (let i = 0; i < WARM_UP; i++) await oneVerification(service.url, token, -i);
     const before = load1();
     const runs: { post: number; completed: number }[] = [];
@@ -184,7 +173,7 @@ async function queriesPerVerification(dir: string): Promise<number[]> {
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, PASSWORD_HASH_COST: '10', LOG_LEVEL: 'silent', DATABASE_URL: '', EVENTSTORE_URL: '', TEMPORAL_ADDRESS: '' });
   const service = await start(config, { logger: pino({ level: 'silent' }), inMemoryDatabase: true });
   try {
-    const token = await freshToken(service.url);
+    const token = await freshToken(service.url, 'cmdpath');
     let queries = 0;
     service.deps.knex.on('query', () => queries++);
     const counts: number[] = [];

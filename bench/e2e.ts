@@ -22,6 +22,7 @@ import { pino } from 'pino';
 import { analyzePair } from '../src/analysis/pipeline.js';
 import { loadConfig } from '../src/core/config.js';
 import { startService } from '../src/service.js';
+import { freshToken, json } from './client.js';
 import { loadAverage, median as medianOf, ratio } from './figures.js';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../shared/fixtures');
@@ -35,20 +36,7 @@ const POLL_MS = 250;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 
-async function json(response: Response): Promise<any> {
-  const body = await response.json();
-  if (!response.ok) throw new Error(`${response.url}: HTTP ${response.status} ${JSON.stringify(body)}`);
-  return body;
-}
 
-/** A fresh account per run: the Free plan's 5 pairs a month would stop a longer series. */
-async function freshToken(url: string, n: number): Promise<string> {
-  const admin = { email: `bench${n}-${Date.now()}@example.eu`, name: `Bench ${n}`, password: 'a long enough password' };
-  const post = (route: string, body: unknown) =>
-    fetch(`${url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(json);
-  await post('/v1/accounts', { name: `Bench ${n}`, admin });
-  return (await post('/v1/accounts/login', { email: admin.email, password: admin.password })).access_token;
-}
 
 async function onePair(url: string, token: string): Promise<Run> {
   const form = new FormData();
@@ -97,7 +85,7 @@ export async function benchEndToEnd(): Promise<Record<string, unknown>> {
     const raw = new Uint8Array(fs.readFileSync(pair.raw));
     const image = new Uint8Array(fs.readFileSync(pair.image));
     await analyzePair({ raw, image }); // warm-up of the in-process analysis
-    await onePair(service.url, await freshToken(service.url, 0)); // warm-up: decoder pools, analysis thread, JIT, first queries
+    await onePair(service.url, await freshToken(service.url, 'e2e')); // warm-up: decoder pools, analysis thread, JIT, first queries
     const loadBefore = loadAverage();
     const analysisMs: number[] = [];
     const runs = [];
@@ -105,12 +93,12 @@ export async function benchEndToEnd(): Promise<Record<string, unknown>> {
       const started = performance.now();
       await analyzePair({ raw, image });
       analysisMs.push(Math.round(performance.now() - started));
-      runs.push(await onePair(service.url, await freshToken(service.url, i)));
+      runs.push(await onePair(service.url, await freshToken(service.url, 'e2e')));
     }
     const pairLoad = { before: loadBefore, after: loadAverage() };
-    await oneHeic(service.url, await freshToken(service.url, 100)); // warm-up: libheif's wasm
+    await oneHeic(service.url, await freshToken(service.url, 'e2e')); // warm-up: libheif's wasm
     const heicRuns = [];
-    for (let i = 1; i <= RUNS; i++) heicRuns.push(await oneHeic(service.url, await freshToken(service.url, 100 + i)));
+    for (let i = 1; i <= RUNS; i++) heicRuns.push(await oneHeic(service.url, await freshToken(service.url, 'e2e')));
     const pairMedian = median(runs.map((r) => r.totalMs));
     const analysisMedian = median(analysisMs);
     return {

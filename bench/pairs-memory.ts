@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freshToken, json } from './client.js';
 import { loadAverage } from './figures.js';
 import { rssMiB, startService } from './service.js';
 
@@ -25,19 +26,7 @@ const AFTER_MS = Number(process.env.BENCH_IDLE_WAIT_MS ?? 65_000);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const peakMiB = (pid: number) => Math.round(Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024);
 
-async function json(response: Response): Promise<any> {
-  const body = await response.json();
-  if (!response.ok) throw new Error(`${response.url}: HTTP ${response.status} ${JSON.stringify(body)}`);
-  return body;
-}
 
-async function freshToken(url: string, n: number): Promise<string> {
-  const admin = { email: `pairs${n}-${Date.now()}@example.eu`, name: `Pairs ${n}`, password: 'a long enough password' };
-  const post = (route: string, body: unknown) =>
-    fetch(`${url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(json);
-  await post('/v1/accounts', { name: `Pairs ${n}`, admin });
-  return (await post('/v1/accounts/login', { email: admin.email, password: admin.password })).access_token;
-}
 
 async function postPair(url: string, token: string): Promise<string> {
   const form = new FormData();
@@ -63,7 +52,7 @@ export async function benchPairsMemory(): Promise<Record<string, unknown>> {
   const service = await startService({ DATABASE_URL: '', DATA_DIR: dataDir });
   try {
     const idle = rssMiB(service.pid);
-    const tokens = await Promise.all(Array.from({ length: PAIRS / PAIRS_PER_ACCOUNT }, (_, n) => freshToken(service.url, n)));
+    const tokens = await Promise.all(Array.from({ length: PAIRS / PAIRS_PER_ACCOUNT }, () => freshToken(service.url, 'pairs')));
     const loadBefore = loadAverage();
     const started = performance.now();
     const jobs = await Promise.all(
