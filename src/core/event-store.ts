@@ -48,6 +48,8 @@ export interface AppendResult {
   position: bigint;
 }
 
+export type AppendListener = (events: readonly StoredEvent[]) => void;
+
 export interface EventStore {
   readonly kind: 'postgres' | 'eventstoredb';
   /** True when global positions have no holes, so a reader can detect a missing event. */
@@ -59,6 +61,13 @@ export interface EventStore {
   readAll(options: { after: bigint; limit: number }): Promise<StoredEvent[]>;
   /** Position of the newest event (0n when empty). */
   headPosition(): Promise<bigint>;
+  /**
+   * Calls `listener` after each append of this process has committed, with the appended events
+   * exactly as a read would return them, or [] when the adapter cannot know them without reading
+   * (EventStoreDB stamps their time on its server). The read models take their next page from
+   * them (D-065). Returns the unsubscribe.
+   */
+  onAppended(listener: AppendListener): () => void;
   close(): Promise<void>;
 }
 

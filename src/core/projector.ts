@@ -35,8 +35,6 @@ export interface ProjectorStatus {
 export interface ReadModels {
   /** Whether every projector reached `position` within `timeoutMs`. */
   waitFor(position: bigint, timeoutMs: number): Promise<boolean>;
-  /** Something was appended: look now rather than at the next poll. */
-  poke(): void;
   status(): ProjectorStatus[];
   /**
    * Calls `listener` with each page of events once the read models include it, before any

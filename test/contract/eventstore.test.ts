@@ -98,6 +98,34 @@ for (const adapter of adapters) {
       expect((await store.readStream(stream)).map((e) => e.type)).toEqual(['One', 'Two']);
     });
 
+    it('says which revision it found when the expected one is wrong', async () => {
+      const stream = streamName('found');
+      await store.append(stream, [event('One'), event('Two')], { expectedRevision: 'no_stream' });
+      const wrong = await store.append(stream, [event('Three')], { expectedRevision: 0 }).catch((error: unknown) => error);
+      expect(wrong).toMatchObject({ expected: 0n, actual: 1n });
+      const missing = await store.append(streamName('nothing-yet'), [event('One')], { expectedRevision: 3 }).catch((error: unknown) => error);
+      expect(missing).toMatchObject({ expected: 3n, actual: 'no_stream' });
+    });
+
+    it('tells its listeners of each append once it is stored, with the events as a read returns them', async () => {
+      const heard: StoredEvent[][] = [];
+      const unsubscribe = store.onAppended((events) => heard.push([...events]));
+      const stream = streamName('heard');
+      await store.append(stream, [event('One', { n: 1, nested: { b: [1, 'two'], a: null } }), event('Two', { n: 2 })], { expectedRevision: 'no_stream' });
+      await store.append(stream, [event('Three')], { expectedRevision: 1 });
+      await store.append(stream, [event('Four')], { expectedRevision: 0 }).catch(() => undefined); // refused: nothing to hear
+      unsubscribe();
+      await store.append(stream, [event('Five')], { expectedRevision: 2 });
+      expect(heard).toHaveLength(2);
+      if (store.contiguousPositions) {
+        // Exactly what readers get (the read models take their pages from these).
+        const read = await store.readStream(stream);
+        expect(heard.flat()).toEqual(read.slice(0, 3));
+      } else {
+        for (const events of heard) expect(events).toEqual([]); // the adapter cannot know them without reading
+      }
+    });
+
     it('lets exactly one of several racing writers win the same revision', async () => {
       const stream = streamName('race');
       await store.append(stream, [event('Start')], { expectedRevision: 'no_stream' });

@@ -49,7 +49,6 @@ for (const target of databaseTargets) {
         metadata: { ...e.metadata, correlation_id: e.metadata.correlation_id === original ? id : e.metadata.correlation_id },
       }));
       await t.service.deps.store.append(`verification-${id}`, events, { expectedRevision: 'no_stream' });
-      t.service.deps.readModels.poke();
       await t.service.deps.workflows.start(VERIFICATION_WORKFLOW_TYPE, id, {});
       return { id, copiedResults: events.filter((e) => e.type === 'AnalysisRecorded').map((e) => e.data.result_id as string) };
     }

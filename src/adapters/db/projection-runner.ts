@@ -35,12 +35,26 @@ export class ProjectionRunner implements ReadModels {
   private running = false;
   private wake = new Set<() => void>();
   private poked = false;
+  /** Events this process appended, by position, not yet applied: the next page when it starts right after the checkpoints (D-065). */
+  private readonly appended = new Map<bigint, StoredEvent>();
+  /** The log may hold events this process did not append (at start, at each poll, for a waitFor on one): the next page is read. */
+  private unseen = true;
   constructor(
     private readonly knex: Knex,
     private readonly store: EventStore,
     readonly projectors: readonly Projector[],
     private readonly log?: Logger,
-  ) {}
+  ) {
+    store.onAppended((events) => {
+      for (const event of events) this.appended.set(event.position, event);
+      // Kept only as a shortcut: past a page's worth (projectors stopped, or behind), reading is as good.
+      if (this.appended.size > 2 * PAGE) {
+        this.appended.clear();
+        this.unseen = true;
+      }
+      this.poke();
+    });
+  }
 
   async migrate(): Promise<void> {
     await this.knex.raw(`
@@ -77,8 +91,8 @@ export class ProjectionRunner implements ReadModels {
     await this.loopDone;
   }
 
-  /** Tell the loop new events exist (local appends), instead of waiting for the next poll. */
-  poke(): void {
+  /** Tells the loop new events exist (this process's appends), instead of waiting for the next poll. */
+  private poke(): void {
     this.poked = true;
     for (const wake of this.wake) wake();
   }
@@ -92,6 +106,7 @@ export class ProjectionRunner implements ReadModels {
   /** Resolves true once every read model includes `position`, false after `timeoutMs`. */
   async waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
     if (this.caughtUpTo(position)) return true;
+    if (!this.appended.has(position)) this.unseen = true; // not this process's append: read for it
     this.poke();
     return new Promise((resolve) => {
       const onProgress = () => {
@@ -168,7 +183,10 @@ export class ProjectionRunner implements ReadModels {
           this.wake.delete(done);
           resolve();
         };
-        const timer = setTimeout(done, POLL_MS);
+        const timer = setTimeout(() => {
+          this.unseen = true;
+          done();
+        }, POLL_MS);
         this.wake.add(done);
       });
     }
@@ -186,12 +204,22 @@ export class ProjectionRunner implements ReadModels {
       const at = this.positions.get(p.name) ?? 0n;
       return at < min ? at : min;
     }, this.positions.get(healthy[0]!.name) ?? 0n);
-    const page = await this.store.readAll({ after: from, limit: PAGE });
+    const page = this.takeAppended(from) ?? (await this.readPage(from));
     if (page.length === 0) return 0;
     let reached: Map<string, bigint>;
     try {
       reached = await this.knex.transaction(async (trx) => {
         const names = healthy.map((p) => p.name);
+        if (healthy.every((p) => this.positions.get(p.name) === from)) {
+          // The usual case, every projector at one position: claiming the page is one statement
+          // that locks the checkpoint rows and finds whether another process moved one (then the
+          // per-projector path below sorts it out).
+          const to = page.at(-1)!.position;
+          const claimed = await trx('projection_checkpoints').whereIn('name', names).where('position', from.toString()).update({ position: to.toString() }, ['name']);
+          if (claimed.length !== names.length) throw new Error('a checkpoint moved under this process');
+          for (const projector of healthy) await this.applyEvents(trx, projector, page, from);
+          return new Map(names.map((name) => [name, to]));
+        }
         const rows = await trx('projection_checkpoints').whereIn('name', names).forUpdate().select('name', 'position');
         const checkpoints = new Map<string, bigint>(rows.map((r: { name: string; position: string }) => [r.name, BigInt(r.position)]));
         const moved = new Map<string, bigint>();
@@ -218,6 +246,32 @@ export class ProjectionRunner implements ReadModels {
     for (const [name, position] of reached) this.positions.set(name, position);
     this.announce(page);
     return page.length;
+  }
+
+  /**
+   * The events this process appended right after `from`, when it holds them: positions have no
+   * holes (the store says so), so the run of them from `from`+1 on is exactly what reading the log
+   * would return. Null when it must be read (another process appended in between, or none held).
+   */
+  private takeAppended(from: bigint): StoredEvent[] | null {
+    if (!this.store.contiguousPositions) return null;
+    for (const position of this.appended.keys()) if (position <= from) this.appended.delete(position);
+    const page: StoredEvent[] = [];
+    for (let next = this.appended.get(from + 1n); next && page.length < PAGE; next = this.appended.get(next.position + 1n)) page.push(next);
+    return page.length > 0 ? page : null;
+  }
+
+  /**
+   * The page after `from` from the log, when it may hold something this process does not: a wake
+   * by a local append whose events were applied already (appended during the last pass) reads
+   * nothing. A store without contiguous positions is always read.
+   */
+  private async readPage(from: bigint): Promise<StoredEvent[]> {
+    if (!this.unseen && this.appended.size === 0 && this.store.contiguousPositions) return [];
+    this.unseen = false; // before the read: a poll or waitFor during it sets it again
+    const page = await this.store.readAll({ after: from, limit: PAGE });
+    if (page.length === PAGE) this.unseen = true; // more to read
+    return page;
   }
 
   /** Applies the page's events beyond `from` to one projector; returns the position reached. */

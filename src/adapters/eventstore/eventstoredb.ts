@@ -13,7 +13,7 @@ import {
   type ResolvedEvent,
 } from '@eventstore/db-client';
 import { WrongExpectedRevisionError } from '../../core/errors.js';
-import type { AppendResult, EventMetadata, EventStore, ExpectedRevision, NewEvent, StoredEvent } from '../../core/event-store.js';
+import type { AppendListener, AppendResult, EventMetadata, EventStore, ExpectedRevision, NewEvent, StoredEvent } from '../../core/event-store.js';
 
 /**
  * EventStoreDB adapter. The only file that imports the client, because the newer KurrentDB
@@ -50,6 +50,7 @@ export class EventStoreDbEventStore implements EventStore {
   readonly kind = 'eventstoredb' as const;
   readonly contiguousPositions = false;
   private readonly client: EventStoreDBClient;
+  private readonly listeners = new Set<AppendListener>();
 
   constructor(connectionString: string) {
     this.client = EventStoreDBClient.connectionString(connectionString);
@@ -70,6 +71,7 @@ export class EventStoreDbEventStore implements EventStore {
         ),
         { expectedRevision: expected === 'any' ? ANY : expected === 'no_stream' ? NO_STREAM : BigInt(expected) },
       );
+      for (const listener of this.listeners) listener([]); // the server stamped their time: readers read them
       return { revision: Number(result.nextExpectedRevision), position: result.position?.commit ?? 0n };
     } catch (error) {
       if (error instanceof WrongExpectedVersionError) {
@@ -111,6 +113,11 @@ export class EventStoreDbEventStore implements EventStore {
       if (event) return event.position;
     }
     return 0n;
+  }
+
+  onAppended(listener: AppendListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { WrongExpectedRevisionError } from '../../core/errors.js';
-import type { AppendResult, EventStore, ExpectedRevision, NewEvent, StoredEvent } from '../../core/event-store.js';
+import type { AppendListener, AppendResult, EventStore, ExpectedRevision, NewEvent, StoredEvent } from '../../core/event-store.js';
 import { jsonColumn } from '../../core/json.js';
+import { statementName } from '../../core/prepared.js';
 
 /**
  * Events in one table of the same PostgreSQL (or PGlite) database as the read models.
@@ -10,8 +11,42 @@ import { jsonColumn } from '../../core/json.js';
  * position as max+1 inside it. A later position therefore only becomes visible after every
  * earlier one has committed, and positions have no holes, so a reader can never skip an event
  * and a projector can treat a hole as corruption. Measured cost: docs/decisions.md (D-003).
+ *
+ * An append is one statement, a PL/pgSQL function (D-064): its own transaction, the lock, the
+ * revision check and the insert in one round trip instead of five (BEGIN, lock, head, insert,
+ * COMMIT). Inside a function each statement reads with a fresh snapshot, so the head it reads
+ * after taking the lock includes every append that held the lock before.
  */
 const APPEND_LOCK = 7_316_041;
+
+/** The SQLSTATE the append function raises when the stream's revision is not the expected one; `detail` holds the revision found. */
+const WRONG_REVISION = 'PV409';
+
+const APPEND_FUNCTION = `
+  create or replace function pv_append_events(p_stream text, p_expected integer, p_check boolean, p_events jsonb)
+  returns setof events language plpgsql as $$
+  declare
+    current_revision integer;
+    last_position bigint;
+  begin
+    perform pg_advisory_xact_lock(${APPEND_LOCK});
+    select max(revision) into current_revision from events where stream = p_stream;
+    if p_check and current_revision is distinct from p_expected then
+      raise exception 'stream % is at revision %', p_stream, coalesce(current_revision::text, 'no_stream')
+        using errcode = '${WRONG_REVISION}', detail = coalesce(current_revision::text, 'no_stream');
+    end if;
+    select coalesce(max(position), 0) into last_position from events;
+    return query
+      insert into events (position, id, stream, revision, type, version, data, metadata)
+      select last_position + e.n, (e.event->>'id')::uuid, p_stream, coalesce(current_revision, -1) + e.n::integer,
+             e.event->>'type', (e.event->>'version')::integer, e.event->'data', e.event->'metadata'
+      from jsonb_array_elements(p_events) with ordinality as e(event, n)
+      returning *;
+  end $$`;
+
+/** p_expected is null with p_check for 'no_stream' (no revision yet), and ignored without it ('any'). */
+const APPEND_SQL = 'select * from pv_append_events(?, ?, ?, ?::jsonb)';
+const APPEND_STATEMENT = statementName(APPEND_SQL);
 
 export async function migrateEventStore(knex: Knex): Promise<void> {
   await knex.raw(`
@@ -27,6 +62,12 @@ export async function migrateEventStore(knex: Knex): Promise<void> {
       recorded_at timestamptz not null default now(),
       unique (stream, revision)
     )`);
+  // Two processes replacing the function at once fail ("tuple concurrently updated"): the
+  // append lock orders them (and any append waits for the new definition).
+  await knex.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(?)', [APPEND_LOCK]);
+    await trx.raw(APPEND_FUNCTION);
+  });
 }
 
 interface EventRow {
@@ -59,42 +100,33 @@ export class PostgresEventStore implements EventStore {
   readonly kind = 'postgres' as const;
   readonly contiguousPositions = true;
 
+  private readonly listeners = new Set<AppendListener>();
+
   constructor(private readonly knex: Knex) {}
 
   async append(stream: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    return this.knex.transaction(async (trx) => {
-      await trx.raw('select pg_advisory_xact_lock(?)', [APPEND_LOCK]);
-      // The stream's last revision and the log's last position in one round trip.
-      const { rows: heads } = await trx.raw<{ rows: { revision: number | null; position: string | number | null }[] }>(
-        'select (select max(revision) from events where stream = ?) as revision, (select max(position) from events) as position',
-        [stream],
-      );
-      const current = heads[0]?.revision ?? null;
-      const expected = options.expectedRevision;
-      if (expected !== 'any') {
-        const matches = expected === 'no_stream' ? current === null : current === expected;
-        if (!matches) throw new WrongExpectedRevisionError(stream, expected === 'no_stream' ? expected : BigInt(expected), current === null ? 'no_stream' : BigInt(current));
-      }
-      let position = BigInt(heads[0]?.position ?? 0);
-      let revision = current ?? -1;
-      const rows = events.map((event) => {
-        position += 1n;
-        revision += 1;
-        return {
-          position: position.toString(),
-          id: event.id,
-          stream,
-          revision,
-          type: event.type,
-          version: event.version,
-          data: JSON.stringify(event.data),
-          metadata: JSON.stringify(event.metadata),
-        };
-      });
-      await trx('events').insert(rows);
-      return { revision, position };
-    });
+    const expected = options.expectedRevision;
+    const payload = events.map((event) => ({ id: event.id, type: event.type, version: event.version, data: event.data, metadata: event.metadata }));
+    let rows: EventRow[];
+    try {
+      ({ rows } = await this.knex
+        .raw<{ rows: EventRow[] }>(APPEND_SQL, [stream, typeof expected === 'number' ? expected : null, expected !== 'any', JSON.stringify(payload)])
+        .options({ name: APPEND_STATEMENT }));
+    } catch (error) {
+      const { code, detail } = error as { code?: string; detail?: string };
+      if (code !== WRONG_REVISION) throw error;
+      throw new WrongExpectedRevisionError(stream, expected === 'no_stream' ? expected : BigInt(expected as number), detail === 'no_stream' || detail === undefined ? 'no_stream' : BigInt(detail));
+    }
+    const appended = rows.map(toStored).sort((a, b) => (a.position < b.position ? -1 : 1));
+    const last = appended.at(-1)!;
+    for (const listener of this.listeners) listener(appended);
+    return { revision: last.revision, position: last.position };
+  }
+
+  onAppended(listener: AppendListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   async readStream(stream: string): Promise<StoredEvent[]> {

@@ -20,8 +20,6 @@ export interface MailActivityDeps {
   config: Pick<Config, 'PROCESSING_REGION'>;
   /** Between attempts, and how many in all. */
   policy: RetryPolicy;
-  /** Something was appended: the read models look now. */
-  onAppended?: () => void;
 }
 
 /** SMTP_URL's back-off: MAIL_RETRY_INITIAL_MS doubling up to an hour, MAIL_DELIVERY_ATTEMPTS in all (D-029). */
@@ -38,7 +36,6 @@ export function createMailActivities(deps: MailActivityDeps): ActivityImplementa
 
   const run = async (state: MailMessageState, command: MailCommand) => {
     const outcome = await runCommand(deps.store, mailStream(state.mailId), mailDecider, command, context(state));
-    if (outcome.position !== null) deps.onAppended?.();
     return outcome.events;
   };
 

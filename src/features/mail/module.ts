@@ -23,7 +23,6 @@ function mailWorkflows(deps: WorkflowDeps) {
     now: deps.now,
     config: deps.config,
     policy: mailRetryPolicy(deps.config),
-    onAppended: () => deps.readModels.poke(),
   });
   return [registerWorkflow(mailDeliveryWorkflow, activities)];
 }

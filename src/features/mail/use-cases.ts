@@ -59,7 +59,7 @@ async function record(deps: AppDeps, context: CommandContext, mail: OutgoingMail
     { type: 'QueueMail', mail_id: mail.id, message_id: messageIdFor(mail.id, from), account_id: mail.accountId, from, to: mail.to, subject: mail.subject, content_sha256: sha, now: context.now },
     { ...context, accountId: mail.accountId },
   );
-  if (outcome.position !== null) return deps.readModels.poke();
+  if (outcome.position !== null) return;
   // A concurrent call queued this id first: its bodies are the ones delivered; ours go unless identical.
   const { state } = await foldStream(deps.store, stream, mailDecider);
   if (state.status === 'none' || state.contentSha256 !== sha) await deps.blobs.delete(contentKey(mail.id, sha));

@@ -347,7 +347,6 @@ async function recordView(deps: AppDeps, row: VerificationRow, access: Exclude<V
     const context = systemContext(deps, { actor: { type: 'anonymous', id: 'anonymous' }, correlationId: request.correlationId ?? crypto.randomUUID(), accountId: row.account_id });
     const events = decideView({ type: 'RecordView', visitor, access: access === 'link' ? 'link' : 'invitation', now });
     const { position } = await appendFacts(deps.store, shareViewsStream(row.id), shareViewEvents, events, context);
-    deps.readModels.poke();
     // Read-your-writes: the visitor's next view of the day finds this one counted (and appends nothing).
     await readModelsCaughtUp(deps, position);
   } catch (error) {

@@ -31,8 +31,6 @@ export interface ActivityDeps {
   pipelineBuild: string;
   trust: TrustAnchors;
   signer: () => Promise<SignerConfig>;
-  /** Called after each append so read models pick the change up at once. */
-  onAppended: () => void;
   /** Runs the CPU-bound pair analysis off the event loop. */
   analysisPool: AnalysisPool;
 }
@@ -54,9 +52,7 @@ export function createVerificationActivities(deps: ActivityDeps) {
   /** Records a step, decided on `from` when given; returns the stream's state after it. */
   async function record(id: string, command: VerificationCommand, accountId: string | null, from?: Folded<VerificationState>): Promise<Folded<VerificationState>> {
     const ctx = systemContext(contextDeps, { actor: { type: 'system', id: 'verification-workflow' }, correlationId: id, accountId });
-    const outcome = await runCommand(deps.store, verificationStream(id), verificationDecider, command, ctx, from);
-    if (outcome.position !== null) deps.onAppended();
-    return outcome;
+    return runCommand(deps.store, verificationStream(id), verificationDecider, command, ctx, from);
   }
 
   /** Stores a rendition's file; the step's command records it. */

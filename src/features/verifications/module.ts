@@ -38,7 +38,6 @@ function verificationWorkflows(deps: WorkflowDeps) {
     pipelineBuild: deps.pipelineBuild,
     trust: deps.trust,
     signer: deps.signer,
-    onAppended: () => deps.readModels.poke(),
     analysisPool,
   });
   return [registerWorkflow(verificationWorkflow, createVerificationWorkflowActivities(steps, deps.log))];
