@@ -277,14 +277,17 @@ export class ProjectionRunner implements ReadModels {
   /** Applies the page's events beyond `from` to one projector; returns the position reached. */
   private async applyEvents(trx: Knex.Transaction, projector: Projector, page: readonly StoredEvent[], from: bigint): Promise<bigint> {
     let position = from;
+    const fresh: StoredEvent[] = [];
     for (const event of page) {
       if (event.position <= position) continue; // applied already (by this runner or another process)
       if (this.store.contiguousPositions && event.position !== position + 1n) {
         throw new ProjectionGapError(projector.name, position + 1n, event.position);
       }
-      await projector.apply(trx, event);
+      fresh.push(event);
       position = event.position;
     }
+    if (fresh.length > 1 && projector.applyAll) await projector.applyAll(trx, fresh);
+    else for (const event of fresh) await projector.apply(trx, event);
     return position;
   }
 
