@@ -2,7 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/core/config.js';
+import { startService } from '../../src/service.js';
 import { UPLOAD_EXPIRY_GRACE_MS } from '../../src/features/uploads/policy.js';
 import { UPLOAD_EXPIRY_WORKFLOW_TYPE } from '../../src/features/uploads/workflow.js';
 import { SkewedClock } from '../support/clock.js';
@@ -146,6 +149,23 @@ for (const target of databaseTargets) {
       for (const ticket of [waiting, unstarted]) {
         expect((await history(ticket.upload_id)).map((e) => e.type)).toEqual(['UploadReceived', 'UploadExpired']);
         expectExpired(await callTool(agent, 'verify_image', { image: { upload_id: ticket.upload_id } }));
+      }
+    }, 300_000);
+
+    it.runIf(target.name === 'postgres')('expires each upload once with two service processes on one database', async () => {
+      // A second process on the same database and blob store: both engines resume the same runs.
+      const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: t.dataDir, DATABASE_URL: t.service.deps.config.DATABASE_URL!, PASSWORD_HASH_COST: '10', LOG_LEVEL: 'silent' });
+      const second = await startService(config, { logger: pino({ level: 'silent' }), clock, workflowSweepMs: 150 });
+      try {
+        const tickets = [];
+        for (let i = 0; i < 4; i++) tickets.push(await uploaded(`twice-${i}.webp`));
+        clock.advance(HOUR + UPLOAD_EXPIRY_GRACE_MS + 1_000);
+        for (const ticket of tickets) await waitFor(() => !fs.existsSync(blobFile(ticket.upload_id)), 'the files to be deleted');
+        await t.settled();
+        await second.deps.workflows.idle();
+        for (const ticket of tickets) expect((await history(ticket.upload_id)).map((e) => e.type)).toEqual(['UploadReceived', 'UploadExpired']);
+      } finally {
+        await second.stop();
       }
     }, 300_000);
   });
