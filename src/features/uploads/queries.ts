@@ -15,10 +15,10 @@ export interface UploadRow {
 export const uploadsTable = (knex: Knex) => knex<UploadRow>('uploads');
 
 /**
- * Uploads whose file waits for a verification or its expiry, soonest to expire first (the
- * expiry workflow's sweep). Bounded by what one hour of uploads holds.
+ * Uploads still waiting for a verification whose id expired at or before `expiredBy`, oldest
+ * first (the expiry workflow's sweep: normally none, their runs having deleted them already).
  */
-export async function receivedUploads(knex: Knex): Promise<{ nonce: string; expires_at: string }[]> {
-  const rows = await uploadsTable(knex).where({ status: 'received' }).orderBy('expires_at').select('nonce', 'expires_at');
+export async function expiredReceivedUploads(knex: Knex, expiredBy: Date): Promise<{ nonce: string; expires_at: string }[]> {
+  const rows = await uploadsTable(knex).where({ status: 'received' }).andWhere('expires_at', '<=', expiredBy).orderBy('expires_at').select('nonce', 'expires_at');
   return rows.map((r) => ({ nonce: r.nonce, expires_at: new Date(r.expires_at).toISOString() }));
 }

@@ -6,8 +6,8 @@
  * bundle includes this module (types and pure helpers).
  */
 import type { ActivityOptions, WorkflowDefinition } from '../../core/workflow.js';
-import { uploadDeletableAt } from './policy.js';
-import { receivedUploads } from './queries.js';
+import { UPLOAD_EXPIRY_GRACE_MS, uploadDeletableAt } from './policy.js';
+import { expiredReceivedUploads } from './queries.js';
 
 export const UPLOAD_EXPIRY_WORKFLOW_TYPE = 'uploadExpiry';
 
@@ -53,9 +53,13 @@ export const uploadExpiryWorkflow: WorkflowDefinition<UploadExpiryInput, UploadE
     }
   },
 
-  /** Uploads still waiting: covers a crash between UploadReceived and `start`, and runs that failed. */
-  async sweep({ knex }) {
-    const uploads = await receivedUploads(knex);
+  /**
+   * Unused uploads due for deletion and not deleted: covers a crash between UploadReceived and
+   * `start`, and runs that failed. Only those due: the run of an upload still valid was started
+   * by its PUT, and starting one per waiting upload every sweep would cost a call each (Temporal).
+   */
+  async sweep({ knex, now }) {
+    const uploads = await expiredReceivedUploads(knex, new Date(now.getTime() - UPLOAD_EXPIRY_GRACE_MS));
     return uploads.map(({ nonce, expires_at }) => ({ id: nonce, input: { expires_at } }));
   },
 };
