@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config.js';
 import { startService } from '../../src/service.js';
+import { createUploadActivities } from '../../src/features/uploads/activities.js';
 import { UPLOAD_EXPIRY_GRACE_MS } from '../../src/features/uploads/policy.js';
 import { UPLOAD_EXPIRY_WORKFLOW_TYPE } from '../../src/features/uploads/workflow.js';
 import { SkewedClock } from '../support/clock.js';
@@ -152,7 +153,8 @@ for (const target of databaseTargets) {
       }
     }, 300_000);
 
-    it.runIf(target.name === 'postgres')('expires each upload once with two service processes on one database', async () => {
+    // Several processes share PostgreSQL only (PGlite is one process's); databases.ts reports when it is absent.
+    if (target.name === 'postgres') it('expires each upload once with two service processes on one database', async () => {
       // A second process on the same database and blob store: both engines resume the same runs.
       const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: t.dataDir, DATABASE_URL: t.service.deps.config.DATABASE_URL!, PASSWORD_HASH_COST: '10', LOG_LEVEL: 'silent' });
       const second = await startService(config, { logger: pino({ level: 'silent' }), clock, workflowSweepMs: 150 });
@@ -164,6 +166,18 @@ for (const target of databaseTargets) {
         await t.settled();
         await second.deps.workflows.idle();
         for (const ticket of tickets) expect((await history(ticket.upload_id)).map((e) => e.type)).toEqual(['UploadReceived', 'UploadExpired']);
+
+        // The step itself, six at once on one due upload (beside both engines): one UploadExpired.
+        const raced = await uploaded('raced.webp');
+        clock.advance(HOUR + UPLOAD_EXPIRY_GRACE_MS + 1_000);
+        const { deps } = t.service;
+        const activities = createUploadActivities({ store: deps.store, blobs: deps.blobs, now: () => clock.now(), config: deps.config });
+        const context = { signal: new AbortController().signal, attempt: 1, heartbeat: () => undefined };
+        const steps = await Promise.all(Array.from({ length: 6 }, () => activities.expireUpload(context, nonceOf(raced.upload_id))));
+        expect(steps).toEqual(Array(6).fill({ outcome: 'expired' }));
+        expect(fs.existsSync(blobFile(raced.upload_id))).toBe(false);
+        await t.settled();
+        expect((await history(raced.upload_id)).map((e) => e.type)).toEqual(['UploadReceived', 'UploadExpired']);
       } finally {
         await second.stop();
       }
