@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { allProjectors, errorCatalogue, eventCatalogues, modules, resourceExtensions } from './modules.js';
 import { InProcessWorkflowEngine } from './adapters/workflows/inprocess-engine.js';
+import { systemClock, type Clock } from './adapters/workflows/clock.js';
 import { ProjectionRunner } from './adapters/db/projection-runner.js';
 import type { WorkflowEngine } from './core/workflow.js';
 import { createApp } from './adapters/http/app.js';
@@ -52,7 +53,20 @@ export async function openStores(config: Config, log: Logger, options: { inMemor
 }
 
 /** Composition root: wires the adapters, starts projectors and the HTTP server. */
-export async function startService(config: Config, options: { logger?: Logger; inMemoryDatabase?: boolean } = {}): Promise<Service> {
+export interface ServiceOptions {
+  logger?: Logger;
+  inMemoryDatabase?: boolean;
+  /**
+   * The service's time (deps.now and the in-process engine's timers); the system clock unless
+   * given. Tests move it by hand to reach expiries without waiting for them.
+   */
+  clock?: Clock;
+  /** How often the in-process engine looks for due runs and the definitions' sweeps (default 30 s). */
+  workflowSweepMs?: number;
+}
+
+export async function startService(config: Config, options: ServiceOptions = {}): Promise<Service> {
+  const clock = options.clock ?? systemClock;
   // Asynchronous: a line is handed to the OS without blocking the request that logged it, and
   // lines logged while a write is under way go out together in the next (a synchronous write per
   // request line blocked the event loop). Nothing is held back; pino flushes at exit.
@@ -74,7 +88,7 @@ export async function startService(config: Config, options: { logger?: Logger; i
     eventCatalogues,
     extensions: resourceExtensions,
     log,
-    now: () => new Date(),
+    now: () => clock.now(),
     jwtSecret: configuredOrPersistedSecret(config.JWT_SECRET, config.DATA_DIR, 'jwt-secret'),
     principals,
     loginLimiter: new RateLimiter(db.knex, 'login', config.LOGIN_RATE_LIMIT_PER_15_MIN, 15 * 60_000),
@@ -102,7 +116,7 @@ export async function startService(config: Config, options: { logger?: Logger; i
         shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
       })
     : // Pair analyses are bounded by their thread pool (WORKFLOW_CONCURRENCY); the runs around them are light.
-      new InProcessWorkflowEngine(registrations, db.knex, log, { concurrency: config.WORKFLOW_RUN_CONCURRENCY });
+      new InProcessWorkflowEngine(registrations, db.knex, log, { concurrency: config.WORKFLOW_RUN_CONCURRENCY, clock, sweepMs: options.workflowSweepMs });
   const deps: AppDeps = { ...base, workflows };
   const { app } = createApp(deps, modules, errorCatalogue);
   const server = http.createServer(app);

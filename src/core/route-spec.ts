@@ -54,6 +54,12 @@ export interface HandlerInput<B, Q, P, A extends AuthRequirement> {
   principal: A extends 'none' ? Principal | null : Principal;
   /** The invocation handed to use cases (principal, correlation id, client address). */
   call: Call;
+  /**
+   * True when a GET route answers a HEAD request (HTTP gives HEAD the GET route's answer, without
+   * the body). Link previewers and monitors send HEADs: a handler whose GET has side effects (a
+   * view counted, a cookie set) skips them, and answers with the same status and headers otherwise.
+   */
+  head: boolean;
   /** A request header, for the few routes whose contract names one. */
   header(name: string): string | undefined;
   /** Streams a multipart body into staged blobs; routes with `multipart` call it when ready. */

@@ -96,6 +96,8 @@ export interface WorkflowContext<A> {
 export interface SweepSource {
   /** The service database (read models). */
   knex: Knex;
+  /** The engine's time (in-process: its clock; Temporal: the process's), for work that falls due. */
+  now: Date;
 }
 
 export interface WorkflowDefinition<I = unknown, A extends ActivityInterface<A> = any, R = unknown> {

@@ -391,6 +391,39 @@ for (const target of databaseTargets) {
       expect(rebuilt.body).toEqual(res.body);
     });
 
+    it('answers HEAD like GET without a body, and a HEAD is not a view (no count, no visitor cookie)', async () => {
+      const fourth = (await upload(t.url, { authorization: `Bearer ${owner.token}` })).id;
+      await t.settled();
+      const link = tokenOf((await call('POST', share(fourth), { token: owner.token, json: { access_type: 'anyone_with_link' } })).body.share_url);
+      const totalViews = async () => {
+        await t.settled();
+        const res = await call('GET', analytics(fourth), { token: owner.token });
+        expect(res.status).toBe(200);
+        return res.body.total_views as number;
+      };
+      const events = await t.eventCount();
+      // A link previewer and a monitor: each a fresh visitor without a cookie.
+      for (const path of [`/shared/${link}`, `/shared/${link}/files/image`]) {
+        const head = await fetch(`${t.url}${path}`, { method: 'HEAD' });
+        expect([path, head.status]).toEqual([path, 200]);
+        expect(head.headers.get('set-cookie')).toBeNull();
+        expect(await head.text()).toBe('');
+      }
+      const head = await fetch(`${t.url}/shared/${link}`, { method: 'HEAD' });
+      expect(head.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(head.headers.get('content-security-policy')).toEqual(expect.any(String));
+      const unknown = await fetch(`${t.url}/shared/${'x'.repeat(32)}`, { method: 'HEAD' });
+      expect(unknown.status).toBe(404);
+      expect(await t.eventCount()).toBe(events);
+      expect(await totalViews()).toBe(0);
+
+      const get = await fetch(`${t.url}/shared/${link}`);
+      expect(get.status).toBe(200);
+      expect(get.headers.get('set-cookie')).toMatch(/^pv_visitor=/);
+      expect(await get.text()).toContain('<html');
+      expect(await totalViews()).toBe(1);
+    });
+
     it('records every change in the audit history with no token material in clear', async () => {
       const res = await call('GET', `/v1/audit/streams/share-${id}`, { token: owner.token });
       expect(res.status).toBe(200);

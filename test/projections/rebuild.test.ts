@@ -7,7 +7,7 @@ import { allProjectors } from '../../src/modules.js';
 import { ProjectionGapError, ProjectionRunner } from '../../src/adapters/db/projection-runner.js';
 import { openSharedReport } from '../../src/features/sharing/use-cases.js';
 import { databaseTargets } from '../support/databases.js';
-import { keylessVerify } from '../support/mcp.js';
+import { callTool, connectMcp, keylessVerify } from '../support/mcp.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 
 /** Every read-model row, once the projectors have reached the head of the log. */
@@ -30,6 +30,22 @@ const pairs = path.resolve(import.meta.dirname, '../../../shared/fixtures/pairs/
 for (const target of databaseTargets) {
   describe(`projections on ${target.name}`, () => {
     let t: TestService;
+    async function uploadTwo(apiKey: string) {
+      const agent = await connectMcp(t.url, apiKey);
+      try {
+        const image = fs.readFileSync(path.join(pairs, '../../images/rs_sample1.webp'));
+        const tickets = [];
+        for (const filename of ['used.webp', 'waiting.webp']) {
+          const ticket = (await callTool(agent, 'create_upload', { filename })).output;
+          expect((await fetch(ticket.upload_url, { method: 'PUT', body: new Uint8Array(image) })).status).toBe(200);
+          tickets.push(ticket);
+        }
+        expect((await callTool(agent, 'verify_image', { image: { upload_id: tickets[0].upload_id }, wait_seconds: 0 })).result.isError).toBeFalsy();
+      } finally {
+        await agent.close();
+      }
+    }
+
     beforeAll(async () => {
       t = await startTestService(target);
       const call = client(t.url);
@@ -95,6 +111,8 @@ for (const target of databaseTargets) {
         if (i === 1) await call('DELETE', `/v1/tags/${sea.id}`, { token });
         if (i === 0) await call('DELETE', `/v1/verifications/${created.id}`, { token });
         if (i === 1) await call('POST', '/v1/verifications/claim', { token, json: { anonymous_user_id: anonymous.anonymous_user_id } });
+        // Pre-signed uploads (i = 2): one used by a verification, one left waiting for its expiry.
+        if (i === 2) await uploadTwo(key.body.raw_key);
         // Last, as it ends this session: a password change (i = 0).
         if (i === 0) await call('PUT', '/v1/accounts/me/password', { token, json: { current_password: password, new_password: 'a changed password 1' } });
       }
@@ -111,7 +129,7 @@ for (const target of databaseTargets) {
       expect(before.users!.filter((row) => String(row).includes('"password_changed_at":"'))).toHaveLength(1);
       expect(before.comments).toHaveLength(3);
       expect(before.api_keys).toHaveLength(3);
-      expect(before.verifications).toHaveLength(5);
+      expect(before.verifications).toHaveLength(6);
       expect(before.verification_results!.length).toBeGreaterThan(10);
       expect(before.usage_meterings).toHaveLength(2);
       expect(before.shares).toHaveLength(1);
@@ -122,6 +140,7 @@ for (const target of databaseTargets) {
       // i = 1: colour 1 and storm (Ocean deleted); i = 2: Ocean, colour 2, storm; i = 0's verification is deleted.
       expect(before.verification_tags).toHaveLength(5);
       expect(before.verification_tag_sets).toHaveLength(3);
+      expect(before.uploads!.map((row) => JSON.parse(String(row)).status).sort()).toEqual(['received', 'used']);
       await t.service.projections.rebuild();
       expect(await snapshot(t)).toEqual(before);
     });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/core/config.js';
 import { startService, type Service } from '../../src/service.js';
+import type { Clock } from '../../src/adapters/workflows/clock.js';
 import type { DatabaseTarget } from './databases.js';
 
 export interface TestService {
@@ -17,11 +18,25 @@ export interface TestService {
    * projected asynchronously (on PostgreSQL a poll may pass before the last one is seen).
    */
   settled(): Promise<void>;
+  /**
+   * Stops the service and starts it again on the same database and data dir (options.persistent:
+   * PGlite on disk), as a process restart would; `service` and `url` then name the new one.
+   */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
+export interface TestServiceOptions {
+  /** The service's clock (deps.now and the in-process engine's timers). */
+  clock?: Clock;
+  /** How often the in-process engine looks for due runs (default 30 s). */
+  workflowSweepMs?: number;
+  /** PGlite in the data dir instead of in memory, so that `restart` keeps the database. */
+  persistent?: boolean;
+}
+
 /** A real service on a real socket (port 0), on the given database, with a scratch data dir. */
-export async function startTestService(target: DatabaseTarget, env: Record<string, string> = {}): Promise<TestService> {
+export async function startTestService(target: DatabaseTarget, env: Record<string, string> = {}, options: TestServiceOptions = {}): Promise<TestService> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pv-test-'));
   const scratch = await target.scratchUrl();
   const config = loadConfig({
@@ -33,25 +48,34 @@ export async function startTestService(target: DatabaseTarget, env: Record<strin
     ...(scratch.url ? { DATABASE_URL: scratch.url } : {}),
     ...env,
   });
-  const service = await startService(config, { logger: pino({ level: 'silent' }), inMemoryDatabase: !scratch.url });
-  return {
+  const start = () =>
+    startService(config, { logger: pino({ level: 'silent' }), inMemoryDatabase: !scratch.url && !options.persistent, clock: options.clock, workflowSweepMs: options.workflowSweepMs });
+  const service = await start();
+  const t: TestService = {
     service,
     url: service.url,
     dataDir,
     async eventCount() {
-      const rows = await service.deps.knex('events').count<{ count: string }[]>('* as count');
+      const rows = await t.service.deps.knex('events').count<{ count: string }[]>('* as count');
       return Number(rows[0]?.count ?? 0);
     },
     async settled() {
-      await service.deps.workflows.idle();
-      if (!(await service.deps.readModels.waitFor(await service.deps.store.headPosition(), 30_000))) throw new Error('read models did not catch up within 30 s');
+      await t.service.deps.workflows.idle();
+      if (!(await t.service.deps.readModels.waitFor(await t.service.deps.store.headPosition(), 30_000))) throw new Error('read models did not catch up within 30 s');
+    },
+    async restart() {
+      if (!scratch.url && !options.persistent) throw new Error('restart needs a database that outlives the service: pass { persistent: true }');
+      await t.service.stop();
+      t.service = await start();
+      t.url = t.service.url;
     },
     async stop() {
-      await service.stop();
+      await t.service.stop();
       await scratch.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  return t;
 }
 
 export interface CallOptions {

@@ -11,11 +11,13 @@ import { workflowBundle } from '../../src/adapters/workflows/temporal/worker.js'
  *   `temporal workflow show -w verification-<id> -o json`.
  * - deadline.json: the 10-minute deadline on the time-skipping server, captured by running
  *   temporal-timeskip.test.ts with TEMPORAL_CAPTURE_HISTORIES=1.
+ * - upload-expired.json: the upload expiry workflow (told once it was early) on the time-skipping
+ *   server, captured by running upload-expiry-timeskip.test.ts with TEMPORAL_CAPTURE_HISTORIES=1.
  * A deliberate change to the workflow's commands needs versioning (patched()) or new captures.
  */
 const histories = path.join(import.meta.dirname, 'histories');
 
-describe('verification workflow replay (no server)', () => {
+describe('workflow replay (no server)', () => {
   beforeAll(() => {
     Runtime.install({ logger: new DefaultLogger('ERROR') });
   });
@@ -26,5 +28,10 @@ describe('verification workflow replay (no server)', () => {
     // No stopwatch: replay never waits for timers (the deadline history holds a 10-minute one,
     // far beyond this timeout). The timeout leaves room for bundling the workflow code, which is
     // CPU work and slow on a busy machine.
+  }, 180_000);
+
+  it('replays the upload expiry history deterministically', async () => {
+    const history = JSON.parse(fs.readFileSync(path.join(histories, 'upload-expired.json'), 'utf8'));
+    await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, 'uploadExpiry-replay')).resolves.toBeUndefined();
   }, 180_000);
 });

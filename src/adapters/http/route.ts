@@ -79,6 +79,7 @@ export function bindRoute(router: Router, deps: AppDeps, spec: RouteSpec): void 
       params,
       principal: principal as never,
       call,
+      head: req.method === 'HEAD',
       header: (name) => req.get(name),
       upload: (options) => receiveUpload(req, res, deps.blobs, options),
       rawBody: () => {
@@ -90,14 +91,18 @@ export function bindRoute(router: Router, deps: AppDeps, spec: RouteSpec): void 
       },
     });
     if (call.stale) res.setHeader('X-Read-Model-Stale', 'true');
-    await send(res, reply);
+    await send(req, res, reply);
   });
 }
 
-async function send(res: Response, reply: Reply): Promise<void> {
+async function send(req: Request, res: Response, reply: Reply): Promise<void> {
   for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
   res.status(reply.status);
-  if (reply.html !== undefined) {
+  if (reply.stream && req.method === 'HEAD') {
+    // Node drops a HEAD response's body anyway: do not read the file only to discard it.
+    (reply.stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+    res.end();
+  } else if (reply.html !== undefined) {
     res.setHeader('Content-Type', 'text/html; charset=utf-8');
     res.send(reply.html);
   } else if (reply.stream) {

@@ -197,7 +197,7 @@ export class InProcessWorkflowEngine implements WorkflowEngine {
     for (const row of due) this.resume(toRunRow(row));
     for (const { definition } of this.types.values()) {
       if (!definition.sweep || this.stopped) continue;
-      for (const { id, input } of await definition.sweep({ knex: this.knex })) await this.start(definition.type, id, input);
+      for (const { id, input } of await definition.sweep({ knex: this.knex, now: this.clock.now() })) await this.start(definition.type, id, input);
     }
   }
 

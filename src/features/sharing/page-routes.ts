@@ -61,7 +61,7 @@ export function reportPageRoutes(deps: AppDeps): RouteSpec[] {
       tag: 'sharing',
       summary: 'The shared report page (HTML)',
       description:
-        'The page a share URL opens, readable without an account: the image, assurance level and verdict in plain words, each analysis, the SSIM heatmap and a photo/RAW flicker comparison (pairs) or the Content Credentials summary (image only), the badge when verified, file hashes, verification date and processing region. No account information or internal ids. A restricted share opens with the `invite` parameter of an invitation e-mail’s personal link. Counts one view per visitor and UTC day (a first-party cookie that expires at UTC midnight). Errors are HTML pages.',
+        'The page a share URL opens, readable without an account: the image, assurance level and verdict in plain words, each analysis, the SSIM heatmap and a photo/RAW flicker comparison (pairs) or the Content Credentials summary (image only), the badge when verified, file hashes, verification date and processing region. No account information or internal ids. A restricted share opens with the `invite` parameter of an invitation e-mail’s personal link. Counts one view per visitor and UTC day (a first-party cookie that expires at UTC midnight); a HEAD request answers the same status and headers without counting a view or setting the cookie. Errors are HTML pages.',
       auth: 'none',
       params: tokenParam,
       query: proofQuery,
@@ -72,16 +72,17 @@ export function reportPageRoutes(deps: AppDeps): RouteSpec[] {
         403: { description: 'ACCESS_DENIED: a restricted share, without a current invitation’s proof (the page says how to get in)' },
         404: { description: 'NOT_SHARED: unknown or malformed link, sharing removed, or the verification deleted (one page for all)' },
       },
-      handler: async ({ params, query, principal, call, header }) => {
+      handler: async ({ params, query, principal, call, header, head }) => {
         const known = visitorFrom(header('cookie'));
         const visitor = known ?? crypto.randomBytes(16).toString('base64url');
         const inviteProof = query[INVITE_PARAM];
-        const report = await openSharedReport(deps, { token: params.token, viewer: principal, inviteProof, visitorKey: visitor, correlationId: call.correlationId });
+        // A HEAD (a link previewer, a monitor) gets the page's status and headers but is not a visit.
+        const report = await openSharedReport(deps, { token: params.token, viewer: principal, inviteProof, visitorKey: head ? null : visitor, correlationId: call.correlationId });
         const proof = inviteProof ? `?${INVITE_PARAM}=${encodeURIComponent(inviteProof)}` : '';
         const fileUrl = (kind: SharedFileKind) => `${sharedPath}${encodeURIComponent(params.token)}/files/${kind}${proof}`;
         const nonce = newNonce();
         const headers: Record<string, string> = pageHeaders(nonce);
-        if (!known) {
+        if (!known && !head) {
           headers['Set-Cookie'] = `${VISITOR_COOKIE}=${visitor}; Path=${sharedPath}; Max-Age=${secondsToMidnight(deps.now())}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
         }
         return { status: 200, headers, html: renderReportPage({ report, serviceName, fileUrl, nonce }) };

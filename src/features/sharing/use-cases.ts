@@ -258,8 +258,11 @@ export interface SharedReportRequest {
   viewer: Principal | null;
   /** The `invite` parameter of an invitee's personal link (the proof of the invited address). */
   inviteProof?: string;
-  /** Identifies one visitor (e.g. a first-party cookie's random value): one view per visitor key and UTC day is counted. */
-  visitorKey: string;
+  /**
+   * Identifies one visitor (e.g. a first-party cookie's random value): one view per visitor key
+   * and UTC day is counted. null: not a view (a HEAD request), nothing is recorded.
+   */
+  visitorKey: string | null;
   /** Ties the recorded view to the request (its request id); a new one when absent. */
   correlationId?: string;
 }
@@ -315,7 +318,7 @@ async function processingRegionOf(deps: AppDeps, verificationId: string): Promis
  */
 export async function openSharedReport(deps: AppDeps, request: SharedReportRequest): Promise<SharedReport> {
   const { share, row, viewer } = await admit(deps, request);
-  if (viewer !== 'owner') await recordView(deps, row, viewer, request);
+  if (viewer !== 'owner' && request.visitorKey !== null) await recordView(deps, row, viewer, request.visitorKey, request);
   const [results, processingRegion] = await Promise.all([resultsOf(deps.knex, [row.id]), processingRegionOf(deps, row.id)]);
   return toSharedReport(row, results, { processingRegion, accessType: share.access_type, viewer });
 }
@@ -339,10 +342,10 @@ export async function openSharedFile(
  * without invariants, so they are appended without reading the stream (expected revision
  * 'any'); two racing first views both append and the read model counts one.
  */
-async function recordView(deps: AppDeps, row: VerificationRow, access: Exclude<ViewerAccess, 'owner'>, request: SharedReportRequest): Promise<void> {
+async function recordView(deps: AppDeps, row: VerificationRow, access: Exclude<ViewerAccess, 'owner'>, visitorKey: string, request: SharedReportRequest): Promise<void> {
   try {
     const now = deps.now();
-    const visitor = visitorHash(key(deps), request.visitorKey);
+    const visitor = visitorHash(key(deps), visitorKey);
     if (await viewCounted(deps.knex, row.id, now.toISOString().slice(0, 10), visitor)) return;
     const context = systemContext(deps, { actor: { type: 'anonymous', id: 'anonymous' }, correlationId: request.correlationId ?? crypto.randomUUID(), accountId: row.account_id });
     const events = decideView({ type: 'RecordView', visitor, access: access === 'link' ? 'link' : 'invitation', now });

@@ -21,10 +21,10 @@ export function uploadRoutes(deps: AppDeps): RouteSpec[] {
         200: { description: 'Received', schema: z.object({ upload_id: z.string(), size: z.number().int(), sha256: z.string() }).openapi('UploadReceived') },
         404: { description: 'UPLOAD_NOT_FOUND: not an upload id this service issued' },
         409: { description: 'UPLOAD_ALREADY_RECEIVED' },
-        410: { description: 'UPLOAD_EXPIRED' },
+        410: { description: 'UPLOAD_EXPIRED (an unused file is deleted 15 minutes after the id expires)' },
         413: { description: 'File larger than MAX_UPLOAD_BYTES' },
       },
-      handler: async ({ params, rawBody }) => ({ status: 200, body: await receiveUpload(deps, params.upload_id, rawBody() as Readable) }),
+      handler: async ({ params, call, rawBody }) => ({ status: 200, body: await receiveUpload(deps, call, params.upload_id, rawBody() as Readable) }),
     }),
   ];
 }

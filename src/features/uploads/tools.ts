@@ -7,7 +7,7 @@ const ticketSchema = z.object({
   upload_id: z.string().describe('Pass it as { "upload_id": … } in place of inline content to verify_image or verify_pair.'),
   upload_url: z.string().describe('PUT the file bytes here (Content-Type: application/octet-stream), no other credential needed.'),
   method: z.literal('PUT'),
-  expires_at: z.string().describe('Send the file and verify before this time (1 hour).'),
+  expires_at: z.string().describe('Send the file and verify before this time (1 hour); a file not used by a verification is deleted soon after.'),
   max_bytes: z.number().int(),
 });
 

@@ -1,12 +1,15 @@
 import type { Readable } from 'node:stream';
 import { BlobTooLargeError, type UploadedFile } from '../../core/blob-store.js';
+import { commandContext, execute, systemContext } from '../../core/commands.js';
+import { foldStream } from '../../core/decider.js';
 import type { AppDeps } from '../../core/deps.js';
-import { AppError, NotFoundError } from '../../core/errors.js';
+import { AppError } from '../../core/errors.js';
 import type { Call } from '../../core/principal.js';
+import { uploadDecider, uploadStream } from './decider.js';
+import { uploadAlreadyReceived, uploadExpired, uploadNotFound } from './errors.js';
+import { UPLOAD_TTL_SECONDS } from './policy.js';
 import { issueUploadId, readUploadId, uploadBlobKey, type UploadClaims } from './tokens.js';
-
-/** Upload URLs, like every pre-signed URL of the service, last 1 hour (spec 8). */
-const UPLOAD_TTL_SECONDS = 3600;
+import { UPLOAD_EXPIRY_WORKFLOW_TYPE } from './workflow.js';
 
 export interface UploadTicket {
   upload_id: string;
@@ -15,14 +18,6 @@ export interface UploadTicket {
   expires_at: string;
   max_bytes: number;
 }
-
-const notFound = () =>
-  new NotFoundError('UPLOAD_NOT_FOUND', 'No file was received for this upload id, or it is not yours, or it has been used.', {
-    suggestion: 'Call create_upload, PUT the file to the upload_url it returns, then pass the upload_id.',
-  });
-
-const expired = () =>
-  new AppError('UPLOAD_EXPIRED', 'This upload id is older than its 1-hour validity.', { suggestion: 'Call create_upload again and send the file to the new URL.' });
 
 /**
  * A pre-signed URL to which the caller PUTs one file too large to pass inline; its id then
@@ -44,18 +39,24 @@ export async function createUpload(deps: AppDeps, call: Call, filename: string):
 
 function genuine(deps: AppDeps, uploadId: string): UploadClaims {
   const claims = readUploadId(deps.urlSigner, uploadId);
-  if (!claims) throw notFound();
-  if (claims.expires * 1000 < deps.now().getTime()) throw expired();
+  if (!claims) throw uploadNotFound();
+  if (claims.expires * 1000 < deps.now().getTime()) throw uploadExpired();
   return claims;
 }
 
-/** Receives the file of a pre-signed upload (the URL is the only credential). Once per id. */
-export async function receiveUpload(deps: AppDeps, uploadId: string, body: Readable): Promise<{ upload_id: string; size: number; sha256: string }> {
+/**
+ * Receives the file of a pre-signed upload (the URL is the only credential). Once per id: the
+ * UploadReceived append decides it (two racing PUTs: one 409), before the file is committed, so
+ * every stored upload file is recorded and its expiry workflow can delete it if it goes unused.
+ */
+export async function receiveUpload(deps: AppDeps, call: Call, uploadId: string, body: Readable): Promise<{ upload_id: string; size: number; sha256: string }> {
   const claims = genuine(deps, uploadId);
+  const stream = uploadStream(claims.nonce);
   const key = uploadBlobKey(claims);
-  if (await deps.blobs.exists(key)) {
+  const folded = await foldStream(deps.store, stream, uploadDecider);
+  if (folded.state.status !== 'none' || (await deps.blobs.exists(key))) {
     body.resume();
-    throw new AppError('UPLOAD_ALREADY_RECEIVED', 'The file of this upload id has already been received.', { suggestion: 'Pass the upload_id to a verify tool; for another file, call create_upload again.' });
+    throw uploadAlreadyReceived();
   }
   let staged;
   try {
@@ -66,21 +67,52 @@ export async function receiveUpload(deps: AppDeps, uploadId: string, body: Reada
     }
     throw error;
   }
+  const expiresAt = new Date(claims.expires * 1000).toISOString();
+  // The URL is the credential, whoever holds it sends the file; the upload belongs to the account that created it.
+  const context = systemContext(deps, { actor: { type: 'anonymous', id: 'anonymous' }, correlationId: call.correlationId, accountId: claims.owner });
+  try {
+    await execute(deps, call, stream, uploadDecider, { type: 'Receive', filename: claims.filename, size: staged.size, sha256: staged.sha256, blob_key: key, expires_at: expiresAt, now: context.now }, context, folded);
+  } catch (error) {
+    await staged.discard();
+    throw error;
+  }
   const stored = await staged.commit(key);
+  // Recorded is enough: if the start is not, the workflow sweep starts it from the read model.
+  await deps.workflows
+    .start(UPLOAD_EXPIRY_WORKFLOW_TYPE, claims.nonce, { expires_at: expiresAt })
+    .catch((error) => deps.log.warn({ err: error }, 'upload expiry workflow not started; the sweep will start it'));
   return { upload_id: uploadId, size: stored.size, sha256: stored.sha256 };
 }
 
 /**
  * Stages the received file of an upload id as a verification input, for the caller who
  * created it only (an account's ids for that account, keyless ids for keyless calls). Another
- * caller's id is indistinguishable from an unknown one. `release` removes the received file
- * once the verification holds its own copy.
+ * caller's id is indistinguishable from an unknown one. Once the verification holds its own copy,
+ * `release(verificationId)` records the use and deletes the upload's file.
  */
-export async function openUpload(deps: AppDeps, call: Call, uploadId: string, field: string): Promise<{ file: UploadedFile; release: () => Promise<void> }> {
+export async function openUpload(
+  deps: AppDeps,
+  call: Call,
+  uploadId: string,
+  field: string,
+): Promise<{ file: UploadedFile; release: (verificationId: string) => Promise<void> }> {
   const claims = genuine(deps, uploadId);
-  if (claims.owner !== (call.principal?.accountId ?? null)) throw notFound();
+  if (claims.owner !== (call.principal?.accountId ?? null)) throw uploadNotFound();
+  const stream = uploadStream(claims.nonce);
+  const { state } = await foldStream(deps.store, stream, uploadDecider);
+  if (state.status === 'expired') throw uploadExpired();
+  if (state.status === 'used') throw uploadNotFound();
   const key = uploadBlobKey(claims);
-  if (!(await deps.blobs.exists(key))) throw notFound();
+  if (!(await deps.blobs.exists(key))) throw uploadNotFound();
   const staged = await deps.blobs.stage(deps.blobs.stream(key), { maxBytes: deps.config.MAX_UPLOAD_BYTES });
-  return { file: { field, filename: claims.filename, staged }, release: () => deps.blobs.delete(key) };
+  const release = async (verificationId: string) => {
+    try {
+      await execute(deps, call, stream, uploadDecider, { type: 'Use', verification_id: verificationId, now: deps.now() }, commandContext(deps, call));
+    } catch (error) {
+      // The verification has its copy whatever happens here; the upload's own file goes either way.
+      deps.log.warn({ err: error, verification: verificationId }, 'use of an upload not recorded');
+    }
+    await deps.blobs.delete(key);
+  };
+  return { file: { field, filename: claims.filename, staged }, release };
 }

@@ -155,7 +155,7 @@ async function verify(
   options: { anonymous_user_id?: string; attestation_id?: string; wait_seconds: number },
   progress: ToolProgress,
 ): Promise<Outcome> {
-  const releases: (() => Promise<void>)[] = [];
+  const releases: ((verificationId: string) => Promise<void>)[] = [];
   const created = await createVerification(deps, call, {
     ...(call.principal ? {} : { anonymousUserId: options.anonymous_user_id }),
     receive: async () => {
@@ -176,7 +176,7 @@ async function verify(
     },
   });
   // The verification holds its own copies now: each upload id is used once.
-  await Promise.all(releases.map((release) => release()));
+  await Promise.all(releases.map((release) => release(created.id)));
   const reader = call.principal ?? anonymousPrincipal(created.anonymous_user_id!);
   const view = await awaitOutcome(deps, reader, created.id, options.wait_seconds, progress);
   const done = view.status === 'completed' || view.status === 'failed';
@@ -193,7 +193,7 @@ async function verify(
 }
 
 /** Stages one file of a tool call as the REST door would a multipart part (same checks follow). */
-async function stageFile(deps: AppDeps, call: Call, field: string, given: FileInput): Promise<{ file: UploadedFile; release?: () => Promise<void> }> {
+async function stageFile(deps: AppDeps, call: Call, field: string, given: FileInput): Promise<{ file: UploadedFile; release?: (verificationId: string) => Promise<void> }> {
   if ('upload_id' in given) return openUpload(deps, call, given.upload_id, field);
   const bytes = Buffer.from(given.content_base64, 'base64');
   const limit = Math.min(deps.config.MCP_INLINE_MAX_BYTES, deps.config.MAX_UPLOAD_BYTES);

@@ -228,7 +228,7 @@ export class TemporalWorkflowEngine implements WorkflowEngine {
   private async sweep(): Promise<void> {
     for (const { definition } of this.registrations) {
       if (!definition.sweep) continue;
-      for (const { id, input } of await definition.sweep({ knex: this.knex })) void this.start(definition.type, id, input);
+      for (const { id, input } of await definition.sweep({ knex: this.knex, now: new Date() })) void this.start(definition.type, id, input);
     }
   }
 }

@@ -17,10 +17,12 @@ import {
 import { ActivityFailed, DeadlineExceeded, isDeadlineExceeded, type ActivityInterface, type ActivityOptions, type WorkflowContext, type WorkflowDefinition } from '../../../core/workflow.js';
 import { verificationWorkflow as verification } from '../../../features/verifications/workflow.js';
 import { mailDeliveryWorkflow as mailDelivery } from '../../../features/mail/workflow.js';
+import { uploadExpiryWorkflow as uploadExpiry } from '../../../features/uploads/workflow.js';
 
 /** One line per definition; the export's name is `temporalWorkflowType(definition.type)`. */
 export const verificationWorkflow = temporalWorkflow(verification);
 export const mailDeliveryWorkflow = temporalWorkflow(mailDelivery);
+export const uploadExpiryWorkflow = temporalWorkflow(uploadExpiry);
 
 /**
  * A definition as a Temporal workflow function taking `(id, input)`. Histories recorded before

@@ -1,0 +1,50 @@
+import type { BlobStore } from '../../core/blob-store.js';
+import { systemContext } from '../../core/commands.js';
+import type { Config } from '../../core/config.js';
+import { runCommand } from '../../core/decider.js';
+import type { EventStore } from '../../core/event-store.js';
+import type { ActivityImplementations } from '../../core/workflow.js';
+import { uploadDecider, uploadStream } from './decider.js';
+import { uploadDeletableAt } from './policy.js';
+import type { UploadExpiryActivities } from './workflow.js';
+
+export interface UploadActivityDeps {
+  store: EventStore;
+  blobs: BlobStore;
+  now: () => Date;
+  config: Pick<Config, 'PROCESSING_REGION'>;
+}
+
+/**
+ * The expiry step. Safe to run twice at once (two service processes resuming the same run):
+ * UploadExpired is appended against the stream revision it was decided on, so a racing
+ * UploadUsed or a second UploadExpired makes one of them decide again on the fresh stream; the
+ * file is deleted only once the stream says expired, and deleting it again changes nothing.
+ */
+export function createUploadActivities(deps: UploadActivityDeps): ActivityImplementations<UploadExpiryActivities> {
+  return {
+    async expireUpload(_context, nonce) {
+      const stream = uploadStream(nonce);
+      const history = await deps.store.readStream(stream);
+      if (history.length === 0) return { outcome: 'missing' };
+      // The events of an upload belong to the account that created it (its audit history).
+      const accountId = history[0]!.metadata.account_id;
+      const context = systemContext(deps, { actor: { type: 'system', id: 'upload-expiry' }, correlationId: stream, accountId });
+      const outcome = await runCommand(deps.store, stream, uploadDecider, { type: 'Expire', now: context.now }, context);
+      const { state } = outcome;
+      switch (state.status) {
+        case 'expired':
+          await deps.blobs.delete(state.blobKey);
+          return { outcome: 'expired' };
+        case 'received':
+          return { outcome: 'not_due', dueAt: uploadDeletableAt(state.expiresAt).getTime() };
+        case 'used':
+          // The verification holds its own copy (verifications/<id>/…); the upload's file was
+          // deleted when it was taken, and nothing of the verification's is touched here.
+          return { outcome: 'used' };
+        case 'none':
+          return { outcome: 'missing' };
+      }
+    },
+  };
+}
