@@ -3,6 +3,7 @@ import { WrongExpectedRevisionError } from '../../core/errors.js';
 import type { AppendListener, AppendResult, EventStore, ExpectedRevision, NewEvent, StoredEvent } from '../../core/event-store.js';
 import { jsonColumn } from '../../core/json.js';
 import { statementName } from '../../core/prepared.js';
+import { StreamCache } from './stream-cache.js';
 
 /**
  * Events in one table of the same PostgreSQL (or PGlite) database as the read models.
@@ -101,24 +102,37 @@ export class PostgresEventStore implements EventStore {
   readonly contiguousPositions = true;
 
   private readonly listeners = new Set<AppendListener>();
+  private readonly cache: StreamCache | undefined;
 
-  constructor(private readonly knex: Knex) {}
+  /**
+   * `exclusive`: no other process writes this database (the embedded PGlite), so the streams
+   * this process appended to are kept and read back without a query (D-067).
+   */
+  constructor(
+    private readonly knex: Knex,
+    options: { exclusive?: boolean } = {},
+  ) {
+    this.cache = options.exclusive ? new StreamCache() : undefined;
+  }
 
   async append(stream: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
     const expected = options.expectedRevision;
     const payload = events.map((event) => ({ id: event.id, type: event.type, version: event.version, data: event.data, metadata: event.metadata }));
     let rows: EventRow[];
+    this.cache?.beginAppend();
     try {
       ({ rows } = await this.knex
         .raw<{ rows: EventRow[] }>(APPEND_SQL, [stream, typeof expected === 'number' ? expected : null, expected !== 'any', JSON.stringify(payload)])
         .options({ name: APPEND_STATEMENT }));
     } catch (error) {
+      this.cache?.endAppend(stream, null);
       const { code, detail } = error as { code?: string; detail?: string };
       if (code !== WRONG_REVISION) throw error;
       throw new WrongExpectedRevisionError(stream, expected === 'no_stream' ? expected : BigInt(expected as number), detail === 'no_stream' || detail === undefined ? 'no_stream' : BigInt(detail));
     }
-    const appended = rows.map(toStored).sort((a, b) => (a.position < b.position ? -1 : 1));
+    const stored = rows.map(toStored).sort((a, b) => (a.position < b.position ? -1 : 1));
+    const appended = this.cache?.endAppend(stream, stored) ?? stored;
     const last = appended.at(-1)!;
     for (const listener of this.listeners) listener(appended);
     return { revision: last.revision, position: last.position };
@@ -130,8 +144,12 @@ export class PostgresEventStore implements EventStore {
   }
 
   async readStream(stream: string): Promise<StoredEvent[]> {
+    const kept = this.cache?.get(stream);
+    if (kept) return kept;
+    const ticket = this.cache?.beginRead();
     const rows = await this.knex<EventRow>('events').where({ stream }).orderBy('revision');
-    return rows.map(toStored);
+    const events = rows.map(toStored);
+    return this.cache ? this.cache.read(stream, ticket, events) : events;
   }
 
   async readAll({ after, limit }: { after: bigint; limit: number }): Promise<StoredEvent[]> {
