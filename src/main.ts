@@ -11,30 +11,32 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  // Signals are taken from the start: the server answers health before start-up ends (resuming
+  // work waits for the read models), and a signal then must not kill the process mid-start.
+  // One that arrives before start-up ends is acted on when it does.
+  let stopOnStart: NodeJS.Signals | undefined;
+  let shutdown = (signal: NodeJS.Signals) => void (stopOnStart ??= signal);
+  process.on('SIGTERM', (signal) => shutdown(signal));
+  process.on('SIGINT', (signal) => shutdown(signal));
+
   // Loaded once the configuration is known to be good: a bad variable is reported at once.
   const { startService } = await import('./service.js');
   const service = await startService(config);
   const log = service.deps.log;
-
-  // Requests in flight, so the shutdown can say what it waits for.
-  let inFlight = 0;
-  service.server.on('request', (_req, res) => {
-    inFlight++;
-    res.once('close', () => inFlight--);
-  });
 
   // A terminal's Ctrl-C reaches every process of the group, and `npm start` forwards the signal
   // it got as well: the service can see SIGINT twice (with a once-only handler, the second one
   // killed it mid-drain). Repeats are logged and ignored; the drain is bounded by
   // SHUTDOWN_GRACE_MS and the workflow engine's own grace; SIGKILL still ends it at once.
   let shuttingDown = false;
-  const shutdown = (signal: NodeJS.Signals) => {
+  shutdown = (signal: NodeJS.Signals) => {
     if (shuttingDown) {
       log.info({ signal }, 'already shutting down: still draining');
       return;
     }
     shuttingDown = true;
-    log.info({ signal, requests: inFlight }, `shutting down: no new connections, draining ${inFlight} requests`);
+    const requests = service.inFlight();
+    log.info({ signal, requests }, `shutting down: no new connections, draining ${requests} requests`);
     service.stop().then(
       () => process.exit(0),
       (error) => {
@@ -43,8 +45,7 @@ async function main(): Promise<void> {
       },
     );
   };
-  process.on('SIGTERM', shutdown);
-  process.on('SIGINT', shutdown);
+  if (stopOnStart) shutdown(stopOnStart);
 }
 
 main().catch((error) => {

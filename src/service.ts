@@ -31,6 +31,8 @@ export interface Service {
   projections: ProjectionRunner;
   server: http.Server;
   url: string;
+  /** Requests being answered now. */
+  inFlight(): number;
   stop(): Promise<void>;
 }
 
@@ -44,7 +46,8 @@ export async function openStores(config: Config, log: Logger, options: { inMemor
     store = new (await import('./adapters/eventstore/eventstoredb.js')).EventStoreDbEventStore(config.EVENTSTORE_URL);
   } else {
     await migrateEventStore(db.knex);
-    store = new PostgresEventStore(db.knex);
+    // PGlite's directory belongs to this one process: no other writes its streams.
+    store = new PostgresEventStore(db.knex, { exclusive: db.kind === 'pglite' });
   }
   await migrateRateLimits(db.knex);
   const projections = new ProjectionRunner(db.knex, store, allProjectors, log);
@@ -120,6 +123,12 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const deps: AppDeps = { ...base, workflows };
   const { app } = createApp(deps, modules, errorCatalogue);
   const server = http.createServer(app);
+  // Counted from the first request (health answers before start-up ends), so a shutdown can say what it waits for.
+  let inFlight = 0;
+  server.on('request', (_req, res) => {
+    inFlight++;
+    res.once('close', () => inFlight--);
+  });
   server.requestTimeout = 10 * 60_000;
   // Longer than clients' and proxies' own idle timeouts, so the server never closes a keep-alive
   // socket at the moment a client reuses it (ECONNRESET under load).
@@ -171,5 +180,5 @@ export async function startService(config: Config, options: ServiceOptions = {})
       log.info('photoverify stopped');
     })());
 
-  return { deps, projections, server, url, stop };
+  return { deps, projections, server, url, stop, inFlight: () => inFlight };
 }
