@@ -102,6 +102,29 @@ describe('PGlite in its own thread, through knex', () => {
   });
 });
 
+describe('a BEGIN that is not waited for (D-068)', () => {
+  it('keeps a transaction whole: its statements are refused, never committed one by one, when no transaction is open', async () => {
+    const proxy = new PgliteProxy({ dir: undefined, sharedBuffersMb: 16 });
+    try {
+      await proxy.waitReady;
+      await proxy.query('create table t (n int)');
+      // What the proxy sends for a statement that follows its BEGIN, here with no BEGIN before it.
+      const send = (proxy as unknown as { request(message: object): Promise<unknown> }).request.bind(proxy);
+      await expect(send({ sql: 'insert into t values (1)', inTransaction: true })).rejects.toThrow(/transaction this statement belongs to is not open/);
+      // The usual way: BEGIN answers at once, the statements after it run inside the transaction.
+      await proxy.query('BEGIN;');
+      await proxy.query('insert into t values (2)');
+      await proxy.query('ROLLBACK');
+      await proxy.query('BEGIN;');
+      await proxy.query('insert into t values (3)');
+      await proxy.query('COMMIT;');
+      expect((await proxy.query<{ n: number }>('select n from t')).rows).toEqual([{ n: 3 }]);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
 describe('the thread dying or closing', () => {
   it('fails the query in flight and every later one when the thread dies, instead of hanging them', async () => {
     const proxy = new PgliteProxy({ dir: undefined, sharedBuffersMb: 16 });

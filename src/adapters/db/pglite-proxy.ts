@@ -3,7 +3,10 @@ import type { QueryOptions, Results } from '@electric-sql/pglite';
 import type { PgliteReply, PgliteThreadOptions, SerializedError } from './pglite-thread.js';
 
 type Pending = { resolve(value: unknown): void; reject(error: Error): void };
-type Outgoing = { sql: string; params?: unknown[]; options?: QueryOptions } | { close: true };
+type Outgoing = { sql: string; params?: unknown[]; options?: QueryOptions; inTransaction?: true } | { close: true };
+
+/** What BEGIN answers: nothing (knex reads no rows from it). */
+const BEGUN = { rows: [], fields: [], affectedRows: 0 };
 
 /**
  * The main thread's side of the embedded database (D-054): the part of PGlite's surface that
@@ -14,6 +17,12 @@ type Outgoing = { sql: string; params?: unknown[]; options?: QueryOptions } | { 
  * Uint8Array, parsed JSON) as they are. Errors are rebuilt with PostgreSQL's fields (code,
  * detail, constraint, ...). If the thread dies, every query in flight and every later one fails
  * with that reason instead of waiting forever.
+ *
+ * BEGIN is not waited for (D-068): the thread runs requests one at a time in arrival order, so the
+ * transaction's statements can follow it at once, which saves a round trip between the threads
+ * per transaction (each projection pass is one). Each of them is marked as part of a transaction,
+ * and the thread refuses it if none is open, so a BEGIN that failed can never let them run and
+ * commit one by one.
  */
 export class PgliteProxy {
   /** Resolves once the cluster is open; rejects with the reason it could not be. */
@@ -21,6 +30,8 @@ export class PgliteProxy {
   private readonly worker: Worker;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
+  /** Between a BEGIN sent and its COMMIT or ROLLBACK: the statements belong to a transaction. */
+  private inTransaction = false;
   /** Set once the thread is gone (closed, crashed or never started): every request fails with it. */
   private stopped: Error | undefined;
 
@@ -50,7 +61,16 @@ export class PgliteProxy {
   }
 
   query<T>(sql: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
-    return this.request({ sql, params, options }) as Promise<Results<T>>;
+    const statement = sql.trim().toLowerCase();
+    if (statement === 'begin;' && !this.inTransaction && !params?.length) {
+      this.inTransaction = true;
+      this.request({ sql }).catch(() => undefined); // a failure shows in the statements that follow
+      return Promise.resolve(BEGUN as Results<T>);
+    }
+    const inTransaction = this.inTransaction;
+    // knex ends a transaction with exactly these (savepoints are `ROLLBACK TO SAVEPOINT ...`).
+    if (statement === 'commit;' || statement === 'rollback') this.inTransaction = false;
+    return this.request({ sql, params, options, ...(inTransaction ? { inTransaction: true as const } : {}) }) as Promise<Results<T>>;
   }
 
   /**

@@ -21,7 +21,8 @@ export interface PgliteThreadOptions {
 }
 
 export type PgliteRequest =
-  | { id: number; sql: string; params?: unknown[]; options?: QueryOptions }
+  /** `inTransaction`: sent after a BEGIN whose answer was not awaited (pglite-proxy.ts): refused unless a transaction is open. */
+  | { id: number; sql: string; params?: unknown[]; options?: QueryOptions; inTransaction?: true }
   | { id: number; close: true };
 
 /** An error as it crosses the thread boundary: structured clone would keep only its message. */
@@ -146,11 +147,16 @@ async function serve(port: NonNullable<typeof parentPort>, options: PgliteThread
       (error: unknown) => port.postMessage({ id, error: serializeError(error) } satisfies PgliteReply),
     );
   const query = preparedQueries(pglite);
-  // PGlite serialises its queries itself, in arrival order, which is the main thread's order
-  // (knex's one connection sends the next query only after this one's answer).
+  // One request at a time, in arrival order (the main thread's): a statement sent right after a
+  // BEGIN that was not awaited is checked against the transaction only once that BEGIN has run.
+  let previous: Promise<unknown> = Promise.resolve();
+  const run = (request: PgliteRequest): Promise<unknown> => {
+    if ('close' in request) return pglite.close();
+    if (request.inTransaction && !pglite.isInTransaction()) return Promise.reject(new Error('the transaction this statement belongs to is not open (its BEGIN failed)'));
+    return query(request.sql, request.params, request.options);
+  };
   port.on('message', (request: PgliteRequest) => {
-    if ('close' in request) void answer(request.id, pglite.close());
-    else void answer(request.id, query(request.sql, request.params, request.options));
+    previous = previous.then(() => answer(request.id, run(request)));
   });
   port.postMessage({ ready: true } satisfies PgliteReply);
 }
