@@ -125,6 +125,45 @@ describe('a BEGIN that is not waited for (D-068)', () => {
   });
 });
 
+describe('several knex connections over the one backend (D-069)', () => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await openDatabase({ inMemory: true });
+    await db.knex.raw('create table s (n int primary key)');
+  });
+  afterAll(() => db.close());
+
+  it('holds the other connections’ statements while one has a transaction open, then runs them outside it', async () => {
+    const trx = await db.knex.transaction();
+    await trx('s').insert({ n: 1 });
+    let done = false;
+    const outside = db.knex('s').insert({ n: 2 }).then(() => (done = true));
+    const read = db.knex('s').select('n');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(done).toBe(false); // not run inside the open transaction (its rollback would undo it)
+    await trx.rollback();
+    await outside;
+    expect((await read).map((r) => r.n)).toEqual([2]); // ran after the rollback: never saw n = 1
+    expect((await db.knex('s').select('n')).map((r) => r.n)).toEqual([2]);
+  });
+
+  it('keeps concurrent transactions whole and apart', async () => {
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 12 }, (_, i) =>
+        db.knex.transaction(async (trx) => {
+          await trx('s').insert({ n: 100 + i });
+          await trx('s').insert({ n: 200 + i });
+          if (i % 3 === 0) throw new Error('abandon');
+        }),
+      ),
+    );
+    expect(outcomes.filter((o) => o.status === 'rejected')).toHaveLength(4);
+    const rows = (await db.knex('s').where('n', '>=', 100).orderBy('n').select('n')).map((r) => r.n);
+    const kept = Array.from({ length: 12 }, (_, i) => i).filter((i) => i % 3 !== 0);
+    expect(rows).toEqual([...kept.map((i) => 100 + i), ...kept.map((i) => 200 + i)]);
+  });
+});
+
 describe('the thread dying or closing', () => {
   it('fails the query in flight and every later one when the thread dies, instead of hanging them', async () => {
     const proxy = new PgliteProxy({ dir: undefined, sharedBuffersMb: 16 });

@@ -4,7 +4,7 @@ import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import pg from 'pg';
 
-import { PgliteProxy } from './pglite-proxy.js';
+import { PgliteProxy, type PgliteSession } from './pglite-proxy.js';
 
 import type { DatabaseKind } from '../../core/deps.js';
 
@@ -43,7 +43,7 @@ export async function openDatabase(options: { url?: string; dataDir?: string; in
   // to PGlite itself.
   const pglite = await openPgliteThread(dir, sharedBuffersMb);
   const knex = knexFactory({
-    client: ClientPgLite as unknown as typeof knexFactory.Client,
+    client: PgliteSessions as unknown as typeof knexFactory.Client,
     dialect: 'postgres',
     connection: { pglite } as unknown as Knex.StaticConnectionConfig,
   });
@@ -54,10 +54,33 @@ export async function openDatabase(options: { url?: string; dataDir?: string; in
     knex,
     close: async () => {
       maintenance.stop();
-      await knex.destroy(); // closes the proxy through knex-pglite's one connection
-      await pglite.close(); // and the thread even if knex never opened that connection
+      await knex.destroy(); // its sessions; then the thread itself
+      await pglite.close();
     },
   };
+}
+
+/** Connections knex may hold at once over the one PGlite thread (D-069). */
+const SESSIONS = 4;
+
+/**
+ * knex-pglite, with a pool of sessions of the proxy instead of its one connection (D-069): a
+ * transaction still has the backend to itself (the proxy holds the other sessions' statements),
+ * and other statements reach the thread without waiting for each other's round trips.
+ */
+class PgliteSessions extends ClientPgLite {
+  override getPoolSettings(pool: Knex.PoolConfig | undefined) {
+    return super.getPoolSettings({ ...pool, min: 1, max: SESSIONS });
+  }
+
+  async _acquireOnlyConnection(): Promise<PgliteSession> {
+    const proxy = (this as unknown as { pglite: PgliteProxy }).pglite;
+    await proxy.waitReady;
+    return proxy.session();
+  }
+
+  /** A session is nothing to close: the database's close() closes the thread. */
+  override async destroyRawConnection(): Promise<void> {}
 }
 
 async function openPgliteThread(dir: string | undefined, sharedBuffersMb: number): Promise<PgliteProxy> {

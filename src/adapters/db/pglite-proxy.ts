@@ -3,6 +3,12 @@ import type { QueryOptions, Results } from '@electric-sql/pglite';
 import type { PgliteReply, PgliteThreadOptions, SerializedError } from './pglite-thread.js';
 
 type Pending = { resolve(value: unknown): void; reject(error: Error): void };
+
+/** What knex-pglite uses of a PGlite instance: one connection of knex's pool. */
+export interface PgliteSession {
+  readonly waitReady: Promise<void>;
+  query<T>(sql: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>>;
+}
 type Outgoing = { sql: string; params?: unknown[]; options?: QueryOptions; inTransaction?: true } | { close: true };
 
 /** What BEGIN answers: nothing (knex reads no rows from it). */
@@ -23,6 +29,11 @@ const BEGUN = { rows: [], fields: [], affectedRows: 0 };
  * per transaction (each projection pass is one). Each of them is marked as part of a transaction,
  * and the thread refuses it if none is open, so a BEGIN that failed can never let them run and
  * commit one by one.
+ *
+ * knex holds several connections (`session()`, D-069), all answered by the one backend: while one
+ * of them has a transaction open, the others' statements wait here until it ends (they would
+ * otherwise run inside it); otherwise every statement is sent at once, so the thread finds the
+ * next one waiting instead of idling through a round trip per statement.
  */
 export class PgliteProxy {
   /** Resolves once the cluster is open; rejects with the reason it could not be. */
@@ -30,8 +41,12 @@ export class PgliteProxy {
   private readonly worker: Worker;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
-  /** Between a BEGIN sent and its COMMIT or ROLLBACK: the statements belong to a transaction. */
-  private inTransaction = false;
+  /** The session between a BEGIN sent and its COMMIT or ROLLBACK: its statements belong to a transaction. */
+  private transactionOf: PgliteSession | undefined;
+  /** Other sessions' statements, sent once that transaction ends. */
+  private held: (() => void)[] = [];
+  /** The connection of callers that use the proxy itself. */
+  private readonly own: PgliteSession = this.session();
   /** Set once the thread is gone (closed, crashed or never started): every request fails with it. */
   private stopped: Error | undefined;
 
@@ -61,16 +76,43 @@ export class PgliteProxy {
   }
 
   query<T>(sql: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
+    return this.own.query(sql, params, options);
+  }
+
+  /** One more connection for knex's pool: its own transactions, the same backend. */
+  session(): PgliteSession {
+    const proxy = this;
+    const session: PgliteSession = {
+      get waitReady() {
+        return proxy.waitReady;
+      },
+      query: <T>(sql: string, params?: unknown[], options?: QueryOptions) => this.send<T>(session, sql, params, options),
+    };
+    return session;
+  }
+
+  private send<T>(session: PgliteSession, sql: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
+    if (this.transactionOf && this.transactionOf !== session) {
+      return new Promise((resolve) => this.held.push(() => resolve(this.send<T>(session, sql, params, options))));
+    }
     const statement = sql.trim().toLowerCase();
-    if (statement === 'begin;' && !this.inTransaction && !params?.length) {
-      this.inTransaction = true;
+    if (statement === 'begin;' && !this.transactionOf && !params?.length) {
+      this.transactionOf = session;
       this.request({ sql }).catch(() => undefined); // a failure shows in the statements that follow
       return Promise.resolve(BEGUN as Results<T>);
     }
-    const inTransaction = this.inTransaction;
-    // knex ends a transaction with exactly these (savepoints are `ROLLBACK TO SAVEPOINT ...`).
-    if (statement === 'commit;' || statement === 'rollback') this.inTransaction = false;
-    return this.request({ sql, params, options, ...(inTransaction ? { inTransaction: true as const } : {}) }) as Promise<Results<T>>;
+    const inTransaction = this.transactionOf === session;
+    const answer = this.request({ sql, params, options, ...(inTransaction ? { inTransaction: true as const } : {}) }) as Promise<Results<T>>;
+    // knex ends a transaction with exactly these (savepoints are `ROLLBACK TO SAVEPOINT ...`). The
+    // thread runs what is sent after them after them: the held statements may go now, in order
+    // (one of them may open the next transaction and hold the rest again).
+    if (inTransaction && (statement === 'commit;' || statement === 'rollback')) {
+      this.transactionOf = undefined;
+      const held = this.held;
+      this.held = [];
+      for (const go of held) go();
+    }
+    return answer;
   }
 
   /**
@@ -116,6 +158,11 @@ export class PgliteProxy {
     const waiting = [...this.pending.values()];
     this.pending.clear();
     for (const { reject } of waiting) reject(reason);
+    // Statements held behind a transaction that will never end: each now fails with the reason.
+    this.transactionOf = undefined;
+    const held = this.held;
+    this.held = [];
+    for (const go of held) go();
   }
 }
 
