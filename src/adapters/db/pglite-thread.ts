@@ -59,7 +59,10 @@ async function openPglite({ dir, sharedBuffersMb }: PgliteThreadOptions): Promis
   // Shared buffers live in PGlite's WebAssembly memory: its default 128 MB alone would exceed the
   // idle footprint (D-049). The data files stay in the OS page cache, read through Node's fs.
   const options = {
-    postgresqlconf: [`shared_buffers = ${sharedBuffersMb}MB`],
+    // Without autovacuum, a GIN index's pending list (new entries every search reads through)
+    // is merged into the index only when full, 4 MB by default: the trigram search read up to
+    // 176 pending pages on each call. The smallest limit merges it every few inserts (D-070).
+    postgresqlconf: [`shared_buffers = ${sharedBuffersMb}MB`, 'gin_pending_list_limit = 64kB'],
     // Trigram indexes serve the verification search (name contains ...), as on PostgreSQL.
     extensions: { pg_trgm },
     ...(template ? { loadDataDir: new Blob([new Uint8Array(template)]) } : {}),
