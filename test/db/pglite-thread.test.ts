@@ -76,6 +76,26 @@ describe('PGlite in its own thread, through knex', () => {
     expect(await preparedCount('pv_test_bytes')).toBe(0);
   });
 
+  it('runs named statements with generic plans and statements with values as PostgreSQL chooses, never changing the mode inside a transaction', async () => {
+    const mode = 'select current_setting(\'plan_cache_mode\') as mode, ?::int as n';
+    const named = async (runner: typeof db.knex = db.knex) => (await runner.raw(mode, [1]).options({ name: 'pv_test_mode' })).rows[0].mode;
+    const unnamed = async (runner: typeof db.knex = db.knex) => (await runner.raw(mode, [1])).rows[0].mode;
+    expect(await named()).toBe('force_generic_plan');
+    expect(await unnamed()).toBe('auto');
+    expect(await named()).toBe('force_generic_plan');
+    // In a transaction the mode stays as it was when it began: a rollback cannot undo a change
+    // this thread believes made.
+    await db.knex
+      .transaction(async (trx) => {
+        expect(await unnamed(trx)).toBe('force_generic_plan');
+        throw new Error('abandon');
+      })
+      .catch(() => undefined);
+    expect(await unnamed()).toBe('auto');
+    await db.knex.transaction(async (trx) => expect(await named(trx)).toBe('auto'));
+    expect(await named()).toBe('force_generic_plan');
+  });
+
   it('rolls a transaction back when its callback throws, and commits one that returns', async () => {
     await expect(
       db.knex.transaction(async (trx) => {
