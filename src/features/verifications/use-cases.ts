@@ -252,11 +252,15 @@ export async function listVerifications(deps: AppDeps, principal: Principal, que
     statement = deps.knex.select(deps.knex.raw('(?) as total', [base.clone().count('*')]), deps.knex.raw('? as page', [page]));
     if (matches) statement.withMaterialized(SEARCH_MATCHES, matches);
   } else {
-    // The unfiltered total is kept by the projector. Few shapes (sort field and order): prepared,
-    // so the database plans it once per connection.
+    // The unfiltered total is kept by the projector.
     statement = deps.knex.select(deps.knex.raw('(?) as total', [verificationCount(deps.knex, principal.accountId)]), deps.knex.raw('? as page', [page]));
   }
-  const [found] = filtered ? ((await statement) as Record<string, unknown>[]) : await runPrepared(deps.knex, statement);
+  // Prepared when the statement takes few shapes (sort field and order, an offset or none, and
+  // for a search alone which of its three kinds of term): the unfiltered list and a search with
+  // no other filter. A search's custom plan cost more to make than the generic one it gets
+  // prepared (D-073); other filters' lists vary too much in text to keep each prepared.
+  const fewShapes = !statuses.length && !query.result && !narrowedElsewhere && !query.request_id;
+  const [found] = fewShapes ? await runPrepared(deps.knex, statement) : ((await statement) as Record<string, unknown>[]);
   const total = Number(found?.total ?? 0);
   const rows = parseReadRows(found?.page ?? '[]', columns);
   const items = views(deps, rows);
