@@ -5,7 +5,9 @@
  * data (`<data-dir>` for the first, `<data-dir>-<i>` for the i-th next, as `cp -a` made them:
  * a run writes into its directory), runs `wrk -t2 -c10` (and -c1) for BENCH_WRK_SECONDS on the
  * list and the search, and stops it. Rounds: BENCH_ROUNDS (default 3). The 1-minute load
- * average is printed beside every figure. The account is bench/service.ts's.
+ * average is printed beside every figure. The account is bench/service.ts's. With
+ * BENCH_DATABASE_URL the services use that PostgreSQL database (a copy of bench/service.ts's:
+ * `createdb -T pv_bench_reads <name>`) and `<data-dir>` only for their files.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -37,7 +39,7 @@ async function start(repo: string, dir: string): Promise<{ url: string; child: C
   const port = await freePort();
   const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/main.js'], {
     cwd: repo,
-    env: { ...process.env, ...allocatorEnv, DATABASE_URL: '', DATA_DIR: dir, EVENTSTORE_URL: '', TEMPORAL_ADDRESS: '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', PASSWORD_HASH_COST: '10' },
+    env: { ...process.env, ...allocatorEnv, DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '', DATA_DIR: dir, EVENTSTORE_URL: '', TEMPORAL_ADDRESS: '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', PASSWORD_HASH_COST: '10' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
