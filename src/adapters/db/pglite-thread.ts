@@ -110,7 +110,7 @@ function preparedQueries(pglite: PGlite) {
     const name = options?.name;
     const values = literals(params ?? []);
     if (typeof name !== 'string' || !/^[A-Za-z0-9_-]{1,60}$/.test(name) || !values) {
-      if (params?.length) await plans.use(false);
+      await plans.use(false);
       return pglite.query(sql, params, options);
     }
     await plans.use(true);
@@ -134,12 +134,12 @@ function preparedQueries(pglite: PGlite) {
 }
 
 /**
- * Named statements run with generic plans, other statements with values as PostgreSQL chooses
- * (D-072). PostgreSQL keeps planning a prepared statement for each call's values when its
+ * Named statements run with generic plans, every other statement as PostgreSQL chooses (D-072). PostgreSQL keeps planning a prepared statement for each call's values when its
  * generic plan looks dearer, and a list page's does: its `limit $n` is costed as 10 % of the
  * account's rows. Planning was a third of the page's time in this thread (1.4–1.6 ms a page,
  * 0.9–1.1 with the generic plan, which is the same plan). The mode is a session setting: it is
- * changed only outside transactions, where a rollback cannot undo it behind this thread's back.
+ * changed only outside transactions, where a rollback cannot undo it behind this thread's back,
+ * and a BEGIN (unnamed) sets it back first, so a transaction's statements are planned as before.
  */
 function genericPlansForNamed(pglite: PGlite) {
   let generic = false;
