@@ -75,6 +75,7 @@ const paths: Record<string, [string, number]> = {
   search: ['/v1/verifications/?size=20&search=IMG_04242', 10],
   list1: ['/v1/verifications/?size=20', 1],
   search1: ['/v1/verifications/?size=20&search=IMG_04242', 1],
+  // get: GET /v1/verifications/{id} of the newest verification, 10 connections (set per service)
 };
 
 for (let round = 1; round <= ROUNDS; round++) {
@@ -82,6 +83,8 @@ for (let round = 1; round <= ROUNDS; round++) {
     const { url, child } = await start(repo, i === 0 ? dataDir : `${dataDir}-${i}`);
     try {
       const auth = await token(url);
+      const first = await (await fetch(`${url}/v1/verifications/?size=1`, { headers: { authorization: `Bearer ${auth}` } })).json();
+      paths.get = [`/v1/verifications/${first.items[0].id}`, 10];
       // Warm-up (caches, prepared statements) past the database maintenance that starts 5 s after
       // opening (adapters/db/database.ts: seconds of the PGlite thread on 100,000 verifications).
       wrk(`${url}${paths.list![0]}`, auth, 10, Number(process.env.BENCH_WARMUP_SECONDS ?? 15));
