@@ -4,7 +4,8 @@
  * each round starts each build's compiled service (`<repo>/dist/main.js`) on its own copy of the
  * data (`<data-dir>` for the first, `<data-dir>-<i>` for the i-th next, as `cp -a` made them:
  * a run writes into its directory), runs `wrk -t2 -c10` (and -c1) for BENCH_WRK_SECONDS on the
- * list and the search, and stops it. Rounds: BENCH_ROUNDS (default 3). The 1-minute load
+ * list and the search (BENCH_SCENARIOS: list, search, list1, search1, get), and stops it.
+ * Rounds: BENCH_ROUNDS (default 3). The 1-minute load
  * average is printed beside every figure. The account is bench/service.ts's. With
  * BENCH_DATABASE_URL the services use that PostgreSQL database (a copy of bench/service.ts's:
  * `createdb -T pv_bench_reads <name>`) and `<data-dir>` only for their files.
