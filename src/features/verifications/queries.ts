@@ -69,17 +69,16 @@ export type ReadRow = VerificationRow & { results: ResultRow[]; extra: Record<st
  * (core/extensions.ts), so a page or a single record is one query. The rows are chosen first,
  * in a derived table, and the correlated subqueries run for them only: on the rows themselves,
  * PostgreSQL evaluated them below the limit, for every row a deep offset skips (D-057).
- * `order` orders the result as `query` does.
+ * A page is ordered by readRowsJson, which wraps it.
  */
-export function selectReadRows(knex: Knex, query: Knex.QueryBuilder, extra: Record<string, Knex.Raw>, order: { column: string; order: 'asc' | 'desc' }[] = []): Knex.QueryBuilder {
+export function selectReadRows(knex: Knex, query: Knex.QueryBuilder, extra: Record<string, Knex.Raw>): Knex.QueryBuilder {
   return knex
     .from(query.select('verifications.*').as('verifications'))
     .select(
       'verifications.*',
       knex.raw(`coalesce((select json_agg(r order by r.created_at, r.analysis) from verification_results r where r.verification_id = verifications.id), '[]') as results`),
       ...Object.entries(extra).map(([name, sql]) => knex.raw('(?) as ??', [sql, `extra_${name}`])),
-    )
-    .orderBy(order.map(({ column, order }) => ({ column: `verifications.${column}`, order })));
+    );
 }
 
 /**
@@ -92,7 +91,10 @@ export function readRowsJson(knex: Knex, page: Knex.QueryBuilder, order: { colum
   return knex.raw(`coalesce((select json_agg(page order by ${by}) from (?) as page), '[]')::text`, [...order.map(({ column }) => `page.${column}`), page]);
 }
 
-/** A list read as readRowsJson's text: its rows parsed (timestamps stay ISO text, which the views read as dates). */
+/**
+ * A list read as readRowsJson's text: its rows parsed. Timestamps stay ISO text (the views read
+ * them as dates) and `last_position` arrives as a JSON number (no view reads it).
+ */
 export const parseReadRows = (json: unknown, extra: Record<string, Knex.Raw>): ReadRow[] =>
   (JSON.parse(String(json)) as Record<string, unknown>[]).map((row) => parseReadRow(row, extra));
 
