@@ -76,6 +76,29 @@ describe('PGlite in its own thread, through knex', () => {
     expect(await preparedCount('pv_test_bytes')).toBe(0);
   });
 
+  it('runs named statements with generic plans and every other statement as PostgreSQL chooses, transactions included', async () => {
+    const mode = 'select current_setting(\'plan_cache_mode\') as mode, ?::int as n';
+    const named = async (runner: typeof db.knex = db.knex) => (await runner.raw(mode, [1]).options({ name: 'pv_test_mode' })).rows[0].mode;
+    const unnamed = async (runner: typeof db.knex = db.knex) => (await runner.raw(mode, [1])).rows[0].mode;
+    expect(await named()).toBe('force_generic_plan');
+    expect(await unnamed()).toBe('auto');
+    expect(await named()).toBe('force_generic_plan');
+    // A transaction begins in the default mode, and the mode is not changed inside one (a
+    // rollback would undo the change without the thread knowing): a named statement there is
+    // planned as PostgreSQL chooses.
+    await db.knex
+      .transaction(async (trx) => {
+        expect(await named(trx)).toBe('auto');
+        expect(await unnamed(trx)).toBe('auto');
+        throw new Error('abandon');
+      })
+      .catch(() => undefined);
+    expect(await named()).toBe('force_generic_plan');
+    await db.knex.transaction(async (trx) => expect(await named(trx)).toBe('auto'));
+    expect(await named()).toBe('force_generic_plan');
+    expect(await unnamed()).toBe('auto');
+  });
+
   it('rolls a transaction back when its callback throws, and commits one that returns', async () => {
     await expect(
       db.knex.transaction(async (trx) => {

@@ -60,7 +60,10 @@ async function openPglite({ dir, sharedBuffersMb }: PgliteThreadOptions): Promis
   // Shared buffers live in PGlite's WebAssembly memory: its default 128 MB alone would exceed the
   // idle footprint (D-049). The data files stay in the OS page cache, read through Node's fs.
   const options = {
-    postgresqlconf: [`shared_buffers = ${sharedBuffersMb}MB`],
+    // Without autovacuum, a GIN index's pending list (new entries every search reads through)
+    // is merged into the index only when full, 4 MB by default: the trigram search read up to
+    // 176 pending pages on each call. The smallest limit merges it every few inserts (D-070).
+    postgresqlconf: [`shared_buffers = ${sharedBuffersMb}MB`, 'gin_pending_list_limit = 64kB'],
     // Trigram indexes serve the verification search (name contains ...), as on PostgreSQL.
     extensions: { pg_trgm },
     ...(template ? { loadDataDir: new Blob([new Uint8Array(template)]) } : {}),
@@ -103,10 +106,15 @@ const STALE_STATEMENT = new Set(['26000', '0A000']);
  */
 function preparedQueries(pglite: PGlite) {
   const prepared = new Set<string>();
+  const plans = genericPlansForNamed(pglite);
   return async (sql: string, params: unknown[] | undefined, options: (QueryOptions & { name?: unknown }) | undefined) => {
     const name = options?.name;
     const values = literals(params ?? []);
-    if (typeof name !== 'string' || !/^[A-Za-z0-9_-]{1,60}$/.test(name) || !values) return pglite.query(sql, params, options);
+    if (typeof name !== 'string' || !/^[A-Za-z0-9_-]{1,60}$/.test(name) || !values) {
+      await plans.use(false);
+      return pglite.query(sql, params, options);
+    }
+    await plans.use(true);
     const statement = `"${name}"`;
     const execute = () => pglite.query(`execute ${statement}${values.length ? `(${values.join(', ')})` : ''}`, [], options);
     if (!prepared.has(name)) {
@@ -123,6 +131,25 @@ function preparedQueries(pglite: PGlite) {
       prepared.add(name);
       return execute();
     }
+  };
+}
+
+/**
+ * Named statements run with generic plans, every other statement as PostgreSQL chooses (D-072). PostgreSQL keeps planning a prepared statement for each call's values when its
+ * generic plan looks dearer, and a list page's does: its `limit $n` is costed as 10 % of the
+ * account's rows. Planning was a third of the page's time in this thread (1.4–1.6 ms a page,
+ * 0.9–1.1 with the generic plan, which is the same plan). The mode is a session setting: it is
+ * changed only outside transactions, where a rollback cannot undo it behind this thread's back,
+ * and a BEGIN (unnamed) sets it back first, so a transaction's statements are planned as before.
+ */
+function genericPlansForNamed(pglite: PGlite) {
+  let generic = false;
+  return {
+    async use(wanted: boolean): Promise<void> {
+      if (generic === wanted || pglite.isInTransaction()) return;
+      await pglite.query(`set plan_cache_mode = ${wanted ? 'force_generic_plan' : 'auto'}`);
+      generic = wanted;
+    },
   };
 }
 
@@ -147,8 +174,9 @@ async function serve(port: NonNullable<typeof parentPort>, options: PgliteThread
       (error: unknown) => port.postMessage({ id, error: serializeError(error) } satisfies PgliteReply),
     );
   const query = preparedQueries(pglite);
-  // One request at a time, in arrival order (the main thread's): a statement sent right after a
-  // BEGIN that was not awaited is checked against the transaction only once that BEGIN has run.
+  // One request at a time, in arrival order (the main thread's): a request's own statements (a
+  // PREPARE, a plan mode) must not interleave with another's, and a statement sent right after a
+  // BEGIN that was not awaited (D-068) is checked against the transaction only once it has run.
   let previous: Promise<unknown> = Promise.resolve();
   const run = (request: PgliteRequest): Promise<unknown> => {
     if ('close' in request) return pglite.close();

@@ -2,7 +2,6 @@ import type { Knex } from 'knex';
 import { WrongExpectedRevisionError } from '../../core/errors.js';
 import type { AppendListener, AppendResult, EventStore, ExpectedRevision, NewEvent, StoredEvent } from '../../core/event-store.js';
 import { jsonColumn } from '../../core/json.js';
-import { statementName } from '../../core/prepared.js';
 import { StreamCache } from './stream-cache.js';
 
 /**
@@ -46,8 +45,9 @@ const APPEND_FUNCTION = `
   end $$`;
 
 /** p_expected is null with p_check for 'no_stream' (no revision yet), and ignored without it ('any'). */
+// Not a named statement: planning a function call is nothing, and on PGlite a named one would
+// switch the session to generic plans and the projection pass after it back (D-072).
 const APPEND_SQL = 'select * from pv_append_events(?, ?, ?, ?::jsonb)';
-const APPEND_STATEMENT = statementName(APPEND_SQL);
 
 export async function migrateEventStore(knex: Knex): Promise<void> {
   await knex.raw(`
@@ -123,8 +123,7 @@ export class PostgresEventStore implements EventStore {
     this.cache?.beginAppend();
     try {
       ({ rows } = await this.knex
-        .raw<{ rows: EventRow[] }>(APPEND_SQL, [stream, typeof expected === 'number' ? expected : null, expected !== 'any', JSON.stringify(payload)])
-        .options({ name: APPEND_STATEMENT }));
+        .raw<{ rows: EventRow[] }>(APPEND_SQL, [stream, typeof expected === 'number' ? expected : null, expected !== 'any', JSON.stringify(payload)]));
     } catch (error) {
       this.cache?.endAppend(stream, null);
       const { code, detail } = error as { code?: string; detail?: string };

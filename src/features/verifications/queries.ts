@@ -57,11 +57,8 @@ export const resultsTable = (knex: Knex) => knex<ResultRow>('verification_result
 
 export const findVerification = (knex: Knex, id: string): Promise<VerificationRow | undefined> => verificationsTable(knex).where({ id }).first();
 
-/** An account's number of verifications (kept by the projector: the unfiltered list's total). */
-export async function verificationCount(knex: Knex, accountId: string): Promise<number> {
-  const row = await knex('verification_counts').where({ account_id: accountId }).first('total');
-  return Number(row?.total ?? 0);
-}
+/** An account's number of verifications (kept by the projector: the unfiltered list's total), as a subquery. */
+export const verificationCount = (knex: Knex, accountId: string): Knex.QueryBuilder => knex('verification_counts').where({ account_id: accountId }).select('total');
 
 /** A verification row as read with its results and other features' fields (`extra`) in one query. */
 export type ReadRow = VerificationRow & { results: ResultRow[]; extra: Record<string, unknown> };
@@ -72,18 +69,34 @@ export type ReadRow = VerificationRow & { results: ResultRow[]; extra: Record<st
  * (core/extensions.ts), so a page or a single record is one query. The rows are chosen first,
  * in a derived table, and the correlated subqueries run for them only: on the rows themselves,
  * PostgreSQL evaluated them below the limit, for every row a deep offset skips (D-057).
- * `order` orders the result as `query` does.
+ * A page is ordered by readRowsJson, which wraps it.
  */
-export function selectReadRows(knex: Knex, query: Knex.QueryBuilder, extra: Record<string, Knex.Raw>, order: { column: string; order: 'asc' | 'desc' }[] = []): Knex.QueryBuilder {
+export function selectReadRows(knex: Knex, query: Knex.QueryBuilder, extra: Record<string, Knex.Raw>): Knex.QueryBuilder {
   return knex
     .from(query.select('verifications.*').as('verifications'))
     .select(
       'verifications.*',
       knex.raw(`coalesce((select json_agg(r order by r.created_at, r.analysis) from verification_results r where r.verification_id = verifications.id), '[]') as results`),
       ...Object.entries(extra).map(([name, sql]) => knex.raw('(?) as ??', [sql, `extra_${name}`])),
-    )
-    .orderBy(order.map(({ column, order }) => ({ column: `verifications.${column}`, order })));
+    );
 }
+
+/**
+ * The rows `page` selects (selectReadRows) as one JSON array, as text, in `order`: a list is one
+ * value for the database to send, not a row of ~30 columns per verification that PGlite's wire
+ * protocol parser in JavaScript would take apart, convert and copy across threads (D-071).
+ */
+export function readRowsJson(knex: Knex, page: Knex.QueryBuilder, order: { column: string; order: 'asc' | 'desc' }[]): Knex.Raw {
+  const by = order.map(({ order: direction }) => `?? ${direction === 'desc' ? 'desc' : 'asc'}`).join(', ');
+  return knex.raw(`coalesce((select json_agg(page order by ${by}) from (?) as page), '[]')::text`, [...order.map(({ column }) => `page.${column}`), page]);
+}
+
+/**
+ * A list read as readRowsJson's text: its rows parsed. Timestamps stay ISO text (the views read
+ * them as dates) and `last_position` arrives as a JSON number (no view reads it).
+ */
+export const parseReadRows = (json: unknown, extra: Record<string, Knex.Raw>): ReadRow[] =>
+  (JSON.parse(String(json)) as Record<string, unknown>[]).map((row) => parseReadRow(row, extra));
 
 /** A row selected by selectReadRows, its JSON columns parsed. */
 export function parseReadRow(row: Record<string, unknown>, extra: Record<string, Knex.Raw>): ReadRow {

@@ -16,7 +16,7 @@ import { anonymousAccountId, anonymousPrincipal, CLAIM_WINDOW_MS, isAnonymousUse
 import { verificationDecider, verificationStream } from './decider.js';
 import { verificationStatuses, type StoredFile } from './events.js';
 import { checkImage, checkRaw } from './file-checks.js';
-import { findVerification, findVerificationWithResults, imageOf, parseReadRow, readColumns, renditionsOf, selectReadRows, verificationCount, verificationsTable, type ReadRow, type RenditionRef, type VerificationRow } from './queries.js';
+import { findVerification, findVerificationWithResults, imageOf, parseReadRows, readColumns, readRowsJson, renditionsOf, selectReadRows, verificationCount, verificationsTable, type ReadRow, type RenditionRef, type VerificationRow } from './queries.js';
 import { toVerificationView, type VerificationView } from './view.js';
 import { VERIFICATION_WORKFLOW_TYPE } from './workflow.js';
 
@@ -243,27 +243,26 @@ export async function listVerifications(deps: AppDeps, principal: Principal, que
   const filtered = statuses.length > 0 || Boolean(query.result) || Boolean(query.search) || narrowedElsewhere || Boolean(query.request_id);
   const columns = readColumns(deps);
   const order: { column: string; order: 'asc' | 'desc' }[] = [{ column: query.sort_by, order: query.sort_order as 'asc' | 'desc' }, { column: 'id', order: 'asc' }];
-  const page = selectReadRows(deps.knex, base.clone().orderBy(order).offset(query.offset).limit(query.size), columns, order);
-  let total: number;
-  let rows: ReadRow[];
+  const page = readRowsJson(deps.knex, selectReadRows(deps.knex, base.clone().orderBy(order).offset(query.offset).limit(query.size), columns), order);
+  // One statement: the total and the page's rows as one JSON value beside it (D-071).
+  let statement: Knex.QueryBuilder;
   if (filtered) {
-    // One statement: the filtered total and the page beside it (a page past the end is one row
-    // of nulls beside the total). The search's matches are a materialized CTE: the trigram
-    // scan of the names, most of a search's time, runs once instead of once per query (D-057).
-    const statement = deps.knex
-      .select('counted.total', 'page.*')
-      .from(base.clone().count('* as total').as('counted'))
-      .leftJoin(page.as('page'), deps.knex.raw('true'))
-      .orderBy(order.map(({ column, order }) => ({ column: `page.${column}`, order })));
+    // The search's matches are a materialized CTE: the trigram scan of the names, most of a
+    // search's time, runs once for the total and the page instead of once per query (D-057).
+    statement = deps.knex.select(deps.knex.raw('(?) as total', [base.clone().count('*')]), deps.knex.raw('? as page', [page]));
     if (matches) statement.withMaterialized(SEARCH_MATCHES, matches);
-    const found = (await statement) as Record<string, unknown>[];
-    total = Number(found[0]?.total ?? 0);
-    rows = found.filter((row) => row.id !== null).map((row) => parseReadRow(row, columns));
   } else {
-    total = await verificationCount(deps.knex, principal.accountId);
-    // Few shapes (sort field and order): prepared, so PostgreSQL plans it once per connection.
-    rows = (await runPrepared(deps.knex, page)).map((row) => parseReadRow(row, columns));
+    // The unfiltered total is kept by the projector.
+    statement = deps.knex.select(deps.knex.raw('(?) as total', [verificationCount(deps.knex, principal.accountId)]), deps.knex.raw('? as page', [page]));
   }
+  // Prepared when the statement takes few shapes (sort field and order, an offset or none, and
+  // for a search alone which of its three kinds of term): the unfiltered list and a search with
+  // no other filter. A search's custom plan cost more to make than the generic one it gets
+  // prepared (D-073); other filters' lists vary too much in text to keep each prepared.
+  const fewShapes = !statuses.length && !query.result && !narrowedElsewhere && !query.request_id;
+  const [found] = fewShapes ? await runPrepared(deps.knex, statement) : ((await statement) as Record<string, unknown>[]);
+  const total = Number(found?.total ?? 0);
+  const rows = parseReadRows(found?.page ?? '[]', columns);
   const items = views(deps, rows);
   return { items, total, offset: query.offset, size: items.length, total_pages: Math.ceil(total / query.size) };
 }
