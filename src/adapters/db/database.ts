@@ -54,8 +54,8 @@ export async function openDatabase(options: { url?: string; dataDir?: string; in
     knex,
     close: async () => {
       maintenance.stop();
-      await knex.destroy(); // its sessions; then the thread itself
-      await pglite.close();
+      await knex.destroy(); // and with it the thread
+      await pglite.close(); // even if knex never opened a session
     },
   };
 }
@@ -79,8 +79,18 @@ class PgliteSessions extends ClientPgLite {
     return proxy.session();
   }
 
-  /** A session is nothing to close: the database's close() closes the thread. */
+  /** A session is nothing to close (the pool also ends idle ones): the thread closes with knex below. */
   override async destroyRawConnection(): Promise<void> {}
+
+  /** knex.destroy() closes the database, as knex-pglite's own client does. */
+  override async destroy(callback?: (error?: unknown) => void): Promise<void> {
+    try {
+      await super.destroy(undefined);
+    } finally {
+      await (this as unknown as { pglite: PgliteProxy }).pglite.close();
+    }
+    callback?.();
+  }
 }
 
 async function openPgliteThread(dir: string | undefined, sharedBuffersMb: number): Promise<PgliteProxy> {
