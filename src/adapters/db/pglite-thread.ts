@@ -63,7 +63,10 @@ async function openPglite({ dir, sharedBuffersMb }: PgliteThreadOptions): Promis
     // Without autovacuum, a GIN index's pending list (new entries every search reads through)
     // is merged into the index only when full, 4 MB by default: the trigram search read up to
     // 176 pending pages on each call. The smallest limit merges it every few inserts (D-070).
-    postgresqlconf: [`shared_buffers = ${sharedBuffersMb}MB`, 'gin_pending_list_limit = 64kB'],
+    // ANALYZE samples 300 rows per statistics target: at the default 100, 30,000 rows a table,
+    // whose copies grew the WebAssembly memory for good (idle RSS 310 against 267 MiB with
+    // 100,000 verifications, D-078). The hot statements run with generic plans anyway (D-072).
+    postgresqlconf: [`shared_buffers = ${sharedBuffersMb}MB`, 'gin_pending_list_limit = 64kB', 'default_statistics_target = 25'],
     // Trigram indexes serve the verification search (name contains ...), as on PostgreSQL.
     extensions: { pg_trgm },
     ...(template ? { loadDataDir: new Blob([new Uint8Array(template)]) } : {}),

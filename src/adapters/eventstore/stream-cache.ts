@@ -1,7 +1,7 @@
 import type { StoredEvent } from '../../core/event-store.js';
 
-/** Streams kept: a few hundred covers every verification in flight (a step reads its stream, then appends to it). */
-const CAPACITY = 256;
+/** Streams kept: a few dozen cover every verification in flight (a step reads its stream, then appends to it); a pair's results make kilobytes of events. */
+const CAPACITY = 64;
 /** Longer streams are read each time: keeping them would cost memory for little. */
 const MAX_EVENTS = 64;
 
