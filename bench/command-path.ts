@@ -20,14 +20,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import knexFactory from 'knex';
 import sharp from 'sharp';
 import { allocatorEnv } from '../src/core/allocator.js';
-import { freshToken, json } from './client.js';
+import { freePort, freshToken, json } from './client.js';
 import { median } from './figures.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -39,16 +38,6 @@ const POLL_MS = 2;
 const load1 = () => Number(os.loadavg()[0]!.toFixed(2));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const smallPng = await sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 200, g: 120, b: 40 } } }).png().toBuffer();
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 
 function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return Promise.resolve();
@@ -74,7 +63,6 @@ async function startService(dir: string, env: Record<string, string>): Promise<{
   }
   return { url, pid: child.pid!, stop: () => stopChild(child) };
 }
-
 
 /** CPU time (user + system) the process `pid` has used, in ms (Linux: /proc, clock ticks of 10 ms). */
 function cpuMs(pid: number): number {

@@ -12,10 +12,10 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { allocatorEnv } from '../src/core/allocator.js';
+import { freePort } from './client.js';
 
 const WRK_SECONDS = Number(process.env.BENCH_WRK_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -26,15 +26,6 @@ if (repos.length === 0) repos.push(path.resolve(import.meta.dirname, '..'));
 
 const load1 = () => os.loadavg()[0]!.toFixed(2);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function start(repo: string, dir: string): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();

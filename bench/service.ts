@@ -16,13 +16,13 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import knexFactory from 'knex';
 import sharp from 'sharp';
 import { allocatorEnv } from '../src/core/allocator.js';
+import { freePort } from './client.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SEED = Number(process.env.BENCH_VERIFICATIONS ?? 100_000);
@@ -34,15 +34,6 @@ const PASSWORD = 'a long enough password';
 
 const load1 = () => Number(os.loadavg()[0]!.toFixed(2));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface WrkResult {
   rps: number;
