@@ -54,8 +54,7 @@ export async function openDatabase(options: { url?: string; dataDir?: string; in
     knex,
     close: async () => {
       maintenance.stop();
-      await knex.destroy(); // and with it the thread
-      await pglite.close(); // even if knex never opened a session
+      await knex.destroy(); // PgliteSessions closes the thread with it
     },
   };
 }
