@@ -3,8 +3,9 @@
  * `npm run build:native`: compiles the native C2PA reader (native/c2pa, c2pa-rs from crates.io)
  * with cargo and puts the addon where src/provenance/c2pa-reader.ts looks for it. Optional: the
  * service reads with c2pa-wasm when the addon is not there (docs/decisions.md D-058).
- * Needs cargo/rustc (https://rustup.rs); cold, ~7 CPU-minutes. Build output stays in
- * native/c2pa/target; crates download to CARGO_HOME (~/.cargo unless set).
+ * Needs cargo/rustc (https://rustup.rs); cold, ~7 CPU-minutes. Build output goes to
+ * CARGO_TARGET_DIR (native/c2pa/target unless set: .ci/run points it at a cache outside the
+ * checkout); crates download to CARGO_HOME (~/.cargo unless set).
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, renameSync } from 'node:fs';
@@ -26,8 +27,9 @@ if (cargo.error) {
 if (cargo.status !== 0) process.exit(cargo.status ?? 1);
 
 const library = { darwin: 'libphotoverify_c2pa.dylib', win32: 'photoverify_c2pa.dll' }[process.platform] ?? 'libphotoverify_c2pa.so';
+const target = process.env.CARGO_TARGET_DIR ? path.resolve(process.env.CARGO_TARGET_DIR) : path.join(crate, 'target');
 const addon = path.join(crate, 'photoverify-c2pa.node');
 // Copy then rename: a running service that already loaded the old addon keeps its mapping.
-copyFileSync(path.join(crate, 'target/release', library), `${addon}.tmp`);
+copyFileSync(path.join(target, 'release', library), `${addon}.tmp`);
 renameSync(`${addon}.tmp`, addon);
 console.log(`build:native: ${path.relative(process.cwd(), addon)}`);
