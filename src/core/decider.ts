@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { WrongExpectedRevisionError } from './errors.js';
 import type { EventActor, EventStore, ExpectedRevision, NewEvent } from './event-store.js';
 import { parseEvent, type EventDefinition, type EventOf } from './events.js';
+import { assertStorableText } from './text.js';
 
 /** decide and evolve are pure: time and new ids arrive inside the command. */
 export interface Decider<State, Command, Catalogue extends Record<string, EventDefinition>> {
@@ -119,6 +120,7 @@ export async function appendFacts<Catalogue extends Record<string, EventDefiniti
 function toNewEvent(catalogue: Record<string, EventDefinition>, event: { type: string; data: unknown }, context: CommandContext): NewEvent {
   const definition = Object.values(catalogue).find((d) => d.type === event.type);
   if (!definition) throw new Error(`Event ${event.type} is not in its aggregate's catalogue`);
+  assertStorableText(event.data); // PostgreSQL's JSON cannot hold NUL or a lone surrogate: a 422, not a 500 at append
   return {
     id: crypto.randomUUID(),
     type: event.type,

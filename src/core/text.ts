@@ -9,6 +9,8 @@
  *   what is shown around them (a report page, an e-mail subject), so names refuse them.
  */
 
+import { UnprocessableError } from './errors.js';
+
 /** An unpaired high or low surrogate, or NUL. */
 const UNREPRESENTABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -41,6 +43,21 @@ export function unrepresentableText(value: unknown): UnrepresentableText | null 
     }
   }
   return null;
+}
+
+/**
+ * Throws 422 VALIDATION_ERROR when `value` holds text PostgreSQL's JSON cannot store: the last
+ * check before an append (toNewEvent), so such text is a client's mistake, never a 500 nor a
+ * half-written change. The doors refuse it first, field by field.
+ */
+export function assertStorableText(value: unknown): void {
+  const found = unrepresentableText(value);
+  if (!found) return;
+  const field = found.path.length > 0 ? ` (in ${found.path.join('.')})` : '';
+  throw new UnprocessableError(`The request holds text that cannot be stored: a ${found.reason}${field}.`, {
+    suggestion: 'Send well-formed UTF-8 text without U+0000 and without unpaired surrogates (\\ud800-\\udfff escapes).',
+    details: { reason: found.reason },
+  });
 }
 
 const reasonFor = (text: string): UnrepresentableText['reason'] => (text.includes('\u0000') ? 'NUL character' : 'unpaired surrogate');
