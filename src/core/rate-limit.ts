@@ -18,7 +18,10 @@ export class RateLimiter {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Throws RATE_LIMIT_EXCEEDED when `key` has used up its window (counts nothing). */
+  /**
+   * Throws RATE_LIMIT_EXCEEDED when `key` has used up its window (counts nothing): a cheap early
+   * refusal only. The limit itself is `take`'s, since a check and a later count race.
+   */
   async check(key: string, what: string): Promise<void> {
     const row = await this.knex('rate_limits').where({ limiter: this.name, key_hash: hashKey(key) }).first();
     const start = row ? Number(row.window_start_ms) : 0;
@@ -45,12 +48,18 @@ export class RateLimiter {
     return { count: Number(row.count), windowStart: Number(row.window_start_ms) };
   }
 
-  /** Counts one use and throws RATE_LIMIT_EXCEEDED if it went over the limit. */
+  /**
+   * Counts one use and throws RATE_LIMIT_EXCEEDED if it went over the limit. The count and the
+   * verdict are one statement, so it is also how an attempt is reserved before it is tried
+   * (a login counts before the password is checked): concurrent attempts, from this process or
+   * another, cannot all pass a check made before any of them was counted.
+   */
   async take(key: string, what: string): Promise<void> {
     const { count, windowStart } = await this.hit(key);
     if (count > this.limit) throw this.exceeded(windowStart, what);
   }
 
+  /** Forgets `key`'s uses (a login that succeeded clears its failures and its own reservation). */
   async reset(key: string): Promise<void> {
     await this.knex('rate_limits').where({ limiter: this.name, key_hash: hashKey(key) }).delete();
   }

@@ -3,6 +3,7 @@ import { migrateRateLimits, RateLimiter } from '../../src/core/rate-limit.js';
 import { AppError } from '../../src/core/errors.js';
 import type { Database } from '../../src/adapters/db/database.js';
 import { databaseTargets } from '../support/databases.js';
+import { client, registerAccount, startTestService, type CallResult, type TestService } from '../support/service.js';
 
 const refusal = async (work: Promise<unknown>) => {
   const error = await work.then(() => undefined, (e: unknown) => e);
@@ -60,6 +61,63 @@ for (const target of databaseTargets) {
       const rows = await db.knex('rate_limits').where({ limiter: 'login' });
       expect(rows).toHaveLength(1);
       expect(JSON.stringify(rows)).not.toMatch(/presse|198\.51/);
+    });
+  });
+}
+
+for (const target of databaseTargets) {
+  describe(`the login limit under concurrent attempts, on ${target.name}`, { timeout: 180_000 }, () => {
+    let t: TestService;
+    let call: ReturnType<typeof client>;
+    beforeAll(async () => {
+      t = await startTestService(target, { LOGIN_RATE_LIMIT_PER_15_MIN: '20' });
+      call = client(t.url);
+    }, 120_000);
+    afterAll(async () => t?.stop());
+
+    const login = (email: string, password: string) => call('POST', '/v1/accounts/login', { json: { email, password } });
+    const expectLimited = (res: CallResult) => {
+      expect([res.status, res.body.detail.error_code]).toEqual([429, 'RATE_LIMIT_EXCEEDED']);
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    };
+
+    it('gives 30 concurrent wrong passwords at most 20 tries; the rest are 429 with Retry-After', async () => {
+      const { email } = await registerAccount(call);
+      const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => login(email, `wrong guess ${i}`)));
+      const tried = answers.filter((res) => res.status === 401);
+      const limited = answers.filter((res) => res.status === 429);
+      expect(tried.length).toBeLessThanOrEqual(20);
+      expect(tried.length + limited.length).toBe(30);
+      limited.forEach(expectLimited);
+    });
+
+    it('refuses the right password sent while a burst of 25 wrong ones is being tried', async () => {
+      const { email, password } = await registerAccount(call);
+      const burst = Array.from({ length: 25 }, (_, i) => login(email, `wrong guess ${i}`));
+      // Sent as soon as the burst has a first answer, while the rest of it is still being checked.
+      await Promise.race(burst);
+      const right = await login(email, password);
+      const answers = await Promise.all(burst);
+      expectLimited(right);
+      expect(answers.filter((res) => res.status === 401).length).toBeLessThanOrEqual(20);
+    });
+
+    it('still lets the right password in below the limit, and a success clears the failures', async () => {
+      const { email, password } = await registerAccount(call);
+      await Promise.all(Array.from({ length: 15 }, (_, i) => login(email, `wrong guess ${i}`)));
+      expect((await login(email, password)).status).toBe(200);
+      const again = await Promise.all(Array.from({ length: 20 }, (_, i) => login(email, `wrong again ${i}`)));
+      expect(again.map((res) => res.status)).toEqual(Array(20).fill(401));
+      expectLimited(await login(email, password));
+    });
+
+    it('limits concurrent wrong current passwords on the password change the same way', async () => {
+      const admin = await registerAccount(call);
+      const change = (current: string) => call('PUT', '/v1/accounts/me/password', { token: admin.token, json: { current_password: current, new_password: 'long enough new one' } });
+      const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => change(`guess ${i}`)));
+      expect(answers.filter((res) => res.status === 403).length).toBeLessThanOrEqual(20);
+      answers.filter((res) => res.status !== 403).forEach(expectLimited);
+      expectLimited(await change(admin.password));
     });
   });
 }

@@ -84,16 +84,17 @@ export interface LoginResult {
 
 /**
  * Checks e-mail and password and issues a session token. Failed attempts are limited per
- * address and client; an unknown address costs what a wrong password costs.
+ * address and client; an unknown address costs what a wrong password costs. Each attempt is
+ * counted before its password is checked and the count is cleared when one succeeds, so a burst
+ * of concurrent guesses gets no more tries than the limit (a check made first would pass them all).
  */
 export async function logIn(deps: AppDeps, call: Call, input: { email: string; password: string }): Promise<LoginResult> {
   const address = normaliseEmail(input.email);
   const limiterKey = `${address}|${call.clientAddress}`;
-  await deps.loginLimiter.check(limiterKey, 'failed login attempts');
+  await deps.loginLimiter.take(limiterKey, 'failed login attempts');
   const user = await findUserByEmail(deps.knex, address);
   const ok = await verifyPassword(input.password, user?.password_hash ?? (await deps.decoyPasswordHash));
   if (!user || !ok) {
-    await deps.loginLimiter.hit(limiterKey);
     throw new AuthenticationError('INVALID_CREDENTIALS', 'Wrong e-mail address or password.', { suggestion: 'Check both and try again.' });
   }
   await deps.loginLimiter.reset(limiterKey);
@@ -260,11 +261,12 @@ export async function changeOwnPassword(deps: AppDeps, call: Call, input: { curr
   const principal = callerOf(call);
   const user = present(await findUser(deps.knex, principal.userId), `user ${principal.userId}`);
   const limiterKey = `${user.email}|${call.clientAddress}`;
-  await deps.loginLimiter.check(limiterKey, 'failed login attempts');
+  // Counted before the check, cleared on success: the same door as logIn.
+  await deps.loginLimiter.take(limiterKey, 'failed login attempts');
   if (!(await verifyPassword(input.current_password, user.password_hash ?? (await deps.decoyPasswordHash)))) {
-    await deps.loginLimiter.hit(limiterKey);
     throw new AccessDeniedError('The current password is wrong.', { suggestion: 'Send your current password in current_password.' });
   }
+  await deps.loginLimiter.reset(limiterKey);
   const context = commandContext(deps, call);
   const passwordHash = await hashPassword(input.new_password, deps.config.PASSWORD_HASH_COST);
   await execute(deps, call, accountStream(user.account_id), accountDecider, { type: 'ChangePassword', user_id: user.id, password_hash: passwordHash, now: context.now }, context);
