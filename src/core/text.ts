@@ -72,14 +72,8 @@ const reasonFor = (text: string): UnrepresentableText['reason'] => (text.include
  */
 const NAME_UNSAFE = /[\p{Cc}\u200B\u2028\u2029\u202A-\u202E\u2066-\u2069\uFEFF]/u;
 
-/** Multi-line text (comment bodies) keeps tab, LF and CR; every other name-unsafe character is refused. */
-const TEXT_UNSAFE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u200B\u2028\u2029\u202A-\u202E\u2066-\u2069\uFEFF]/;
-
 /** True when a one-line name holds a control, bidi formatting or invisible character (see NAME_UNSAFE). */
 export const hasNameUnsafeCharacter = (name: string): boolean => NAME_UNSAFE.test(name);
-
-/** True when multi-line text holds a control other than tab and line breaks, or a bidi formatting character. */
-export const hasTextUnsafeCharacter = (text: string): boolean => TEXT_UNSAFE.test(text);
 
 export const NAME_UNSAFE_MESSAGE = 'Control characters (line breaks, tabs, escape…), bidirectional formatting characters (U+202A-U+202E, U+2066-U+2069) and invisible characters (U+200B, U+FEFF) are not allowed.';
 export const UNREPRESENTABLE_MESSAGE = 'Text cannot contain a NUL character (U+0000) or an unpaired UTF-16 surrogate (U+D800-U+DFFF).';
@@ -89,11 +83,32 @@ const BREAKS = /[\t\n\v\f\r\u0085\u2028\u2029]/u;
 const SPACES = /\s+/gu;
 
 /**
- * A name made safe to store and show rather than refused (file names, D-number in
- * docs/decisions.md): unpaired surrogates become U+FFFD, controls and bidi/invisible characters
- * are removed, runs of white space become one space, NFC. Empty when nothing printable remains.
+ * A name made safe to store and show rather than refused (file names, see cleanFileName):
+ * unpaired surrogates become U+FFFD, line breaks and tabs a space, other controls and the
+ * bidi/invisible characters are removed, runs of white space become one space, NFC. Empty
+ * when nothing printable remains.
  */
 export function cleanName(raw: string): string {
   const wellFormed = raw.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
   return wellFormed.replace(NAME_UNSAFE_GLOBAL, (character) => (BREAKS.test(character) ? ' ' : '')).replace(SPACES, ' ').trim().normalize('NFC');
+}
+
+/** The longest file name kept, in UTF-16 units (the MCP tools' limit). */
+export const MAX_FILE_NAME_LENGTH = 255;
+
+/**
+ * A received file's name as stored and shown: `cleanName`, then cut to MAX_FILE_NAME_LENGTH
+ * between characters (never inside a surrogate pair), keeping a short extension.
+ */
+export function cleanFileName(raw: string): string {
+  const name = cleanName(raw);
+  if (name.length <= MAX_FILE_NAME_LENGTH) return name;
+  const extension = /\.[^.\s]{1,16}$/u.exec(name)?.[0] ?? '';
+  return cutAt(name.slice(0, name.length - extension.length), MAX_FILE_NAME_LENGTH - extension.length) + extension;
+}
+
+/** The longest prefix of at most `length` UTF-16 units that does not split a surrogate pair. */
+function cutAt(text: string, length: number): string {
+  const cut = text.slice(0, length);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { route, type RouteSpec } from '../../core/route-spec.js';
 import type { AppDeps } from '../../core/deps.js';
 import { uuidParam } from '../../core/schemas.js';
+import { oneLineText } from '../../core/text-schemas.js';
 import { selfServicePlans, userRoles } from './events.js';
 import { SET_PASSWORD_PATH } from './invitations.js';
 import { renderSetPasswordPage, setPasswordHeaders } from './set-password-page.js';
@@ -11,7 +12,8 @@ import { accountSchema, userSchema } from './view.js';
 
 const email = z.email().max(254);
 const password = z.string().min(10, 'Passwords need at least 10 characters.').max(200);
-const personName = z.string().trim().min(1).max(120);
+// Names are shown on report pages and in e-mail subjects: no controls, no bidi formatting (text-schemas.ts).
+const personName = oneLineText().min(1).max(120);
 
 const billingCountry = z
   .string()
@@ -27,7 +29,7 @@ const selfServicePlan = z.enum(selfServicePlans).describe('Enterprise terms are 
 
 const registerBody = z
   .strictObject({
-    name: z.string().trim().min(1).max(200).describe('Account (organisation) name.'),
+    name: oneLineText().min(1).max(200).describe('Account (organisation) name.'),
     plan: selfServicePlan.default('free'),
     billing_country: billingCountry.default('DE'),
     monthly_budget_cap_eur: budgetCap.default(null),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { route, type RouteSpec } from '../../core/route-spec.js';
 import type { AppDeps } from '../../core/deps.js';
 import { uuidParam } from '../../core/schemas.js';
+import { oneLineText } from '../../core/text-schemas.js';
 import { apiKeyScopes } from './events.js';
 import { createApiKey, listApiKeys, revokeApiKey } from './use-cases.js';
 import { apiKeyCreated, apiKeyItem } from './view.js';
@@ -12,7 +13,7 @@ export const MAX_KEY_DAYS = 3650;
 const createBody = z
   .strictObject({
     account_id: z.uuid(),
-    description: z.string().trim().max(200).nullable().optional(),
+    description: oneLineText().max(200).nullable().optional(),
     expires_in_days: z.number().int().min(1).max(MAX_KEY_DAYS).default(365),
     scope: z.enum(apiKeyScopes).default('full').describe('"full": everything the owning user may do. "read": GET requests only.'),
   })
