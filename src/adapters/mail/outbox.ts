@@ -37,7 +37,8 @@ export class OutboxMailer implements Mailer {
       }
       options.signal?.throwIfAborted();
       await fs.rename(temporary, file);
-      return { response: `written to ${file}` };
+      // The file's name only: the response is recorded in the account's audit history, the server's directories are not its business.
+      return { response: `written to the outbox as ${path.basename(file)}` };
     } catch (error) {
       await fs.rm(temporary, { force: true }).catch(() => undefined);
       throw new MailSendError(`outbox: ${(error as Error).message}`, { permanent: false, responseCode: null, command: null, cause: error });

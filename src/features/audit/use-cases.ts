@@ -4,6 +4,7 @@ import type { EventActor } from '../../core/event-store.js';
 import { redactedData } from '../../core/events.js';
 import type { Principal } from '../../core/principal.js';
 import { isoDate } from '../../core/schemas.js';
+import { publicMailEventData } from '../mail/public-text.js';
 import { findStreamOwner, pageStreamsOfAccount } from './queries.js';
 
 export interface StreamSummary {
@@ -49,7 +50,8 @@ export interface AuditEvent {
 }
 
 /**
- * The ordered events of one of the caller's streams, secret fields redacted. Streams of other
+ * The ordered events of one of the caller's streams, secret fields redacted and server details
+ * left out of mail outcomes. Streams of other
  * accounts are STREAM_NOT_FOUND, like unknown ones, so their existence stays hidden.
  */
 export async function readStreamHistory(
@@ -69,6 +71,7 @@ export async function readStreamHistory(
     account_id: owner.account_id,
     total: events.length,
     from_revision: input.from_revision,
-    events: page.map((e) => ({ ...e, position: e.position.toString(), data: redactedData(all, e) })),
+    // Mail events recorded before D-MAILTEXT may name server paths and hosts: shown as new ones are recorded.
+    events: page.map((e) => ({ ...e, position: e.position.toString(), data: publicMailEventData(e.type, redactedData(all, e)) })),
   };
 }

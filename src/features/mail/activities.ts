@@ -8,6 +8,7 @@ import type { ActivityContext, ActivityImplementations, RetryPolicy } from '../.
 import type { Logger } from 'pino';
 import { contentKey, parseContent, type MailContent } from './content.js';
 import { mailDecider, mailStream, type AttemptFailure, type MailCommand, type MailMessageState } from './decider.js';
+import { publicSendError, publicSendResponse } from './public-text.js';
 import type { DeliveryStep, MailDeliveryActivities } from './workflow.js';
 
 export interface MailActivityDeps {
@@ -108,21 +109,24 @@ export function createMailActivities(deps: MailActivityDeps): ActivityImplementa
         // Cancelled from outside (timeout, shutdown): its outcome is unknown, the attempt stays open.
         if (activity.signal.aborted) throw error;
         const failure = asFailure(error);
-        deps.log.warn({ mail: id, attempt, error: failure.error, permanent: failure.permanent }, 'mail delivery attempt failed');
+        // The transport's own words (hosts, addresses, paths) are for the operator; the event keeps the outcome (public-text.ts).
+        deps.log.warn({ mail: id, attempt, error: (error as Error)?.message ?? String(error), permanent: failure.permanent }, 'mail delivery attempt failed');
         const recorded = await recordOutcome(state, { type: 'RecordAttemptFailed', attempt, failure, policy: deps.policy, now: deps.now() });
         const event = recorded[0];
         if (event?.type === 'MailAttemptFailed') return { outcome: 'retry', retryAt: Date.parse(event.data.retry_at) };
         if (event?.type === 'MailDeliveryFailed') await forget(state);
         return { outcome: 'failed' };
       }
-      await recordOutcome(state, { type: 'RecordSent', attempt, transport: deps.mailer.kind, response, now: deps.now() });
+      deps.log.info({ mail: id, attempt, response }, 'mail delivered to the transport');
+      await recordOutcome(state, { type: 'RecordSent', attempt, transport: deps.mailer.kind, response: publicSendResponse(deps.mailer.kind, response), now: deps.now() });
       await forget(state);
       return { outcome: 'sent' };
     },
   };
 }
 
+/** The failure as the events record it: its outcome, not the transport's text (public-text.ts). */
 function asFailure(error: unknown): AttemptFailure {
-  if (error instanceof MailSendError) return { error: error.message, smtp_code: error.details.responseCode, permanent: error.permanent };
-  return { error: (error as Error)?.message ?? String(error), smtp_code: null, permanent: false };
+  if (error instanceof MailSendError) return { error: publicSendError(error.message), smtp_code: error.details.responseCode, permanent: error.permanent };
+  return { error: publicSendError((error as Error)?.message ?? String(error)), smtp_code: null, permanent: false };
 }
