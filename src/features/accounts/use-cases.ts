@@ -4,6 +4,7 @@ import { foldStream, runCommand, type CommandContext } from '../../core/decider.
 import type { AppDeps } from '../../core/deps.js';
 import { AccessDeniedError, AppError, AuthenticationError, NotFoundError } from '../../core/errors.js';
 import type { Call, Principal } from '../../core/principal.js';
+import { assertStorableText } from '../../core/text.js';
 import { callerOf } from '../../core/principal.js';
 import { accountDecider, accountStream, emailClaimDecider, emailClaimStream, invitationNotFound, normaliseEmail, type AccountSettings } from './decider.js';
 import type { selfServicePlans, UserRole } from './events.js';
@@ -29,6 +30,32 @@ export function assertAccountAccess(principal: Principal, accountId: string): vo
  * and no account's audit history shows them (D-036). UserAdded/UserRemoved record the address.
  */
 const registryContext = (context: CommandContext): CommandContext => ({ ...context, accountId: null });
+
+/**
+ * Claims `email` for a new user, then runs `write`, the command that records the user. The claim
+ * must come first (its append is the uniqueness check), so a write that then fails would leave
+ * the address claimed by a user who does not exist: registering again would answer EMAIL_TAKEN
+ * and logging in 401, for ever. Unless the account has the user after all, the claim is released.
+ */
+async function underEmailClaim<T>(deps: AppDeps, context: CommandContext, claim: { email: string; user_id: string; account_id: string }, write: () => Promise<T>): Promise<T> {
+  // The e-mail stream can hold one claim only: this append is the uniqueness check.
+  await runCommand(deps.store, emailClaimStream(claim.email), emailClaimDecider, { type: 'ClaimEmail', ...claim }, registryContext(context));
+  try {
+    return await write();
+  } catch (error) {
+    await releaseUnusedClaim(deps, context, claim).catch((releaseError: unknown) =>
+      deps.log.error({ err: releaseError, user: claim.user_id }, 'the e-mail claim of a user who was not created could not be released'),
+    );
+    throw error;
+  }
+}
+
+async function releaseUnusedClaim(deps: AppDeps, context: CommandContext, claim: { email: string; user_id: string; account_id: string }): Promise<void> {
+  // A write reported failed may have been appended (e.g. a connection lost after the commit): then the user keeps the address.
+  const { state } = await foldStream(deps.store, accountStream(claim.account_id), accountDecider);
+  if (state.users.has(claim.user_id) || state.removed.has(claim.user_id)) return;
+  await runCommand(deps.store, emailClaimStream(claim.email), emailClaimDecider, { type: 'ReleaseEmail', email: claim.email, user_id: claim.user_id, now: context.now }, registryContext(context));
+}
 
 /** A row the call has just written: absent only when the read models lag behind the write. */
 function written<T>(row: T | undefined, message: string): T {
@@ -56,18 +83,19 @@ export async function registerAccount(deps: AppDeps, call: Call, input: Registra
   const userId = crypto.randomUUID();
   const passwordHash = await hashPassword(input.admin.password, deps.config.PASSWORD_HASH_COST);
   const context = commandContext(deps, call, { type: 'user', id: userId, accountId });
-  // The e-mail stream can hold one claim only: this append is the uniqueness check.
-  await runCommand(deps.store, emailClaimStream(input.admin.email), emailClaimDecider, { type: 'ClaimEmail', email: input.admin.email, user_id: userId, account_id: accountId }, registryContext(context));
-  await execute(deps, call, accountStream(accountId), accountDecider, {
-    type: 'RegisterAccount',
-    account_id: accountId,
-    name: input.name,
-    plan: input.plan,
-    billing_country: input.billing_country,
-    monthly_budget_cap_eur: input.monthly_budget_cap_eur,
-    admin: { user_id: userId, email: normaliseEmail(input.admin.email), name: input.admin.name, password_hash: passwordHash },
-    now: context.now,
-  }, context);
+  assertStorableText(input);
+  await underEmailClaim(deps, context, { email: input.admin.email, user_id: userId, account_id: accountId }, () =>
+    execute(deps, call, accountStream(accountId), accountDecider, {
+      type: 'RegisterAccount',
+      account_id: accountId,
+      name: input.name,
+      plan: input.plan,
+      billing_country: input.billing_country,
+      monthly_budget_cap_eur: input.monthly_budget_cap_eur,
+      admin: { user_id: userId, email: normaliseEmail(input.admin.email), name: input.admin.name, password_hash: passwordHash },
+      now: context.now,
+    }, context),
+  );
   const account = written(await findAccount(deps.knex, accountId), 'The account was created but is not readable yet.');
   const user = written(await findUser(deps.knex, userId), 'The user was created but is not readable yet.');
   return { account: toAccount(account), user: toUser(user) };
@@ -158,22 +186,27 @@ export async function addUser(deps: AppDeps, call: Call, accountId: string, inpu
   if (principal.role !== 'admin') throw new AccessDeniedError('Only an admin of the account can add users.');
   const userId = crypto.randomUUID();
   const context = commandContext(deps, call);
-  await runCommand(deps.store, emailClaimStream(input.email), emailClaimDecider, { type: 'ClaimEmail', email: input.email, user_id: userId, account_id: accountId }, registryContext(context));
+  assertStorableText(input);
   const user = { user_id: userId, email: normaliseEmail(input.email), name: input.name, role: input.role };
+  const claim = { email: input.email, user_id: userId, account_id: accountId };
   if (input.password !== undefined) {
     const passwordHash = await hashPassword(input.password, deps.config.PASSWORD_HASH_COST);
-    await execute(deps, call, accountStream(accountId), accountDecider, { type: 'AddUser', by_user_id: principal.userId, user: { ...user, password_hash: passwordHash }, now: context.now }, context);
+    await underEmailClaim(deps, context, claim, () =>
+      execute(deps, call, accountStream(accountId), accountDecider, { type: 'AddUser', by_user_id: principal.userId, user: { ...user, password_hash: passwordHash }, now: context.now }, context),
+    );
   } else {
     const token = newInvitationToken();
     const expiresAt = new Date(context.now.getTime() + INVITATION_TTL_MS);
-    await execute(deps, call, accountStream(accountId), accountDecider, {
-      type: 'InviteUser',
-      by_user_id: principal.userId,
-      user,
-      token_sha256: invitationSha256(token),
-      expires_at: expiresAt,
-      now: context.now,
-    }, context);
+    await underEmailClaim(deps, context, claim, () =>
+      execute(deps, call, accountStream(accountId), accountDecider, {
+        type: 'InviteUser',
+        by_user_id: principal.userId,
+        user,
+        token_sha256: invitationSha256(token),
+        expires_at: expiresAt,
+        now: context.now,
+      }, context),
+    );
     const inviter = present(await findUser(deps.knex, principal.userId), `user ${principal.userId}`);
     const account = present(await findAccount(deps.knex, accountId), `account ${accountId}`);
     const mail = invitationMail({
