@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import multer from 'multer';
 import { AppError } from '../../core/errors.js';
 import { BlobTooLargeError, type BlobStore, type ParsedUpload, type UploadedFile } from '../../core/blob-store.js';
+import { cleanFileName } from '../../core/text.js';
 import { RequestValidationError } from '../../core/validation.js';
 
 /**
@@ -24,7 +25,8 @@ export async function receiveUpload(
       inFlight.push(stage.catch(() => undefined));
       stage.then(
         (blob) => {
-          staged.push({ field: file.fieldname, filename: file.originalname, staged: blob });
+          // The name is shown on pages and in e-mails: controls and bidi characters removed, never refused (D-number).
+          staged.push({ field: file.fieldname, filename: cleanFileName(file.originalname), staged: blob });
           callback(null, {});
         },
         (error) => callback(error),
@@ -36,6 +38,9 @@ export async function receiveUpload(
   };
   const upload = multer({
     storage,
+    // Browsers and HTTP clients send file names as UTF-8 (filename="café.jpg"); busboy's default
+    // reads them as latin1 ("cafÃ©.jpg"). An RFC 5987 filename*= names its own charset and wins.
+    defParamCharset: 'utf8',
     limits: { files: options.fileFields.length, fields: options.textFields.length + 2, fieldSize: 4096, parts: options.fileFields.length + options.textFields.length + 2 },
   }).fields(options.fileFields.map((name) => ({ name, maxCount: 1 })));
 

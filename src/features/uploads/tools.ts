@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { AppDeps } from '../../core/deps.js';
+import { cleanFileName } from '../../core/text.js';
+import { fileNameInput } from '../../core/text-schemas.js';
 import { tool, type ToolSpec } from '../../core/tool-spec.js';
 import { createUpload } from './use-cases.js';
 
@@ -21,10 +23,10 @@ export function uploadTools(deps: AppDeps): ToolSpec[] {
         'For a file too large to pass inline as base64: returns an upload_url to PUT the file bytes to (valid 1 hour, one file) and an upload_id to pass to verify_image or verify_pair instead of the content. One upload per file (a pair needs two). Available without an API key while this address has keyless verifications left.',
       access: 'keyless',
       readOnly: false,
-      input: z.strictObject({ filename: z.string().min(1).max(255).describe('The original file name, recorded as the verification name (for the image).') }),
+      input: z.strictObject({ filename: fileNameInput().describe('The original file name, recorded as the verification name (for the image).') }),
       output: ticketSchema,
       handler: async (call, input) => {
-        const ticket = await createUpload(deps, call, input.filename);
+        const ticket = await createUpload(deps, call, cleanFileName(input.filename));
         return { output: ticket, summary: `PUT the file to upload_url before ${ticket.expires_at}, then pass upload_id ${ticket.upload_id.slice(0, 12)}… to a verify tool.` };
       },
     }),

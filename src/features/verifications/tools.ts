@@ -5,6 +5,8 @@ import type { UploadedFile } from '../../core/blob-store.js';
 import type { AppDeps } from '../../core/deps.js';
 import { AppError, AuthenticationError } from '../../core/errors.js';
 import type { Call, Principal } from '../../core/principal.js';
+import { cleanFileName } from '../../core/text.js';
+import { fileNameInput } from '../../core/text-schemas.js';
 import { tool, type ToolProgress, type ToolSpec } from '../../core/tool-spec.js';
 import { openUpload } from '../uploads/use-cases.js';
 import { uploadIdSchema } from '../uploads/routes.js';
@@ -32,7 +34,7 @@ const fileInput = (what: string) =>
   z
     .union([
       z.strictObject({
-        filename: z.string().min(1).max(255).describe('The original file name.'),
+        filename: fileNameInput().describe('The original file name.'),
         content_base64: z.base64().describe('The file bytes, base64-encoded (up to MCP_INLINE_MAX_BYTES decoded; larger files: create_upload).'),
       }),
       z.strictObject({ upload_id: uploadIdSchema.describe('From create_upload, after the file was PUT to its upload_url.') }),
@@ -204,7 +206,7 @@ async function stageFile(deps: AppDeps, call: Call, field: string, given: FileIn
     });
   }
   const staged = await deps.blobs.stage(Readable.from([bytes]), { maxBytes: limit });
-  return { file: { field, filename: given.filename, staged } };
+  return { file: { field, filename: cleanFileName(given.filename), staged } };
 }
 
 /**
