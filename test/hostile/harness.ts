@@ -1,0 +1,264 @@
+/**
+ * The hostile suites' service: dist/main.js as its own OS process (so its resident memory is its
+ * own, read from /proc/<pid>/status), watched the whole time by a /health probe loop and an RSS
+ * sampler, with the checks every hostile answer must pass (a clear 4xx or a true record, never a
+ * 5xx), and the state checks afterwards (no stray blobs, no half-written events).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+import { expect } from 'vitest';
+import { allocatorEnv } from '../../src/core/allocator.js';
+import type { DatabaseTarget } from '../support/databases.js';
+import { freePort } from '../support/processes.js';
+import { client, registerAccount, type CallResult } from '../support/service.js';
+
+const repo = path.resolve(import.meta.dirname, '../..');
+
+/** The upload limit the hostile service runs with: "just over the limit" uploads stay small. */
+export const MAX_UPLOAD_BYTES = 8 * 1024 * 1024;
+/** The service's REST JSON body limit (JSON_BODY_LIMIT_BYTES' default). */
+export const JSON_BODY_LIMIT_BYTES = 64 * 1024;
+/** Resident memory the service may reach under every hostile input (issue 21, must-work 3). */
+export const RSS_LIMIT_BYTES = 1.5 * 1024 ** 3;
+
+export interface HostileService {
+  url: string;
+  dataDir: string;
+  child: ChildProcess;
+  call: ReturnType<typeof client>;
+  owner: Awaited<ReturnType<typeof registerAccount>>;
+  /** Events in the log: every event on PostgreSQL; on the embedded database (owned by the child), the owner's audit streams. */
+  eventCount(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export async function startHostileService(target: DatabaseTarget): Promise<HostileService> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pv-hostile-'));
+  const scratch = await target.scratchUrl();
+  const port = await freePort();
+  const log = fs.openSync(path.join(dataDir, 'service.log'), 'a');
+  const child = spawn(process.execPath, ['dist/main.js'], {
+    cwd: repo,
+    env: {
+      ...process.env,
+      ...allocatorEnv,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      DATABASE_URL: scratch.url ?? '',
+      EVENTSTORE_URL: '',
+      TEMPORAL_ADDRESS: '',
+      LOG_LEVEL: 'warn',
+      PASSWORD_HASH_COST: '10',
+      MAX_UPLOAD_BYTES: String(MAX_UPLOAD_BYTES),
+    },
+    stdio: ['ignore', log, log],
+  });
+  fs.closeSync(log);
+  const url = `http://127.0.0.1:${port}`;
+  let up = false;
+  for (let i = 0; i < 600 && !up && child.exitCode === null; i++) {
+    up = await fetch(`${url}/v1/public/health`).then((r) => r.ok, () => false);
+    if (!up) await new Promise((r) => setTimeout(r, 200));
+  }
+  if (!up) {
+    child.kill('SIGKILL');
+    throw new Error(`the service did not start: ${fs.readFileSync(path.join(dataDir, 'service.log'), 'utf8').slice(-2000)}`);
+  }
+  const call = client(url);
+  // A plan with room for every pair the suites send (the free plan's 5 would answer 402 instead).
+  const owner = await registerAccount(call, { plan: 'professional' });
+  const knex: Knex | undefined = scratch.url ? knexFactory({ client: 'pg', connection: scratch.url, pool: { min: 0, max: 1 } }) : undefined;
+  return {
+    url,
+    dataDir,
+    child,
+    call,
+    owner,
+    async eventCount() {
+      if (knex) {
+        const rows = await knex('events').count<{ count: string }[]>('* as count');
+        return Number(rows[0]?.count ?? 0);
+      }
+      let total = 0;
+      for (let offset = 0; ; offset += 100) {
+        const page = await call('GET', `/v1/audit/streams?offset=${offset}&size=100`, { token: owner.token });
+        if (page.status !== 200) throw new Error(`audit streams answered ${page.status}`);
+        total += page.body.items.reduce((n: number, s: { event_count: number }) => n + s.event_count, 0);
+        if (offset + 100 >= page.body.total) return total;
+      }
+    },
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        const exited = await Promise.race([new Promise((r) => child.once('exit', () => r(true))), new Promise((r) => setTimeout(() => r(false), 30_000))]);
+        if (!exited) child.kill('SIGKILL');
+      }
+      await knex?.destroy();
+      await scratch.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Health latencies: a baseline before the hostile phase, then a probe loop running throughout it. */
+export class HealthWatch {
+  private running = false;
+  private loop: Promise<void> | undefined;
+  readonly samples: number[] = [];
+  failures: string[] = [];
+
+  constructor(private readonly url: string) {}
+
+  private async probe(): Promise<number> {
+    const started = performance.now();
+    const response = await fetch(`${this.url}/v1/public/health`, { signal: AbortSignal.timeout(120_000) });
+    await response.arrayBuffer();
+    if (response.status !== 200) this.failures.push(`health answered ${response.status}`);
+    return performance.now() - started;
+  }
+
+  /** The slowest of `count` probes on the quiet service (this machine's own noise). */
+  async baseline(count = 20): Promise<number> {
+    const times: number[] = [];
+    for (let i = 0; i < count; i++) {
+      times.push(await this.probe());
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return Math.max(...times);
+  }
+
+  start(): void {
+    this.running = true;
+    this.loop = (async () => {
+      while (this.running) {
+        try {
+          this.samples.push(await this.probe());
+        } catch (error) {
+          this.failures.push(`health probe failed: ${String(error)}`);
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+  }
+
+  /** Stops the loop; the slowest probe of the hostile phase. */
+  async stop(): Promise<number> {
+    this.running = false;
+    await this.loop;
+    return Math.max(0, ...this.samples);
+  }
+}
+
+/** The child's resident memory, sampled from /proc every 200 ms; the peak kernel figure VmHWM is read too. */
+export class RssWatch {
+  private timer: NodeJS.Timeout | undefined;
+  peak = 0;
+
+  constructor(private readonly pid: number) {}
+
+  private read(field: 'VmRSS' | 'VmHWM'): number {
+    const status = fs.readFileSync(`/proc/${this.pid}/status`, 'utf8');
+    const kib = Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
+    return kib * 1024;
+  }
+
+  start(): void {
+    this.timer = setInterval(() => {
+      try {
+        this.peak = Math.max(this.peak, this.read('VmRSS'));
+      } catch {
+        // the process is gone: the suite's own checks say so
+      }
+    }, 200);
+  }
+
+  /** The highest resident size seen, or the kernel's high-water mark if a sample missed the peak. */
+  stop(): number {
+    clearInterval(this.timer);
+    try {
+      this.peak = Math.max(this.peak, this.read('VmHWM'));
+    } catch {
+      // gone
+    }
+    return this.peak;
+  }
+}
+
+/** The health probe limit: 1 s, or ten times the quiet service's slowest probe on a loaded machine. */
+export const healthLimitMs = (baselineMs: number) => Math.max(1000, 10 * baselineMs);
+
+/**
+ * A hostile request's answer: never a 5xx; a 4xx says what was wrong and what to do (the error
+ * envelope with error_code, message and suggestion, or the validation list of {loc, msg, type}).
+ */
+export function expectClearRefusalOrSuccess(what: string, res: CallResult): void {
+  expect(res.status, `${what}: ${JSON.stringify(res.body).slice(0, 300)}`).toBeLessThan(500);
+  if (res.status >= 400) expectClear4xx(what, res);
+}
+
+export function expectClear4xx(what: string, res: CallResult): void {
+  expect(res.status, `${what}: ${JSON.stringify(res.body).slice(0, 300)}`).toBeGreaterThanOrEqual(400);
+  expect(res.status, `${what}: ${JSON.stringify(res.body).slice(0, 300)}`).toBeLessThan(500);
+  const detail = res.body?.detail;
+  if (Array.isArray(detail)) {
+    expect(detail.length, what).toBeGreaterThan(0);
+    for (const issue of detail) expect(issue, what).toMatchObject({ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) });
+    return;
+  }
+  if (res.body?.jsonrpc === '2.0') {
+    // The MCP door answers in JSON-RPC: its error says what was wrong.
+    expect(res.body.error?.message, what).toEqual(expect.any(String));
+    return;
+  }
+  expect(detail, `${what}: ${JSON.stringify(res.body).slice(0, 300)}`).toMatchObject({ error_code: expect.any(String), message: expect.any(String), suggestion: expect.any(String) });
+}
+
+/** Every verification id of the owner (any status). */
+export async function verificationIds(s: HostileService): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for (let offset = 0; ; offset += 100) {
+    const page = await s.call('GET', `/v1/verifications/?offset=${offset}&size=100`, { token: s.owner.token });
+    if (page.status !== 200) throw new Error(`list answered ${page.status}: ${JSON.stringify(page.body)}`);
+    for (const item of page.body.items) ids.add(item.id);
+    if (page.body.items.length < 100) return ids;
+  }
+}
+
+/**
+ * Blobs on disk that no verification refers to: a verification's files live under
+ * blobs/verifications/<id>/, staging must be empty once every request has been answered.
+ */
+export async function strayBlobs(s: HostileService): Promise<string[]> {
+  const root = path.join(s.dataDir, 'blobs');
+  const ids = await verificationIds(s);
+  const stray: string[] = [];
+  for (const entry of fs.readdirSync(path.join(root, '.staging'))) stray.push(`.staging/${entry}`);
+  const verifications = path.join(root, 'verifications');
+  if (fs.existsSync(verifications)) for (const id of fs.readdirSync(verifications)) if (!ids.has(id)) stray.push(`verifications/${id}`);
+  return stray;
+}
+
+/** Polls a verification until it is completed or failed. */
+export async function terminal(s: HostileService, id: string): Promise<any> {
+  for (let i = 0; i < 1200; i++) {
+    const res = await s.call('GET', `/v1/verifications/${id}`, { token: s.owner.token });
+    if (res.status >= 500) throw new Error(`GET ${id} answered ${res.status}`);
+    if (res.body.status === 'completed' || res.body.status === 'failed') return res.body;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`verification ${id} did not finish within 5 minutes`);
+}
+
+/** Runs tasks `width` at a time. */
+export async function inParallel<T>(items: T[], width: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await task(items[next++]!);
+    }),
+  );
+}
