@@ -8,7 +8,7 @@ import { FileError } from '../../core/errors.js';
 import type { DecodedRaw, RawFormat } from '../types.js';
 import { compressionName, inspectContainer, minSensorBytesPerPixel, type ContainerProblem } from './container.js';
 import { withDngEncoding } from './dng-levels.js';
-import { DecodeTimeoutError, DecoderCrashError, rawDecoderPool, type RawDecoderPool } from './decoder-pool.js';
+import { decodeCpuBudgetMs, DecodeBudgetExceededError, DecoderCrashError, DecodeStalledError, rawDecoderPool, type DecodeLimits, type RawDecoderPool } from './decoder-pool.js';
 import { describeFile, detectRawFormat, supportedRawFormats, unsupportedRawError } from './format-detect.js';
 import { cameraMetadata, orientationFromFlip, type LibRawMeta } from './metadata.js';
 
@@ -17,8 +17,8 @@ export type RawDecodeOutcome =
   | { kind: 'unsupported_variant'; format: RawFormat; variant: string; details: Record<string, unknown> };
 
 export interface DecodeRawOptions {
-  /** Per-decode limit; the worker is killed when it is exceeded. Default: the pool's (30 s). */
-  timeoutMs?: number;
+  /** The watchdog's limits (decoder-pool.ts); default: the CPU budget sized by the file's bytes. */
+  limits?: Partial<DecodeLimits>;
   /** Defaults to the process-wide pool (see configureRawDecoders / shutdownRawDecoders). */
   pool?: RawDecoderPool;
 }
@@ -141,9 +141,11 @@ export async function decodeSensorData(
     output = await pool.run(async (libraw) => {
       const value = await runLibRaw(libraw, bytes, linear);
       return { value, reusable: value !== undefined && value.unpackError === undefined && (value.frame ?? value.linear) !== undefined };
-    }, options.timeoutMs);
+    }, { cpuBudgetMs: decodeCpuBudgetMs(bytes.length), ...options.limits });
   } catch (error) {
-    throw decoderError(format, error);
+    // A stalled decoder says nothing about the file: it stays a service fault (retried upstream).
+    if (error instanceof DecodeStalledError) throw error;
+    throw decoderError(format, error, bytes.length);
   }
   if (!output) {
     throw new FileError('CORRUPT_FILE', `This ${format} file cannot be analysed: the decoder found no image dimensions in it.`, {
@@ -203,11 +205,14 @@ export async function decodeSensorData(
   };
 }
 
-function decoderError(format: string, error: unknown): FileError {
-  if (error instanceof DecodeTimeoutError) {
-    return new FileError('CORRUPT_FILE', `This ${format} file cannot be analysed: decoding did not finish within ${error.timeoutMs} ms, so the file is most likely corrupt.`, {
-      suggestion: 'Upload the original RAW file again.',
-      details: { format, timeoutMs: error.timeoutMs },
+function decoderError(format: string, error: unknown, fileBytes: number): FileError {
+  if (error instanceof DecodeBudgetExceededError) {
+    // The evidence: the decoder itself worked for its whole budget (dozens of times what a genuine
+    // file of this size needs), whatever the machine's load; time spent waiting does not count.
+    const seconds = (error.cpuMs / 1000).toFixed(1);
+    return new FileError('CORRUPT_FILE', `This ${format} file cannot be analysed: the RAW decoder worked on it for ${seconds} s of processor time without finishing, far longer than a ${(fileBytes / 1_000_000).toFixed(1)} MB file needs, so its data keeps the decoder from completing.`, {
+      suggestion: 'The file is damaged or not as the camera wrote it; upload the original RAW file.',
+      details: { format, decoderCpuMs: error.cpuMs, cpuBudgetMs: error.cpuBudgetMs, fileBytes },
       cause: error,
     });
   }

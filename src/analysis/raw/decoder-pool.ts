@@ -1,27 +1,61 @@
 /**
  * A small, bounded pool of libraw-wasm instances. Each instance is a worker thread holding a
  * ~256 MB wasm heap, so the pool is kept small (default 1 on a 2-core box) and instances are
- * disposed when idle, on timeout and on any worker failure. Idle workers are unref'd, so a
- * process that forgets `shutdownRawDecoders()` still exits.
+ * disposed when idle, on a watchdog verdict and on any worker failure. Idle workers are unref'd,
+ * so a process that forgets `shutdownRawDecoders()` still exits.
+ *
+ * The watchdog judges a decode by the decoder thread's own processor time, not by the clock
+ * (D-number in docs/decisions.md: "decoder watchdog"): on a busy machine a decode waits for a
+ * core and takes long on the clock while doing no more work, and that is the service's fault,
+ * never the file's. Only a decoder that spent its whole CPU budget is evidence against the file.
  */
 import { availableParallelism } from 'node:os';
 import type LibRaw from 'libraw-wasm';
 import { installWorkerShim } from './worker-shim.js';
 
-export interface RawDecoderPoolOptions {
+export interface DecodeLimits {
+  /** Processor time the decoder thread may use for one decode; more is evidence the file makes it loop. */
+  cpuBudgetMs: number;
+  /** The decoder thread used no processor time for this long: stuck (a lost message), a service fault. */
+  stallMs: number;
+  /** Where processor time cannot be read (no /proc): a decode not finished on the clock within this is a service fault. */
+  wallLimitMs: number;
+}
+
+export interface RawDecoderPoolOptions extends Partial<DecodeLimits> {
   /** Concurrent decoders (worker threads). Default: 1, or 2 with 4+ cores. */
   size?: number;
-  /** A decode that takes longer is abandoned and its worker killed. Default 30 s. */
-  timeoutMs?: number;
   /** Idle instances are disposed after this long. Default 5 s. */
   idleMs?: number;
 }
 
-/** Thrown when a decode exceeded the time limit; the worker has been terminated. */
-export class DecodeTimeoutError extends Error {
-  constructor(readonly timeoutMs: number) {
-    super(`RAW decode did not finish within ${timeoutMs} ms`);
-    this.name = 'DecodeTimeoutError';
+/**
+ * The decoder spent its whole CPU budget without finishing: the file keeps it busy (a hostile or
+ * damaged RAW). A verdict on the file; the worker has been terminated.
+ */
+export class DecodeBudgetExceededError extends Error {
+  constructor(
+    readonly cpuMs: number,
+    readonly cpuBudgetMs: number,
+  ) {
+    super(`RAW decode used ${cpuMs} ms of processor time without finishing (budget ${cpuBudgetMs} ms)`);
+    this.name = 'DecodeBudgetExceededError';
+  }
+}
+
+/**
+ * The decode made no progress for reasons that say nothing about the file (the decoder thread
+ * got no processor time, or cannot be measured and the clock ran out): a service fault, worth
+ * retrying on a fresh worker. The worker has been terminated.
+ */
+export class DecodeStalledError extends Error {
+  readonly serviceFault = true;
+  constructor(
+    message: string,
+    readonly waitedMs: number,
+  ) {
+    super(message);
+    this.name = 'DecodeStalledError';
   }
 }
 
@@ -33,8 +67,21 @@ export class DecoderCrashError extends Error {
   }
 }
 
+/**
+ * A decode's CPU budget sized by its work: the file's bytes stand for its pixels (1-2 bytes per
+ * pixel in every supported format). A 7.5 MB Canon 30D CR2 decodes in ~0.5 s of CPU; its budget
+ * is 35 s, 70 times that, so only a decoder that loops is stopped by it.
+ */
+export function decodeCpuBudgetMs(fileBytes: number): number {
+  return 20_000 + Math.ceil((fileBytes / 1_000_000) * 2_000);
+}
+
+export const defaultStallMs = 60_000;
+export const defaultWallLimitMs = 180_000;
+
 interface ShimWorker {
   onerror: ((event: { message: string }) => void) | null;
+  cpuTimeMs(): number | undefined;
   ref(): void;
   unref(): void;
 }
@@ -60,7 +107,8 @@ function workerOf(instance: LibRaw): ShimWorker {
 
 export class RawDecoderPool {
   readonly size: number;
-  readonly timeoutMs: number;
+  /** Limits for jobs that do not give their own; `cpuBudgetMs` undefined: sized per file by decode.ts. */
+  readonly limits: Partial<DecodeLimits>;
   readonly idleMs: number;
   private readonly idle: Slot[] = [];
   private busy = 0;
@@ -69,7 +117,7 @@ export class RawDecoderPool {
 
   constructor(options: RawDecoderPoolOptions = {}) {
     this.size = options.size ?? (availableParallelism() >= 4 ? 2 : 1);
-    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.limits = { cpuBudgetMs: options.cpuBudgetMs, stallMs: options.stallMs, wallLimitMs: options.wallLimitMs };
     this.idleMs = options.idleMs ?? 5_000;
     if (!Number.isInteger(this.size) || this.size < 1) {
       throw new RangeError(`RawDecoderPool size must be an integer >= 1, got ${String(options.size)}`);
@@ -79,9 +127,11 @@ export class RawDecoderPool {
   /**
    * Runs `job` on a LibRaw instance. The instance is reused afterwards only if the job says so
    * (a clean decode): after a failed unpack LibRaw can be left in a state where the next open()
-   * never answers (seen after a CR3 stub), and on timeout or worker failure it is disposed too.
+   * never answers (seen after a CR3 stub), and after a watchdog verdict or worker failure it is
+   * disposed too. The pool's own limits override the job's (tests force a verdict with them).
+   * The watchdog starts when the job does: time queued for a decoder does not count.
    */
-  async run<T>(job: (libraw: LibRaw) => Promise<{ value: T; reusable: boolean }>, timeoutMs = this.timeoutMs): Promise<T> {
+  async run<T>(job: (libraw: LibRaw) => Promise<{ value: T; reusable: boolean }>, limits: Partial<DecodeLimits> = {}): Promise<T> {
     if (this.closed) throw new Error('RawDecoderPool is shut down');
     await this.reserve();
     let slot: Slot | undefined;
@@ -91,7 +141,11 @@ export class RawDecoderPool {
       clearTimeout(slot.idleTimer);
       const worker = workerOf(slot.instance);
       worker.ref();
-      const { value, reusable } = await withWatchdog(job(slot.instance), worker, timeoutMs);
+      const { value, reusable } = await withWatchdog(job(slot.instance), worker, {
+        cpuBudgetMs: this.limits.cpuBudgetMs ?? limits.cpuBudgetMs ?? decodeCpuBudgetMs(0),
+        stallMs: this.limits.stallMs ?? limits.stallMs ?? defaultStallMs,
+        wallLimitMs: this.limits.wallLimitMs ?? limits.wallLimitMs ?? defaultWallLimitMs,
+      });
       healthy = reusable;
       return value;
     } finally {
@@ -138,12 +192,42 @@ export class RawDecoderPool {
   }
 }
 
-function withWatchdog<T>(work: Promise<T>, worker: ShimWorker, timeoutMs: number): Promise<T> {
+/**
+ * Races `work` against the decoder thread's processor time (sampled a few times per limit, at
+ * least once a second): over budget is a verdict on the file, no progress for `stallMs` a
+ * service fault; where processor time cannot be read, only the clock's `wallLimitMs` applies,
+ * and it is a service fault too (nothing is known about the file).
+ */
+function withWatchdog<T>(work: Promise<T>, worker: ShimWorker, limits: DecodeLimits): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new DecodeTimeoutError(timeoutMs)), timeoutMs);
+    const startedAt = Date.now();
+    const cpuAtStart = worker.cpuTimeMs();
+    let lastCpu = cpuAtStart;
+    let progressAt = startedAt;
+    const sampleMs = Math.max(5, Math.min(1_000, Math.min(limits.cpuBudgetMs, limits.stallMs, limits.wallLimitMs) / 4));
+    const check = () => {
+      const now = Date.now();
+      const cpu = worker.cpuTimeMs();
+      if (cpu === undefined) {
+        // The thread may not have written its id yet; without /proc it never will.
+        if (now - startedAt >= limits.wallLimitMs) {
+          reject(new DecodeStalledError(`RAW decode did not finish within ${limits.wallLimitMs} ms and its processor time cannot be measured`, now - startedAt));
+        }
+        return;
+      }
+      const used = cpu - (cpuAtStart ?? 0);
+      if (used >= limits.cpuBudgetMs) return reject(new DecodeBudgetExceededError(used, limits.cpuBudgetMs));
+      if (lastCpu === undefined || cpu > lastCpu) {
+        lastCpu = cpu;
+        progressAt = now;
+      } else if (now - progressAt >= limits.stallMs) {
+        reject(new DecodeStalledError(`RAW decoder made no progress for ${now - progressAt} ms`, now - progressAt));
+      }
+    };
+    const timer = setInterval(check, sampleMs);
     worker.onerror = (event) => reject(new DecoderCrashError(`RAW decoder worker failed: ${event.message}`));
     work.then(resolve, reject).finally(() => {
-      clearTimeout(timer);
+      clearInterval(timer);
       worker.onerror = null;
     });
   });

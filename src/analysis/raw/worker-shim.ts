@@ -6,6 +6,7 @@
  * ('em-pthread' marks a pthread), and a `fetch` that can read the `file:` URL of libraw.wasm.
  */
 import { Worker as ThreadWorker } from 'node:worker_threads';
+import { threadCpuMs } from './thread-cpu.js';
 
 /**
  * Runs inside each thread before the worker module loads. Messages that arrive while the module
@@ -17,6 +18,11 @@ const { parentPort, workerData } = require('node:worker_threads');
 const { readFile } = require('node:fs/promises');
 const { fileURLToPath } = require('node:url');
 const g = globalThis;
+// The thread's kernel id, so the parent can read its CPU time from /proc (thread-cpu.ts).
+try {
+  const link = require('node:fs').readlinkSync('/proc/thread-self');
+  Atomics.store(workerData.tid, 0, Number(link.split('/').pop()) || 0);
+} catch {}
 g.self = g;
 g.name = workerData.name;
 g.WorkerGlobalScope = class WorkerGlobalScope {};
@@ -57,11 +63,13 @@ class NodeWebWorker {
   onmessage: MessageHandler | null = null;
   onerror: ErrorHandler | null = null;
   private readonly thread: ThreadWorker;
+  /** Written by the thread as it starts: its kernel thread id (0 until then, or where there is no /proc). */
+  private readonly tid = new Int32Array(new SharedArrayBuffer(4));
 
   constructor(url: string | URL, options: { name?: string } = {}) {
     this.thread = new ThreadWorker(bootstrap, {
       eval: true,
-      workerData: { url: String(url instanceof URL ? url.href : url), name: options.name ?? '' },
+      workerData: { url: String(url instanceof URL ? url.href : url), name: options.name ?? '', tid: this.tid },
     });
     this.thread.on('message', (data: unknown) => this.onmessage?.({ data }));
     this.thread.on('error', (error: Error) =>
@@ -71,6 +79,15 @@ class NodeWebWorker {
 
   postMessage(data: unknown, transfer?: readonly unknown[]): void {
     this.thread.postMessage(data, (transfer ?? []) as never);
+  }
+
+  /**
+   * Processor time this thread has used, in ms; undefined where it cannot be read (no /proc,
+   * or the thread has not started yet). The decoder's watchdog judges a decode by it.
+   */
+  cpuTimeMs(): number | undefined {
+    const tid = Atomics.load(this.tid, 0);
+    return tid > 0 ? threadCpuMs(tid) : undefined;
   }
 
   terminate(): void {

@@ -13,7 +13,7 @@ export const usageEvents = {
       metered_at: z.iso.datetime(),
     }),
   ),
-  /** A reservation whose verification was never queued (the upload failed after metering). */
+  /** A reservation given back: its verification was never queued (the upload failed after metering), or failed by a service fault. */
   MeteringReleased: defineEvent('MeteringReleased', z.object({ verification_id: z.uuid(), released_at: z.iso.datetime() })),
 } as const;
 export type UsageEvent = EventOf<typeof usageEvents>;

@@ -1,6 +1,7 @@
 import type { CommandContext } from '../../core/decider.js';
 import { runCommand } from '../../core/decider.js';
 import type { AppDeps } from '../../core/deps.js';
+import type { EventStore } from '../../core/event-store.js';
 import { findAccount } from '../accounts/queries.js';
 import { usageDecider, usageStream } from './decider.js';
 import { monthOf } from './plans.js';
@@ -41,4 +42,16 @@ export async function meterVerification(deps: AppDeps, accountId: string, verifi
 export async function releaseMetering(deps: AppDeps, accountId: string, verificationId: string, context: CommandContext): Promise<void> {
   const stream = usageStream(accountId, monthOf(context.now));
   await deps.streamLocks.run(stream, () => runCommand(deps.store, stream, usageDecider, { type: 'Release', verification_id: verificationId, now: deps.now() }, context));
+}
+
+/**
+ * Releases a queued verification's metering because it failed by the service's fault (a stalled
+ * decoder, the deadline, an outage), not by its files: such a failure is not metered (DESIGN.md
+ * robustness rules; D-number "timeouts under load"). `month` is the month it was metered in (its
+ * queueing). Idempotent: nothing metered, or released already, appends nothing. Re-decides on
+ * a version conflict (runCommand), so it needs no lock of this process's.
+ */
+export async function refundMetering(store: EventStore, input: { accountId: string; verificationId: string; month: string }, context: CommandContext): Promise<boolean> {
+  const outcome = await runCommand(store, usageStream(input.accountId, input.month), usageDecider, { type: 'Release', verification_id: input.verificationId, now: context.now }, context);
+  return outcome.events.length > 0;
 }

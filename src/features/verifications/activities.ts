@@ -17,9 +17,11 @@ import { signVerifiedImage } from '../../provenance/sign.js';
 import type { SignerConfig } from '../../provenance/signer-config.js';
 import { makeThumbnail } from '../../provenance/thumbnail.js';
 import type { TrustAnchors } from '../../provenance/trust.js';
-import type { AnalysisPool } from './analysis-pool.js';
+import { AnalysisServiceFault, type AnalysisPool } from './analysis-pool.js';
 import { ActivityError, type ActivityContext, type ActivityImplementations } from '../../core/workflow.js';
-import { REJECTED, STEP_FAILED, type VerificationWorkflowActivities } from './workflow.js';
+import { refundMetering } from '../usage/metering.js';
+import { monthOf } from '../usage/plans.js';
+import { GENERIC_REASON, isServiceFaultReason, REJECTED, SERVICE_FAULT, SERVICE_FAULT_REASON, STEP_FAILED, type VerificationWorkflowActivities } from './workflow.js';
 
 export interface ActivityDeps {
   store: EventStore;
@@ -62,8 +64,28 @@ export function createVerificationActivities(deps: ActivityDeps) {
     return { kind, blob_key: key, content_type: contentType, sha256: stored.sha256 };
   }
 
+  /**
+   * A pair that failed by the service's fault is not metered: its metering is released. Called
+   * after the failure is recorded, and again by the workflow's first step (a run resumed after a
+   * crash between the two finds the verification failed and releases it then).
+   */
+  async function refundServiceFault(id: string, state: VerificationState): Promise<void> {
+    if (state.status !== 'failed' || state.mode !== 'raw_pair' || !state.accountId || !state.queuedAt || !isServiceFaultReason(state.failureReason)) return;
+    const ctx = systemContext(contextDeps, { actor: { type: 'system', id: 'verification-workflow' }, correlationId: id, accountId: state.accountId });
+    if (await refundMetering(deps.store, { accountId: state.accountId, verificationId: id, month: monthOf(state.queuedAt) }, ctx)) {
+      deps.log.info({ verification: id }, 'metering released: the verification failed by a service fault');
+    }
+  }
+
   return {
     load: async (id: string): Promise<VerificationState> => (await load(id)).state,
+
+    /** The state a run starts from; a service fault's metering still held (a crash after `fail`) is released first. */
+    async snapshot(id: string): Promise<VerificationState> {
+      const { state } = await load(id);
+      await refundServiceFault(id, state);
+      return state;
+    },
 
     async start(id: string): Promise<VerificationState> {
       const from = await load(id);
@@ -180,8 +202,10 @@ export function createVerificationActivities(deps: ActivityDeps) {
       await record(id, { type: 'Complete', renditions: [], now: deps.now() }, accountId);
     },
 
+    /** Records the failure; a service fault's metering is then released (a failure by the files stays metered). */
     async fail(id: string, accountId: string | null, reason: string): Promise<void> {
-      await record(id, { type: 'Fail', reason, now: deps.now() }, accountId);
+      const { state } = await record(id, { type: 'Fail', reason, now: deps.now() }, accountId);
+      await refundServiceFault(id, state);
     },
   };
 }
@@ -191,9 +215,10 @@ export type VerificationActivities = ReturnType<typeof createVerificationActivit
 /**
  * The verification workflow's activities (./workflow.ts) over the steps, for both engines:
  * JSON-safe values only, and errors named for the retry policy: an AppError (the user's file,
- * our rule) becomes a non-retryable `VerificationRejected` carrying the user-facing reason;
- * anything else is logged and becomes a retryable `VerificationStepFailed` with the generic
- * reason (its details keep the cause).
+ * our rule) becomes a non-retryable `VerificationRejected` carrying the user-facing reason; an
+ * `AnalysisServiceFault` (a stalled decoder: the service's fault, not the file's) a retryable
+ * `VerificationServiceFault`; anything else is logged and becomes a retryable
+ * `VerificationStepFailed` with the generic reason (its details keep the cause).
  */
 export function createVerificationWorkflowActivities(steps: VerificationActivities, log: Logger): ActivityImplementations<VerificationWorkflowActivities> {
   async function guard<T>(step: string, id: string, context: ActivityContext, work: () => Promise<T>): Promise<T> {
@@ -202,6 +227,10 @@ export function createVerificationWorkflowActivities(steps: VerificationActiviti
     } catch (error) {
       if (context.signal.aborted) throw error; // stopped on purpose (deadline, timeout): nothing to report
       if (error instanceof AppError) throw new ActivityError(REJECTED, failureReason(error), { nonRetryable: true, details: [error.code] });
+      if (error instanceof AnalysisServiceFault) {
+        log.warn({ err: error, verification: id, step, attempt: context.attempt }, 'verification step could not finish (service fault); retrying');
+        throw new ActivityError(SERVICE_FAULT, SERVICE_FAULT_REASON, { details: [error.message], cause: error });
+      }
       log.error({ err: error, verification: id, step, attempt: context.attempt }, 'verification step failed');
       throw new ActivityError(STEP_FAILED, failureReason(error), { details: [(error as Error)?.message ?? String(error)], cause: error });
     }
@@ -210,7 +239,7 @@ export function createVerificationWorkflowActivities(steps: VerificationActiviti
   return {
     snapshot: (context, id) =>
       guard('snapshot', id, context, async () => {
-        const state = await steps.load(id);
+        const state = await steps.snapshot(id);
         return { status: state.status, accountId: state.accountId ?? null, deadlineAt: (state.queuedAt?.getTime() ?? 0) + VERIFICATION_DEADLINE_MS };
       }),
     start: (context, id) => guard('start', id, context, async () => void (await steps.start(id))),
@@ -224,7 +253,7 @@ export function createVerificationWorkflowActivities(steps: VerificationActiviti
 
 /** The message a user sees for a failure: ours verbatim, anything unexpected generic. */
 export function failureReason(error: unknown): string {
-  return error instanceof AppError ? error.message : 'The analysis failed unexpectedly; the incident was logged.';
+  return error instanceof AppError ? error.message : GENERIC_REASON;
 }
 
 type BadgeMetadata = { exposureTime?: number; fNumber?: number; iso?: number };

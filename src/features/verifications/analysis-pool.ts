@@ -4,6 +4,15 @@ import { AppError } from '../../core/errors.js';
 import type { AnalysisJob, AnalysisReply } from './analysis-thread.js';
 
 /**
+ * The analysis could not finish for a reason of the service's (a decoder that made no progress
+ * on a busy machine), not of the files: retried by the workflow, and if it persists the
+ * verification fails as a service fault, unmetered (D-number "timeouts under load").
+ */
+export class AnalysisServiceFault extends Error {
+  override readonly name = 'AnalysisServiceFault';
+}
+
+/**
  * Runs pair analyses in worker threads, one job per thread at a time. Threads start on
  * demand, are reused, and are terminated on close. A thread that dies fails only its own job.
  * A job whose signal aborts (the workflow's deadline passed) stops at once: a waiting job
@@ -66,7 +75,7 @@ export class AnalysisPool {
         const { code, message, suggestion, details } = reply.appError;
         throw new AppError(code, message, { suggestion, details });
       }
-      throw new Error(reply.message);
+      throw reply.serviceFault ? new AnalysisServiceFault(reply.message) : new Error(reply.message);
     } catch (error) {
       // No answer (the thread died, or the job was aborted mid-analysis): the thread goes.
       if (!answered) this.discard(worker);

@@ -13,7 +13,13 @@ export interface AnalysisJob {
 
 export type AnalysisReply =
   | { ok: true; analysis: Awaited<ReturnType<typeof analyzePair>> }
-  | { ok: false; appError?: { code: AppError['code']; message: string; suggestion?: string; details?: Record<string, unknown> }; message: string };
+  | {
+      ok: false;
+      appError?: { code: AppError['code']; message: string; suggestion?: string; details?: Record<string, unknown> };
+      /** The service, not the file, kept the analysis from finishing (a stalled decoder): worth retrying. */
+      serviceFault?: boolean;
+      message: string;
+    };
 
 parentPort?.on('message', async (job: AnalysisJob) => {
   let reply: AnalysisReply;
@@ -23,7 +29,7 @@ parentPort?.on('message', async (job: AnalysisJob) => {
     reply =
       error instanceof AppError
         ? { ok: false, appError: { code: error.code, message: error.message, suggestion: error.suggestion, details: error.details }, message: error.message }
-        : { ok: false, message: (error as Error)?.stack ?? String(error) };
+        : { ok: false, message: (error as Error)?.stack ?? String(error), ...((error as { serviceFault?: unknown })?.serviceFault === true ? { serviceFault: true } : {}) };
   }
   parentPort!.postMessage(reply);
 });

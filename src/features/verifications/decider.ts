@@ -45,6 +45,8 @@ export interface VerificationState {
   analyses: Set<string>;
   graded?: GradeData;
   renditions: Map<string, string>;
+  /** Set once failed: the workflow's fail step releases the metering of a service fault by it. */
+  failureReason?: string;
 }
 
 const terminal = (state: VerificationState) => state.status === 'completed' || state.status === 'failed' || state.status === 'deleted';
@@ -103,7 +105,7 @@ export const verificationDecider: Decider<VerificationState, VerificationCommand
       case 'VerificationCompleted':
         return { ...state, status: 'completed' };
       case 'VerificationFailed':
-        return { ...state, status: 'failed' };
+        return { ...state, status: 'failed', failureReason: event.data.failure_reason };
       case 'VerificationClaimed':
         return { ...state, accountId: event.data.new_owner_account_id, anonymous: false };
       case 'VerificationDeleted':

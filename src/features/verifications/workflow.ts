@@ -15,8 +15,24 @@ export const VERIFICATION_WORKFLOW_TYPE = 'verification';
 /** ActivityError types the verification activities throw. */
 export const REJECTED = 'VerificationRejected'; // a business failure: the reason is the message, never retried
 export const STEP_FAILED = 'VerificationStepFailed'; // unexpected: retried, then fails the verification generically
+export const SERVICE_FAULT = 'VerificationServiceFault'; // the service could not finish (a stalled decoder): retried, then a service fault
 
 export const DEADLINE_REASON = 'The verification did not complete within 10 minutes.';
+/** The reason of an unexpected failure (a bug, an outage that outlasted the retries). */
+export const GENERIC_REASON = 'The analysis failed unexpectedly; the incident was logged. It was not counted against your quota; you may upload the pair again.';
+/** A service fault, in words that do not blame the file (DESIGN.md robustness rule on timeouts). */
+export const SERVICE_FAULT_REASON =
+  'The service could not finish analysing this pair (it was too busy); this is not a problem with your files. The verification was not counted against your quota; upload the pair again to retry.';
+
+/**
+ * Whether a failure_reason is the service's fault rather than the files': every reason but a
+ * rejection's (`VerificationRejected`, the user's file or our rule). A verification that failed
+ * so is not metered (its metering is released, D-number "timeouts under load"). Null: the
+ * generic reason the activity supplies.
+ */
+export function isServiceFaultReason(reason: string | null | undefined): boolean {
+  return reason == null || reason === DEADLINE_REASON || reason === SERVICE_FAULT_REASON || reason === GENERIC_REASON;
+}
 
 /** What the workflow needs to know before it starts; plain JSON. */
 export interface VerificationSnapshot {
@@ -45,7 +61,7 @@ export type VerificationWorkflowInput = Record<string, never>;
 export type VerificationOutcome = 'completed' | 'failed' | 'already_finished';
 
 /**
- * Transient errors (database, blob store, a dying worker) are retried with backoff; business
+ * Transient errors (database, blob store, a dying worker, a stalled decoder) are retried with backoff; business
  * failures (`VerificationRejected`) never are. Every step is idempotent in the decider, so a
  * retry after a partial attempt records nothing twice.
  */
@@ -109,5 +125,6 @@ export const verificationWorkflow: WorkflowDefinition<VerificationWorkflowInput,
 function reasonFor(error: unknown): string | null {
   if (isDeadlineExceeded(error)) return DEADLINE_REASON;
   if (error instanceof ActivityFailed && error.type === REJECTED) return error.message;
+  if (error instanceof ActivityFailed && error.type === SERVICE_FAULT) return SERVICE_FAULT_REASON;
   return null;
 }

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileError } from '../../../src/core/errors.js';
 import { decodeRaw, RawDecoderPool, shutdownRawDecoders } from '../../../src/analysis/raw/index.js';
+import { DecodeStalledError } from '../../../src/analysis/raw/decoder-pool.js';
 import { canon30d, canon6dDng, fixture } from './fixtures.js';
 
 afterAll(() => shutdownRawDecoders());
@@ -155,12 +156,12 @@ describe('decodeRaw: files without usable sensor data get a specific error', () 
       (e: unknown) => e,
     );
     expect(outcome).toBeInstanceOf(FileError);
-    // No stopwatch: the decoder pool's 30 s watchdog ends any decode, so a hang fails this test
-    // by its timeout, set well above the watchdog so a busy machine is not taken for a hang.
+    // No stopwatch: the decoder pool's watchdog (a CPU budget for the file's size) ends any decode,
+    // so a hang fails this test by its timeout, set well above the budget for a busy machine.
   }, 120_000);
 
-  it('a decode that exceeds its time limit is killed and reported as a corrupt file', async () => {
-    const pool = new RawDecoderPool({ size: 1, timeoutMs: 1 });
+  it('a decoder that uses up its CPU budget is killed, and the file is called corrupt with that evidence', async () => {
+    const pool = new RawDecoderPool({ size: 1, cpuBudgetMs: 1 });
     const error = await decodeRaw(fixture(canon30d), { pool }).then(
       () => undefined,
       (e: unknown) => e,
@@ -168,6 +169,21 @@ describe('decodeRaw: files without usable sensor data get a specific error', () 
     pool.shutdown();
     expect(error).toBeInstanceOf(FileError);
     expect((error as FileError).code).toBe('CORRUPT_FILE');
-    expect((error as FileError).message).toMatch(/did not finish within 1 ms/);
+    expect((error as FileError).message).toMatch(/worked on it for [\d.]+ s of processor time without finishing/);
+    expect((error as FileError).details).toMatchObject({ cpuBudgetMs: 1 });
+  });
+
+  it('a decoder that makes no progress is a service fault (retryable), not a verdict on the file', async () => {
+    const pool = new RawDecoderPool({ size: 1, stallMs: 300 });
+    // The job waits for ever: the decoder thread starts, then uses no processor time.
+    const error = await pool.run(() => new Promise<never>(() => {})).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    pool.shutdown();
+    expect(error).toBeInstanceOf(DecodeStalledError);
+    expect(error).not.toBeInstanceOf(FileError);
+    expect((error as DecodeStalledError).serviceFault).toBe(true);
+    expect((error as Error).message).not.toMatch(/corrupt/i);
   });
 });
