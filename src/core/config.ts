@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -13,9 +14,45 @@ const optionalString = z
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
+/** express's named subnets for "trust proxy". */
+const NAMED_SUBNETS = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** An address, a CIDR (address/prefix length) or a named subnet, as express's "trust proxy" accepts them. */
+function isProxyAddress(item: string): boolean {
+  if (NAMED_SUBNETS.has(item)) return true;
+  const [address, prefix, ...rest] = item.split('/');
+  const family = net.isIP(address ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
+/**
+ * Which proxies may tell the client's address in X-Forwarded-For (express's "trust proxy").
+ * Unset or "false": none, the socket's peer is the client. A whole number: that many hops.
+ * Otherwise a comma-separated list of addresses, CIDRs and loopback, linklocal, uniquelocal.
+ */
+const trustProxy = optionalString.pipe(
+  z
+    .string()
+    .optional()
+    .transform((value, context): boolean | number | string => {
+      if (value === undefined || value === 'false') return false;
+      if (value === 'true') return true;
+      if (/^\d+$/.test(value)) return Number(value);
+      const items = value.split(',').map((item) => item.trim());
+      const invalid = items.filter((item) => !isProxyAddress(item));
+      if (invalid.length > 0) {
+        context.addIssue({ code: 'custom', message: `not a proxy address, CIDR or loopback/linklocal/uniquelocal: ${invalid.join(', ')}` });
+        return z.NEVER;
+      }
+      return items.join(',');
+    }),
+);
+
 const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('0.0.0.0'),
+  TRUST_PROXY: trustProxy,
   DATA_DIR: z.string().min(1).default('./data'),
   PUBLIC_BASE_URL: optionalString.pipe(z.url().optional()),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -94,6 +131,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 export const configDocumentation: Record<keyof z.infer<typeof configSchema>, string> = {
   PORT: 'HTTP port the service listens on.',
   HOST: 'Interface to bind.',
+  TRUST_PROXY: 'Which proxies in front of the service may name the client in X-Forwarded-For (client addresses drive the login and keyless MCP limits): a hop count, or a comma-separated list of addresses, CIDRs and loopback, linklocal, uniquelocal (as express\'s "trust proxy"). Unset or false: none, the connecting peer is the client.',
   DATA_DIR: 'Directory for all embedded state: PGlite database, blobs, generated secrets and development keys.',
   PUBLIC_BASE_URL: 'Externally visible base URL, used in links (share URLs, signed URLs). Defaults to http://localhost:PORT.',
   LOG_LEVEL: 'pino log level.',

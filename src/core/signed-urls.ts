@@ -1,5 +1,18 @@
 import crypto from 'node:crypto';
 
+/** Where a signed URL carries its signature (the one part that makes it a credential). */
+const SIGNATURE_PARAM = 'sig';
+const SIGNATURE_IN_URL = new RegExp(`([?&]${SIGNATURE_PARAM}=)[^&#]*`, 'g');
+
+/** A URL (or path with query) as it may be logged: a pre-signed URL's signature replaced by "[redacted]". */
+export const withoutUrlSignature = (url: string): string => url.replace(SIGNATURE_IN_URL, '$1[redacted]');
+
+/** A parsed query as it may be logged (see withoutUrlSignature). */
+export function withoutSignatureParam<Q>(query: Q): Q {
+  if (!query || typeof query !== 'object' || !(SIGNATURE_PARAM in query)) return query;
+  return { ...query, [SIGNATURE_PARAM]: '[redacted]' };
+}
+
 /**
  * Pre-signed URLs for blobs served by the app: `/blobs/<base64url key>?exp=<unix s>&ct=<type>&sig=<hmac>`.
  * The signature covers key, expiry and content type, so none can be changed.
@@ -31,7 +44,7 @@ export class UrlSigner {
   sign(key: string, options: { now: Date; ttlSeconds: number; contentType: string }): string {
     const exp = Math.floor(options.now.getTime() / 1000) + options.ttlSeconds;
     const sig = this.mac(key, exp, options.contentType);
-    const query = new URLSearchParams({ exp: String(exp), ct: options.contentType, sig });
+    const query = new URLSearchParams({ exp: String(exp), ct: options.contentType, [SIGNATURE_PARAM]: sig });
     // The key travels base64url-encoded: one path segment, whatever it contains.
     return `${this.baseUrl}/blobs/${Buffer.from(key).toString('base64url')}?${query.toString()}`;
   }

@@ -8,7 +8,8 @@ import { bindRoute, documentRoute } from './route.js';
 import { errorMiddleware, notFoundHandler } from './error-middleware.js';
 import { buildDocument, createRegistry } from './openapi.js';
 import { documentMcp, mountMcp } from './mcp-endpoint.js';
-import { withoutLinkTokensInRequest } from '../../features/sharing/tokens.js';
+import { requestForLog, responseForLog } from './log-redaction.js';
+import { restJsonParser } from './json-limits.js';
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
 
 /** The REST door: every module's routes, bound to express and documented in /openapi.json. */
@@ -19,7 +20,8 @@ export function createApp(
 ): { app: Express } {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  // X-Forwarded-For names the client only when it comes from a configured proxy (TRUST_PROXY).
+  app.set('trust proxy', deps.config.TRUST_PROXY);
   app.set('query parser', 'simple');
 
   app.use(
@@ -33,14 +35,14 @@ export function createApp(
         return id;
       },
       redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'],
-      // Share links carry their token (and an invitee's proof) in the URL: never logged.
-      serializers: { req: withoutLinkTokensInRequest },
+      // Share links, pre-signed downloads and uploads carry their credential in the URL: never logged.
+      serializers: { req: requestForLog, res: responseForLog },
       customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     }),
   );
   // Before the REST JSON parser: MCP bodies may carry inline files (their own, larger limit).
   mountMcp(app, deps, modules.flatMap((m) => m.tools?.(deps) ?? []));
-  app.use(express.json({ limit: deps.config.JSON_BODY_LIMIT_BYTES, strict: true, type: ['application/json', 'application/*+json'] }));
+  app.use(restJsonParser(deps.config.JSON_BODY_LIMIT_BYTES));
 
   const registry = createRegistry();
   documentMcp(registry);

@@ -8,7 +8,9 @@ import { RequestValidationError } from '../../core/validation.js';
  *   AppError            -> its code's status in the catalogue (derived from the module list), {"detail": {error_code, message, suggestion}}
  *   UnprocessableError  -> 422 with the same envelope (a domain rule the spec answers with 422)
  *   request validation  -> 422, {"detail": [{loc, msg, type}]}
- *   body parser errors  -> 422 (malformed JSON) or 413 (too large)
+ *   body parser errors  -> 422 (malformed JSON), 413 (too large), 415 (unknown encoding or charset),
+ *                          400 (a body that is not what its Content-Encoding says)
+ *   malformed %-escapes in a path parameter -> 400 VALIDATION_ERROR (express's URIError)
  *   anything else       -> 500 INTERNAL_ERROR, logged with the request id, no internals leaked
  * A page route (RouteSpec.errorPage) gets the same status with its HTML error page instead of the JSON body.
  */
@@ -22,7 +24,8 @@ export const errorMiddleware = (catalogue: ErrorStatuses): ErrorRequestHandler =
     return;
   }
   if (error instanceof AppError) {
-    if (error.code === 'RATE_LIMIT_EXCEEDED' && typeof error.details?.retry_after_seconds === 'number') {
+    // A limit (429) or a busy service (503) says when to come back.
+    if (typeof error.details?.retry_after_seconds === 'number') {
       res.setHeader('Retry-After', String(error.details.retry_after_seconds));
     }
     const status = error instanceof UnprocessableError ? 422 : (catalogue[error.code] ?? 500);
@@ -43,6 +46,19 @@ export const errorMiddleware = (catalogue: ErrorStatuses): ErrorRequestHandler =
   }
   if (parserError.type === 'encoding.unsupported' || parserError.type === 'charset.unsupported') {
     answer(res, 415, envelope(new AppError('UNSUPPORTED_MEDIA_TYPE', parserError.message ?? 'Unsupported body encoding.', { suggestion: 'Send UTF-8 JSON.' })));
+    return;
+  }
+  if (isMalformedPathEscape(error)) {
+    answer(res, 400, envelope(new AppError('VALIDATION_ERROR', 'The URL path holds a malformed percent-encoding (a % not followed by two hexadecimal digits, or bytes that are not UTF-8).', {
+      suggestion: 'Percent-encode each reserved or non-ASCII character of a path segment as %XX of its UTF-8 bytes (e.g. encodeURIComponent).',
+    })));
+    return;
+  }
+  if (isUndecodableBody(error)) {
+    const encoding = String(req.headers['content-encoding'] ?? '').toLowerCase();
+    answer(res, 400, envelope(new AppError('VALIDATION_ERROR', `The body is not valid ${encoding} data, as its Content-Encoding header says it is.`, {
+      suggestion: 'Send the body uncompressed without a Content-Encoding header, or compressed as the header says (gzip, deflate or br).',
+    })));
     return;
   }
   req.log?.error({ err: error }, 'unhandled error');
@@ -83,4 +99,16 @@ function answer(res: Response, status: number, body: { detail: unknown }): void 
   for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
   res.status(status).setHeader('Content-Type', 'text/html; charset=utf-8');
   res.send(reply.html ?? '');
+}
+
+/** express's router could not percent-decode a path parameter (it throws a URIError with status 400). */
+const isMalformedPathEscape = (error: unknown): boolean => error instanceof URIError;
+
+/**
+ * The body parser's inflate stream (Content-Encoding gzip, deflate or br) failed: zlib's errors
+ * carry a numeric errno and a Z_… code, brotli's an ERR__… code.
+ */
+function isUndecodableBody(error: unknown): boolean {
+  const { code, errno } = error as { code?: unknown; errno?: unknown };
+  return typeof errno === 'number' && typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__'));
 }

@@ -1,12 +1,13 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import express, { type Express, type Request, type Response } from 'express';
+import type { Express, Request, Response } from 'express';
 import type { AppDeps } from '../../core/deps.js';
-import { newCall } from '../../core/principal.js';
+import { newCall, type Principal } from '../../core/principal.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
 import { createToolServer, toolCatalogue } from '../mcp/server.js';
 import { credentialsOf } from './auth.js';
+import { boundedJson } from './json-limits.js';
 
 const MCP_PATH = '/mcp';
 
@@ -19,12 +20,20 @@ const MCP_PATH = '/mcp';
 export function mountMcp(app: Express, deps: AppDeps, tools: readonly ToolSpec[]): void {
   const catalogue = toolCatalogue(tools);
   const hosts = ['localhost', '127.0.0.1', '[::1]', new URL(deps.config.PUBLIC_BASE_URL).hostname];
-  // Inline files travel base64-encoded (4/3 of their size): room for an image and a RAW.
+  // Inline files travel base64-encoded (4/3 of their size): room for an image and a RAW. That is
+  // what the keyless tier itself needs (verify_pair with both files inline), so callers without
+  // a key get no smaller limit here; the structural bound makes the limit safe (D-number in
+  // docs/decisions.md: "bounded JSON").
   const bodyLimit = Math.ceil((deps.config.MCP_INLINE_MAX_BYTES * 2 * 4) / 3) + 64 * 1024;
-  const json = express.json({ limit: bodyLimit, strict: true, type: ['application/json'] });
+  const json = boundedJson(bodyLimit, ['application/json']);
+  // Credentials first: a caller whose key is invalid is refused before its body is read.
+  const caller = async (req: Request, res: Response, next: () => void) => {
+    res.locals.principal = await credentialsOf(deps, req);
+    next();
+  };
 
-  app.post(MCP_PATH, hostHeaderValidation(hosts), json, async (req: Request, res: Response) => {
-    const principal = await credentialsOf(deps, req);
+  app.post(MCP_PATH, hostHeaderValidation(hosts), caller, ...json, async (req: Request, res: Response) => {
+    const principal = res.locals.principal as Principal | null;
     const call = newCall(principal, String(req.id), req.ip ?? 'unknown');
     const server = createToolServer(deps, catalogue, call);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });

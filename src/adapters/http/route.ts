@@ -1,63 +1,14 @@
-import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
-import type { Request, Response, Router } from 'express';
-import type { z } from 'zod';
+import type { Request, RequestHandler, Response, Router } from 'express';
 import type { AppDeps } from '../../core/deps.js';
 import { newCall } from '../../core/principal.js';
 import { authenticate } from './auth.js';
-import { errorEnvelopeSchema, validationErrorSchema } from './openapi.js';
 import type { Reply, RouteSpec } from '../../core/route-spec.js';
 import { receiveUpload } from './uploads.js';
 import { parsePart, RequestValidationError } from '../../core/validation.js';
+import { refuseUnrepresentable } from './json-limits.js';
 
-const documentedErrors: Record<number, string> = {
-  400: 'Bad request',
-  401: 'Authentication required or credentials invalid',
-  403: 'Access denied',
-  404: 'Not found',
-  409: 'Conflict',
-  413: 'Payload too large',
-  429: 'Rate limit exceeded',
-};
-
-/** Registers a route in the OpenAPI document from the same zod schemas that validate it. */
-export function documentRoute(registry: OpenAPIRegistry, spec: RouteSpec): void {
-  const responses: RouteConfig['responses'] = {};
-  for (const [status, response] of Object.entries(spec.responses)) {
-    const contentType = Number(status) < 300 && spec.produces ? spec.produces : 'application/json';
-    responses[Number(status)] = response.schema
-      ? { description: response.description, content: { [contentType]: { schema: response.schema } } }
-      : { description: response.description };
-  }
-  const errorStatuses = new Set(Object.keys(spec.responses).map(Number).filter((s) => s >= 400));
-  if (spec.auth !== 'none') errorStatuses.add(401);
-  for (const status of errorStatuses) {
-    if (status === 422) continue;
-    // A page answers its errors with an HTML error page, not the JSON envelope.
-    responses[status] ??= spec.errorPage
-      ? { description: `${documentedErrors[status] ?? 'Error'} (an HTML error page)` }
-      : { description: documentedErrors[status] ?? 'Error', content: { 'application/json': { schema: errorEnvelopeSchema } } };
-  }
-  if (spec.body || spec.query || spec.params || spec.multipart) {
-    responses[422] = spec.errorPage
-      ? { description: 'Validation error (an HTML error page)' }
-      : { description: 'Validation error', content: { 'application/json': { schema: validationErrorSchema } } };
-  }
-  registry.registerPath({
-    method: spec.method,
-    path: spec.path,
-    summary: spec.summary,
-    description: spec.description,
-    tags: [spec.tag],
-    security: spec.auth === 'none' ? [] : [{ bearerAuth: [] }, { apiKeyHeader: [] }],
-    request: {
-      ...(spec.params ? { params: spec.params as z.ZodObject } : {}),
-      ...(spec.query ? { query: spec.query as z.ZodObject } : {}),
-      ...(spec.body ? { body: { content: { 'application/json': { schema: spec.body } }, required: true } } : {}),
-      ...(spec.multipart ? { body: { content: { 'multipart/form-data': { schema: spec.multipart } }, required: true } } : {}),
-    },
-    responses,
-  });
-}
+// Documenting a route lives with the rest of the OpenAPI document.
+export { documentRoute } from './openapi.js';
 
 /**
  * Binds one route to express: authenticate, validate each part once, hand the use case a
@@ -65,10 +16,15 @@ export function documentRoute(registry: OpenAPIRegistry, spec: RouteSpec): void 
  */
 export function bindRoute(router: Router, deps: AppDeps, spec: RouteSpec): void {
   const expressPath = spec.path.replace(/\{([^}]+)\}/g, ':$1');
+  // The error middleware renders this route's errors through it (an HTML page, not JSON), also
+  // those express raises before the route's handler runs (a malformed %-escape in a parameter).
+  if (spec.errorPage) router.use(errorPageFor(spec.path, spec.errorPage));
   router[spec.method](expressPath, async (req: Request, res: Response) => {
-    // The error middleware renders this route's errors through it (an HTML page, not JSON).
     if (spec.errorPage) res.locals.errorPage = spec.errorPage;
     const principal = await authenticate(deps, req, spec.auth);
+    // NUL and unpaired surrogates (%00, a lone \ud800 in a decoded value) never reach a use case.
+    refuseUnrepresentable('path', req.params);
+    refuseUnrepresentable('query', req.query);
     const params = spec.params ? parsePart('path', spec.params, req.params) : undefined;
     const query = spec.query ? parsePart('query', spec.query, req.query) : undefined;
     const body = spec.body ? parsePart('body', spec.body, req.body) : undefined;
@@ -93,6 +49,19 @@ export function bindRoute(router: Router, deps: AppDeps, spec: RouteSpec): void 
     if (call.stale) res.setHeader('X-Read-Model-Stale', 'true');
     await send(req, res, reply);
   });
+}
+
+/**
+ * Marks requests whose path has the shape of a page route (parameters matched without
+ * decoding them), so that an error raised while express decodes them is shown as that page's
+ * HTML error page.
+ */
+function errorPageFor(path: string, errorPage: NonNullable<RouteSpec['errorPage']>): RequestHandler {
+  const pattern = new RegExp(`^${path.split(/\{[^}]+\}/).map((literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}/?$`, 'i');
+  return (req, res, next) => {
+    if (pattern.test(req.path)) res.locals.errorPage = errorPage;
+    next();
+  };
 }
 
 async function send(req: Request, res: Response, reply: Reply): Promise<void> {

@@ -3,6 +3,16 @@ import { route, type RouteSpec } from '../../core/route-spec.js';
 import type { AppDeps } from '../../core/deps.js';
 import { openSignedBlob } from './use-cases.js';
 
+/**
+ * The bytes are a client's upload, served from the service's own origin: the browser must take
+ * the signed content type as given (no sniffing an image into HTML) and, should it render the
+ * file as a document anyway, run it in a sandbox with no script, no origin and nothing loaded.
+ */
+const UNTRUSTED_FILE_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'Content-Security-Policy': "sandbox; default-src 'none'",
+} as const;
+
 /** Serves blobs behind pre-signed URLs (the file blob store's stand-in for a CDN). */
 export function blobRoutes(deps: AppDeps): RouteSpec[] {
   return [
@@ -14,10 +24,10 @@ export function blobRoutes(deps: AppDeps): RouteSpec[] {
       auth: 'none',
       params: z.strictObject({ key: z.string().regex(/^[A-Za-z0-9_-]{1,400}$/) }),
       query: z.strictObject({ exp: z.string(), ct: z.string(), sig: z.string() }),
-      responses: { 200: { description: 'The file' }, 403: { description: 'Tampered or expired URL' }, 404: { description: 'File no longer exists' } },
+      responses: { 200: { description: 'The file, as the type the link was signed for (a RAW: application/octet-stream)', contentTypes: ['image/*', 'application/octet-stream'] }, 403: { description: 'Tampered or expired URL' }, 404: { description: 'File no longer exists' } },
       handler: async ({ params, query }) => {
         const { stream, contentType } = await openSignedBlob(deps, { encodedKey: params.key, ...query });
-        return { status: 200, headers: { 'Content-Type': contentType, 'Content-Disposition': 'inline', 'Cache-Control': 'private, max-age=3600' }, stream };
+        return { status: 200, headers: { 'Content-Type': contentType, 'Content-Disposition': 'inline', 'Cache-Control': 'private, max-age=3600', ...UNTRUSTED_FILE_HEADERS }, stream };
       },
     }),
   ];
