@@ -1,7 +1,9 @@
 import crypto from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { WrongExpectedRevisionError } from './errors.js';
 import type { EventActor, EventStore, ExpectedRevision, NewEvent } from './event-store.js';
 import { parseEvent, type EventDefinition, type EventOf } from './events.js';
+import { KeyedLock } from './keyed-lock.js';
 import { assertStorableText } from './text.js';
 
 /** decide and evolve are pure: time and new ids arrive inside the command. */
@@ -38,7 +40,27 @@ export interface CommandOutcome<E, State = unknown> extends Folded<State> {
   position: bigint | null;
 }
 
-const MAX_ATTEMPTS = 3;
+/**
+ * Fresh decisions a command may take before it gives up. Within a process commands on one stream
+ * take turns, so only other processes make an append lose; between attempts a command waits a
+ * random while, up to a bound that doubles (full jitter), so racing processes spread out.
+ */
+export const COMMAND_ATTEMPTS = 8;
+const BACKOFF_FIRST_MS = 10;
+const BACKOFF_MAX_MS = 250;
+const backoff = (lost: number) => sleep(Math.random() * Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** (lost - 1)));
+
+/**
+ * One lock per store (a service holds one; each stands for a process): this process's commands
+ * on a stream are decided and appended one after another, so concurrent requests never make
+ * each other's appends fail.
+ */
+const commandLocks = new WeakMap<EventStore, KeyedLock>();
+function commandLock(store: EventStore): KeyedLock {
+  let lock = commandLocks.get(store);
+  if (!lock) commandLocks.set(store, (lock = new KeyedLock()));
+  return lock;
+}
 
 /** The one state fold: a stream's events, parsed through the decider's catalogue, folded by evolve. */
 export async function foldStream<State, Command, Catalogue extends Record<string, EventDefinition>>(
@@ -58,7 +80,10 @@ export async function foldStream<State, Command, Catalogue extends Record<string
 
 /**
  * Load the stream, fold it, decide, append with the revision the decision was based on.
- * A concurrent writer makes the append fail; the command is then decided again on fresh state.
+ * Commands on one stream take turns within the process (commandLock); a writer in another
+ * process makes the append fail, and the command is then decided again on fresh state after a
+ * jittered pause. After COMMAND_ATTEMPTS lost races the store's WrongExpectedRevisionError
+ * escapes: 503 with Retry-After, never a 409 the spec does not name.
  *
  * `from` saves the read when the caller holds the stream's state already (it just read it, or
  * it is the outcome of its previous command; a stream it is creating: the initial state at
@@ -67,6 +92,17 @@ export async function foldStream<State, Command, Catalogue extends Record<string
  * on `from` is made again on a fresh fold too, so the outcome is always the whole stream's.
  */
 export async function runCommand<State, Command, Catalogue extends Record<string, EventDefinition>>(
+  store: EventStore,
+  stream: string,
+  decider: Decider<State, Command, Catalogue>,
+  command: Command,
+  context: CommandContext,
+  from?: Folded<State>,
+): Promise<CommandOutcome<EventOf<Catalogue>, State>> {
+  return commandLock(store).run(stream, () => decideAndAppend(store, stream, decider, command, context, from));
+}
+
+async function decideAndAppend<State, Command, Catalogue extends Record<string, EventDefinition>>(
   store: EventStore,
   stream: string,
   decider: Decider<State, Command, Catalogue>,
@@ -96,8 +132,9 @@ export async function runCommand<State, Command, Catalogue extends Record<string
       const result = await store.append(stream, events.map((event) => toNewEvent(decider.catalogue, event, context)), { expectedRevision: revision });
       return { events, position: result.position, state: events.reduce(decider.evolve, state), revision: result.revision };
     } catch (error) {
-      if (error instanceof WrongExpectedRevisionError && folds < MAX_ATTEMPTS) continue;
-      throw error;
+      if (!(error instanceof WrongExpectedRevisionError) || folds >= COMMAND_ATTEMPTS) throw error;
+      // A stale `from` is expected to lose once: the fresh fold follows at once.
+      if (fresh) await backoff(folds);
     }
   }
 }

@@ -108,15 +108,22 @@ export class AuthenticationError extends AppError {}
 /** A file the service cannot use: wrong format, truncated, corrupt. Never a crash. */
 export class FileError extends AppError {}
 
-/** Optimistic concurrency: the stream was not at the revision the command was decided on. */
+/**
+ * Optimistic concurrency: the stream was not at the revision the command was decided on.
+ * runCommand decides again on fresh state; this answers a request only when other writers kept
+ * winning past its retries. That is the service being busy, not the caller's conflict (the spec
+ * gives independent writes no 409), so it is a 503 with Retry-After. The message names no
+ * stream: `stream`, `expected` and `actual` are for logs.
+ */
 export class WrongExpectedRevisionError extends AppError {
   constructor(
     readonly stream: string,
     readonly expected: bigint | 'no_stream' | 'any',
     readonly actual: bigint | 'no_stream',
   ) {
-    super('CONFLICT', `Stream ${stream} changed concurrently (expected ${String(expected)}, found ${String(actual)}).`, {
-      suggestion: 'Retry the request.',
+    super('SERVICE_UNAVAILABLE', 'Too many changes to the same record arrived at once; this one was not recorded.', {
+      suggestion: 'Retry the request in a second.',
+      details: { retry_after_seconds: 1 },
     });
   }
 }

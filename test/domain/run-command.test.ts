@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { openDatabase, type Database } from '../../src/adapters/db/database.js';
 import { migrateEventStore, PostgresEventStore } from '../../src/adapters/eventstore/postgres.js';
-import { runCommand, type CommandContext, type Decider, type Folded } from '../../src/core/decider.js';
-import { AppError } from '../../src/core/errors.js';
+import { COMMAND_ATTEMPTS, runCommand, type CommandContext, type Decider, type Folded } from '../../src/core/decider.js';
+import { AppError, WrongExpectedRevisionError } from '../../src/core/errors.js';
+import type { EventStore } from '../../src/core/event-store.js';
 import { defineEvent } from '../../src/core/events.js';
 
 /** runCommand's `from`: a command decided on state the caller holds, checked by the append's expected revision. */
@@ -93,5 +94,67 @@ describe('runCommand from a state the caller holds', () => {
     const again = await runCommand(store, name, counter, { type: 'CountTo', n: 1 }, context, done);
     expect(again).toMatchObject({ events: [], position: null, state: { n: 1 }, revision: 0 });
     expect(await counts(name)).toEqual([1]);
+  });
+});
+
+describe('runCommand under contention', () => {
+  let db: Database;
+  let store: PostgresEventStore;
+  let next = 0;
+  const stream = () => `contended-${++next}`;
+  const counts = async (name: string) => (await store.readStream(name)).map((e) => e.data.to);
+  /** The store as one process sees it, counting the appends it lost. */
+  const process = (appends: (name: string) => Promise<void> = async () => {}) => {
+    const view: EventStore & { lost: number } = Object.assign(Object.create(store) as EventStore, { lost: 0 });
+    view.append = async (name, events, options) => {
+      await appends(name);
+      return store.append(name, events, options).catch((error: unknown) => {
+        if (error instanceof WrongExpectedRevisionError) view.lost += 1;
+        throw error;
+      });
+    };
+    return view;
+  };
+  const countOnce = { type: 'CountOnce', requireAtLeast: 0 } as const;
+
+  beforeAll(async () => {
+    db = await openDatabase({ inMemory: true });
+    await migrateEventStore(db.knex);
+    store = new PostgresEventStore(db.knex);
+  });
+  afterAll(() => db.close());
+
+  it("takes turns within a process: 30 concurrent commands on one stream all land and no append loses", async () => {
+    const name = stream();
+    const one = process();
+    await Promise.all(Array.from({ length: 30 }, () => runCommand(one, name, counter, countOnce, context)));
+    expect(one.lost).toBe(0);
+    expect(await counts(name)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+  });
+
+  it('decides again after losing to another process, until every command of both has landed', async () => {
+    const name = stream();
+    const [a, b] = [process(), process()];
+    // Each lost race is one append of the other process: with 5 commands each, none can lose COMMAND_ATTEMPTS times.
+    await Promise.all(Array.from({ length: 10 }, (_, i) => runCommand(i % 2 ? a : b, name, counter, countOnce, context)));
+    expect(await counts(name)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+  });
+
+  it(`gives up after ${COMMAND_ATTEMPTS} lost races with 503 SERVICE_UNAVAILABLE and Retry-After, naming no stream`, async () => {
+    const name = stream();
+    let attempts = 0;
+    // Another process appends before each of this one's appends.
+    const losing = process(async (target) => {
+      attempts += 1;
+      await runCommand(store, target, counter, countOnce, context);
+    });
+    const error = await runCommand(losing, name, counter, countOnce, context).then(() => null, (e: unknown) => e as AppError);
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', details: { retry_after_seconds: 1 } });
+    expect(error!.message).not.toContain(name);
+    expect(error!.message).not.toMatch(/stream/i);
+    expect(attempts).toBe(COMMAND_ATTEMPTS);
+    expect(losing.lost).toBe(COMMAND_ATTEMPTS);
+    expect(await counts(name)).toEqual(Array.from({ length: COMMAND_ATTEMPTS }, (_, i) => i + 1));
   });
 });

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMAND_ATTEMPTS } from '../../src/core/decider.js';
 import type { AppDeps } from '../../src/core/deps.js';
 import { WrongExpectedRevisionError } from '../../src/core/errors.js';
 import type { EventStore } from '../../src/core/event-store.js';
@@ -357,9 +358,9 @@ for (const target of databaseTargets) {
     });
 
     it('decides a duplicate name between instances by the stream revision, not the database index', async () => {
-      // Three instances (one store, each its own in-process lock) create "Crossing" at once.
+      // Three instances (one database; each its own store object and locks, as processes have: runCommand locks per store) create "Crossing" at once.
       const race = contendedStore(t.service.deps.store, `tags-${owner.account.id}`, 3);
-      const instances: AppDeps[] = ['Crossing', 'crossing', 'CROSSING'].map(() => ({ ...t.service.deps, store: race.store, streamLocks: new KeyedLock() }));
+      const instances: AppDeps[] = ['Crossing', 'crossing', 'CROSSING'].map(() => ({ ...t.service.deps, store: Object.create(race.store) as EventStore, streamLocks: new KeyedLock() }));
       const outcomes = await Promise.allSettled(instances.map((deps, i) => createTag(deps, useCaseCall(ownerPrincipal), { name: ['Crossing', 'crossing', 'CROSSING'][i]! })));
       expect(race.conflicts(), 'two appends lost the race and were decided again').toBe(2);
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
@@ -379,7 +380,7 @@ for (const target of databaseTargets) {
       // Between instances: two adds decided on the same revision; the loser is decided again and both land.
       for (const name of ['tide 0', 'tide 1']) expect((await call('POST', '/v1/tags/', { ...as(owner), json: { name } })).status).toBe(201);
       const race = contendedStore(t.service.deps.store, `verification_tags-${v3}`, 2);
-      const instances: AppDeps[] = [0, 1].map(() => ({ ...t.service.deps, store: race.store, streamLocks: new KeyedLock() }));
+      const instances: AppDeps[] = [0, 1].map(() => ({ ...t.service.deps, store: Object.create(race.store) as EventStore, streamLocks: new KeyedLock() }));
       const outcomes = await Promise.all(
         ['tide 0', 'tide 1'].map((name, i) => changeVerificationTags(instances[i]!, useCaseCall(ownerPrincipal), v3, { type: 'Add', names: [name] })),
       );
@@ -387,7 +388,7 @@ for (const target of databaseTargets) {
       expect(names(outcomes[0]!.tags).includes('tide 0') && names(outcomes[1]!.tags).includes('tide 1')).toBe(true);
       await t.settled();
       expect(names((await verification(v3)).tags)).toEqual([...adds, 'tide 0', 'tide 1'].sort());
-      // An instance that keeps losing the race gives up after three decisions: 409 CONFLICT, nothing recorded.
+      // An instance that keeps losing the race gives up after COMMAND_ATTEMPTS decisions: 503 (busy, retry), nothing recorded.
       let attempts = 0;
       const losing: EventStore = Object.create(t.service.deps.store);
       losing.append = async (name, events, options) => {
@@ -398,8 +399,8 @@ for (const target of databaseTargets) {
       const before = await t.eventCount();
       const refused = await changeVerificationTags({ ...t.service.deps, store: losing }, useCaseCall(ownerPrincipal), v3, { type: 'Add', names: ['Ocean'] })
         .then(() => null, (error: unknown) => error as { code: string; suggestion?: string });
-      expect(refused).toMatchObject({ code: 'CONFLICT', suggestion: 'Retry the request.' });
-      expect(attempts).toBe(3);
+      expect(refused).toMatchObject({ code: 'SERVICE_UNAVAILABLE', details: { retry_after_seconds: 1 } });
+      expect(attempts).toBe(COMMAND_ATTEMPTS);
       expect(await t.eventCount()).toBe(before);
       expect(names((await verification(v3)).tags)).not.toContain('Ocean');
       // Detaching concurrently with adding: both land.
