@@ -1,0 +1,424 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorCatalogue } from '../../src/modules.js';
+import { databaseTargets } from '../support/databases.js';
+import { readable, rpc, send, type RawAnswer } from './http.js';
+import { leaksIn, markersOf, type Marker } from './leaks.js';
+import { buildRequest, targetAccount, toolArguments, type Target } from './requests.js';
+import { buildWorld, principalNames, type AccountName, type Principal, type PrincipalName, type World } from './world.js';
+
+/**
+ * The authorisation matrix (issue 21, must-work 1): every operation of /openapi.json and every
+ * MCP tool of tools/list, sent by every kind of caller, compared with the table below. An
+ * operation or tool the table does not name fails the test, so a new endpoint cannot escape it.
+ * Beside the outcome, every answer (body, headers, redirect) is searched for the other parties'
+ * ids, names, e-mail addresses, file hashes and secrets, and every refused call is checked to
+ * have left the other accounts' event streams as they were.
+ */
+
+/** The outcome classes compared: any 2xx or 3xx is 'ok'; 400 and 422 are 'invalid' (let in, refused by validation). */
+type Outcome = 'ok' | '401' | '403' | '404' | '405' | '409' | 'invalid';
+
+const outcomeOf = (status: number): Outcome | string => (status >= 200 && status < 400 ? 'ok' : status === 400 || status === 422 ? 'invalid' : String(status));
+
+// ---------------------------------------------------------------------------------------------
+// The expected table. Defaults, from spec section 5 and the project's decisions:
+//  - invalid credentials (expired, revoked or forged key or token, alg=none, an anonymous id as
+//    a bearer token) are 401 wherever they are sent, public routes included;
+//  - no credentials: 401, except on public routes;
+//  - a 'jwt' route refuses API keys (403); a read-scoped key refuses every change (403);
+//  - a resource of another account: 404 where existence stays hidden (verifications, tags,
+//    comments, keys, audit streams), 403 where the spec names ACCESS_DENIED (account routes);
+//  - within the account: members may do all but the admin-only account management; comments
+//    are edited by their author only and deleted by the author or an admin; members revoke only
+//    their own keys (admins any).
+// ---------------------------------------------------------------------------------------------
+
+interface Rule {
+  /** Credentials needed: 'public' (none), 'any' (session token or API key), 'jwt' (a session only). */
+  auth: 'public' | 'any' | 'jwt';
+  /** The path or body names one account's resource: what everyone outside that account gets. */
+  foreign?: '404' | '403';
+  /** Who inside the account: admins, the author, the author or an admin, own keys or admins. */
+  who?: 'admin' | 'author' | 'authorOrAdmin' | 'ownKeyOrAdmin';
+  /** What an admitted caller gets with the matrix's minimal request (default 'ok'). */
+  allowed?: Outcome;
+  /** What account callers get on an anonymous (keyless) verification (default: `foreign`). */
+  onAnonymous?: Outcome;
+  /** Outcomes that differ from the rules above. */
+  except?: Partial<Record<PrincipalName, Outcome>>;
+  /** The owner's account records events when others are let in (report views, logins): not a foreign change. */
+  recordsForOwner?: boolean;
+  /** The answer shows the owner's data to whoever is let in (a login's own account; a report's file hashes). */
+  shows?: (m: Marker) => boolean;
+}
+
+const account = (rule: Omit<Rule, 'foreign'> = { auth: 'any' }): Rule => ({ foreign: '403', ...rule });
+const owned = (rule: Partial<Rule> = {}): Rule => ({ auth: 'any', foreign: '404', ...rule });
+/** Sharing an anonymous verification: 403 ACCESS_DENIED (spec 3.4 and 4.1 GET share). */
+const sharing = (rule: Partial<Rule> = {}): Rule => owned({ onAnonymous: '403', ...rule });
+const publicRoute = (rule: Partial<Rule> = {}): Rule => ({ auth: 'public', ...rule });
+/** A restricted share opens for its account and its invitees; everyone else gets 403. */
+const restrictedReport = (p: Principal) => (p.account === 'A' || p.name === 'invitee' || p.name === 'inviteLinkHolder' ? 'ok' : '403');
+
+const EXPECTED: Record<string, Rule> = {
+  'GET /v1/public/health':                                 publicRoute(),
+  'GET /':                                                 publicRoute(),
+  'GET /docs':                                             publicRoute(),
+  'GET /docs/assets/{file}':                               publicRoute(),
+  'POST /v1/accounts':                                     publicRoute(),
+  'POST /v1/accounts/login':                               publicRoute({ recordsForOwner: true, shows: () => true }),
+  'POST /v1/accounts/invitations/accept':                  publicRoute({ allowed: '404' }), // an unknown invitation
+  'GET /accounts/set-password':                            publicRoute(),
+  'GET /blobs/{key}':                                      publicRoute(), // the pre-signed URL is the credential
+  'PUT /uploads/{upload_id}':                              publicRoute({ recordsForOwner: true }),
+  'GET /shared/{token}':                                   publicRoute({ recordsForOwner: true, shows: (m) => m.kind === 'hash' && m.party === 'A' }),
+  'GET /shared/{token}/files/{kind}':                      publicRoute({ shows: (m) => m.kind === 'hash' && m.party === 'A' }),
+  // The MCP door reads its own credentials: a read-scoped key may list tools; GET and DELETE are 405 for all.
+  'POST /mcp':                                             publicRoute({ except: { readKey: 'ok' } }),
+  'GET /mcp':                                              publicRoute({ allowed: '405', except: Object.fromEntries(principalNames.map((n) => [n, '405'])) }),
+  'DELETE /mcp':                                           publicRoute({ allowed: '405', except: Object.fromEntries(principalNames.map((n) => [n, '405'])) }),
+
+  'GET /v1/accounts/me':                                   { auth: 'any' },
+  'PUT /v1/accounts/me/password':                          { auth: 'jwt' },
+  'GET /v1/accounts/{account_id}':                         account(),
+  'PATCH /v1/accounts/{account_id}':                       account({ auth: 'jwt', who: 'admin' }),
+  'GET /v1/accounts/{account_id}/users':                   account(),
+  'POST /v1/accounts/{account_id}/users':                  account({ auth: 'jwt', who: 'admin' }),
+  'PATCH /v1/accounts/{account_id}/users/{user_id}':       account({ auth: 'jwt', who: 'admin' }),
+  'DELETE /v1/accounts/{account_id}/users/{user_id}':      account({ auth: 'jwt', who: 'admin' }),
+  'GET /v1/accounts/{account_id}/usage':                   account(),
+
+  'GET /v1/apikeys/':                                      { auth: 'any' },
+  'POST /v1/apikeys/':                                     account({ auth: 'jwt' }), // body account_id: 403 ACCESS_DENIED (spec 4.3)
+  'DELETE /v1/apikeys/{key_id}':                           owned({ who: 'ownKeyOrAdmin' }),
+
+  'GET /v1/audit/streams':                                 { auth: 'any' },
+  'GET /v1/audit/streams/{stream}':                        owned(),
+  'POST /capture/challenge':                               { auth: 'any' },
+  'POST /capture/attestation':                             { auth: 'any', allowed: 'invalid' }, // nothing signed: validation refuses
+  'POST /v1/verifications/claim':                          { auth: 'any' }, // an unknown anonymous id claims nothing
+  'POST /v1/verifications/':                               { auth: 'any' },
+  'GET /v1/verifications/':                                { auth: 'any' },
+
+  'GET /v1/verifications/{verification_id}':                         owned(),
+  'DELETE /v1/verifications/{verification_id}':                      owned(),
+  'GET /v1/verifications/{verification_id}/renditions/thumbnail':    owned(),
+  'GET /v1/verifications/{verification_id}/image':                   owned(),
+  'GET /v1/verifications/{verification_id}/renditions/signed/original': owned({ allowed: '404' }), // image-only: no badge
+  'GET /v1/verifications/{verification_id}/share':                   sharing(),
+  'POST /v1/verifications/{verification_id}/share':                  sharing(),
+  'DELETE /v1/verifications/{verification_id}/share':                sharing(),
+  'POST /v1/verifications/{verification_id}/share/invites':          sharing(),
+  'DELETE /v1/verifications/{verification_id}/share/invites':        sharing(),
+  'GET /v1/verifications/{verification_id}/analytics/views':         owned(),
+  'PUT /v1/verifications/{verification_id}/tags':                    owned(),
+  'POST /v1/verifications/{verification_id}/tags':                   owned(),
+  'DELETE /v1/verifications/{verification_id}/tags/{tag_id}':        owned(),
+  'GET /v1/verifications/{verification_id}/comments':                owned(),
+  'POST /v1/verifications/{verification_id}/comments':               owned(),
+  'PATCH /v1/verifications/{verification_id}/comments/{comment_id}': owned({ who: 'author' }),
+  'DELETE /v1/verifications/{verification_id}/comments/{comment_id}': owned({ who: 'authorOrAdmin' }),
+
+  'GET /v1/tags/':                                         { auth: 'any' },
+  'POST /v1/tags/':                                        { auth: 'any' },
+  'PATCH /v1/tags/{tag_id}':                               owned(),
+  'DELETE /v1/tags/{tag_id}':                              owned(),
+};
+
+/** The MCP tools (spec 1 and 5.4: API keys as bearer tokens, a keyless free tier). */
+interface ToolRule {
+  /** 'keyless': the free tier may call it; 'key': an API key (or session token) is required. */
+  access: 'keyless' | 'key';
+  /** Changes something: a read-scoped key is refused. */
+  write: boolean;
+  /** Names a verification: others' are 404, an anonymous one is `onAnonymous` for accounts. */
+  scoped?: boolean;
+  onAnonymous?: Outcome;
+  /** A keyless caller must name its anonymous user to read (lists). */
+  needsAnonymousId?: boolean;
+  allowed?: Outcome;
+}
+
+const EXPECTED_TOOLS: Record<string, ToolRule> = {
+  verify_image:         { access: 'keyless', write: true },
+  verify_pair:          { access: 'keyless', write: true, allowed: 'invalid' }, // not a RAW: the file checks refuse it
+  create_upload:        { access: 'keyless', write: true },
+  get_verification:     { access: 'keyless', write: false, scoped: true },
+  list_verifications:   { access: 'keyless', write: false, needsAnonymousId: true },
+  get_share:            { access: 'keyless', write: false, scoped: true, onAnonymous: '403' },
+  share_verification:   { access: 'keyless', write: true, scoped: true, onAnonymous: '403' },
+  unshare_verification: { access: 'keyless', write: true, scoped: true, onAnonymous: '403' },
+  get_account_usage:    { access: 'key', write: false },
+  get_upgrade_link:     { access: 'key', write: false },
+};
+
+// ---------------------------------------------------------------------------------------------
+
+const A_CALLERS: PrincipalName[] = ['ownerJwt', 'ownerKey', 'ownerKeyAsBearer', 'readKey', 'member', 'admin'];
+const ANONYMOUS_PROBES: PrincipalName[] = ['ownerJwt', 'ownerKey', 'member', 'otherJwt', 'anonymous', 'none'];
+
+/** Which targets an operation is sent against, and by whom: A's resources by everyone; B's and the anonymous user's by those it tells apart. */
+function targetsOf(operation: string, rule: Rule | ToolRule): { target: Target; callers: readonly PrincipalName[] }[] {
+  if (operation.includes('/shared/')) return [{ target: 'A', callers: principalNames }, { target: 'restricted', callers: principalNames }];
+  const scoped = 'foreign' in rule ? rule.foreign !== undefined : (rule as ToolRule).scoped;
+  if (!scoped) return [{ target: 'A', callers: principalNames }];
+  const byVerification = operation.includes('{verification_id}') || !operation.includes(' ');
+  return [
+    { target: 'A', callers: principalNames },
+    { target: 'B', callers: A_CALLERS },
+    ...(byVerification ? [{ target: 'anonymous' as const, callers: ANONYMOUS_PROBES }] : []),
+  ];
+}
+
+function expectedRest(operation: string, rule: Rule, p: Principal, target: Target, world: World): Outcome {
+  const except = rule.except?.[p.name];
+  if (except) return except;
+  const method = operation.split(' ')[0]!;
+  const allowed = rule.allowed ?? 'ok';
+  if (p.credential === 'invalid') return '401';
+  if (p.scope === 'read' && method !== 'GET') return '403';
+  if (rule.auth === 'public') return operation.startsWith('GET /shared/') && target === 'restricted' ? restrictedReport(p) : allowed;
+  if (p.credential === 'none') return '401';
+  if (rule.auth === 'jwt' && p.credential === 'key') return '403';
+  if (rule.foreign) {
+    const owner = targetAccount(target);
+    if (owner === null) return rule.onAnonymous ?? rule.foreign;
+    if (p.account !== owner) return rule.foreign;
+  }
+  const author = p.userId === world.A.owner.userId;
+  switch (rule.who) {
+    case 'admin':
+      if (p.role !== 'admin') return '403';
+      break;
+    case 'author':
+      if (!author) return '403';
+      break;
+    case 'authorOrAdmin':
+      if (!author && p.role !== 'admin') return '403';
+      break;
+    case 'ownKeyOrAdmin': // the key under test is the owner's (an admin's)
+      if (!author && p.role !== 'admin') return '404';
+      break;
+    default:
+      break;
+  }
+  return allowed;
+}
+
+function expectedTool(rule: ToolRule, p: Principal, target: Target): Outcome {
+  if (p.credential === 'invalid' && p.name !== 'anonymous') return '401'; // refused by POST /mcp itself
+  const allowed = rule.allowed ?? 'ok';
+  if (p.credential === 'none' || p.name === 'anonymous') {
+    if (rule.access === 'key') return '401';
+    const hasId = p.name === 'anonymous';
+    if (rule.scoped) return !hasId ? '401' : target === 'anonymous' ? (rule.onAnonymous ?? allowed) : '404';
+    return rule.needsAnonymousId && !hasId ? '401' : allowed;
+  }
+  if (p.scope === 'read' && rule.write) return '403';
+  if (rule.scoped) {
+    const owner = targetAccount(target);
+    if (owner === null) return rule.onAnonymous ?? '404';
+    if (p.account !== owner) return '404';
+  }
+  return allowed;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+interface Finding {
+  case: string;
+  problem: string;
+}
+
+/** Events recorded for an account (its streams' events carry its id in their metadata). */
+async function eventsOf(world: World, accountId: string): Promise<number> {
+  const rows = await world.t.service.deps.knex('events').whereRaw("metadata->>'account_id' = ?", [accountId]).count<{ count: string }[]>('* as count');
+  return Number(rows[0]?.count ?? 0);
+}
+
+/** Guards the other accounts' streams around each case; waits for an account's own background work only after it changed something. */
+class ForeignWrites {
+  private readonly dirty = new Set<AccountName>(['A', 'B']);
+  constructor(private readonly world: World) {}
+
+  markDirty(...accounts: (AccountName | null)[]) {
+    for (const a of accounts) if (a) this.dirty.add(a);
+  }
+
+  async snapshot(accounts: AccountName[]): Promise<Map<AccountName, number>> {
+    if (accounts.some((a) => this.dirty.has(a))) {
+      await this.world.t.settled();
+      this.dirty.clear();
+    }
+    const counts = new Map<AccountName, number>();
+    for (const a of accounts) counts.set(a, await eventsOf(this.world, this.idOf(a)));
+    return counts;
+  }
+
+  async changed(before: Map<AccountName, number>): Promise<string[]> {
+    const changed: string[] = [];
+    for (const [a, count] of before) {
+      const now = await eventsOf(this.world, this.idOf(a));
+      if (now !== count) changed.push(`account ${a}: ${count} -> ${now} events`);
+    }
+    return changed;
+  }
+
+  private idOf(a: AccountName) {
+    return a === 'C' ? this.world.C.accountId : this.world[a].accountId;
+  }
+}
+
+const describeAnswer = (answer: RawAnswer) => {
+  let code = '';
+  try {
+    code = (JSON.parse(answer.text) as { detail?: { error_code?: string } }).detail?.error_code ?? '';
+  } catch {
+    code = answer.text.includes('<html') ? 'html' : '';
+  }
+  return `${answer.status}${code ? ` ${code}` : ''}`;
+};
+
+for (const target of databaseTargets) {
+  describe(`authorisation matrix on ${target.name}`, () => {
+    let world: World;
+    let markers: Marker[];
+
+    beforeAll(async () => {
+      world = await buildWorld(target);
+      markers = markersOf(world);
+    }, 300_000);
+    afterAll(async () => world?.t.stop());
+
+    it('the checks can see what they look for: each party’s data in its own answers, and its events as they are recorded', async () => {
+      for (const [party, name, stranger] of [['A', 'ownerJwt', 'otherJwt'], ['B', 'otherJwt', 'ownerJwt']] as const) {
+        const owner = world.principal(name);
+        const verification = await send(world.t.url, { method: 'GET', path: `/v1/verifications/${world[party].verification}`, headers: owner.headers() });
+        const me = await send(world.t.url, { method: 'GET', path: '/v1/accounts/me', headers: owner.headers() });
+        const found = leaksIn(`${readable(verification)}\n${readable(me)}`, markers, world.principal(stranger), '');
+        // Shown to someone else, the owner's answers would be reported: ids, names, addresses and file hashes.
+        expect(new Set(found.filter((m) => m.party === party).map((m) => m.kind))).toEqual(new Set(['id', 'name', 'email', 'hash']));
+        const before = await eventsOf(world, world[party].accountId);
+        const tagged = await send(world.t.url, { method: 'POST', path: '/v1/tags/', headers: owner.headers(), json: { name: `seen-${party}-${Date.now()}` } });
+        expect(tagged.status).toBe(201);
+        expect(await eventsOf(world, world[party].accountId)).toBeGreaterThan(before);
+      }
+    });
+
+    it('every operation of /openapi.json, as every caller, answers as the table says, shows no other party’s data and changes nothing of another account', async () => {
+      const doc = (await (await fetch(`${world.t.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+      const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`));
+      const unlisted = operations.filter((op) => !EXPECTED[op]);
+      expect(unlisted, 'operations of /openapi.json with no row in the EXPECTED table: add them').toEqual([]);
+      expect(Object.keys(EXPECTED).filter((op) => !operations.includes(op)), 'rows of the table that /openapi.json no longer documents').toEqual([]);
+
+      const findings: Finding[] = [];
+      const guard = new ForeignWrites(world);
+      let requests = 0;
+      let cases = 0;
+      // Caller by caller: an account's own changes are settled before another account's check looks at it.
+      for (const name of principalNames) {
+        const p = world.principal(name);
+        for (const operation of operations) {
+          const rule = EXPECTED[operation]!;
+          for (const { target: t, callers } of targetsOf(operation, rule)) {
+            if (!callers.includes(name)) continue;
+            cases += 1;
+            const label = `${operation} [${t}] as ${name}`;
+            const expected = expectedRest(operation, rule, p, t, world);
+            const request = await buildRequest(world, operation, t, p, expected === 'ok').catch((error: Error) => error);
+            if (request instanceof Error) {
+              findings.push({ case: label, problem: `set-up failed: ${request.message}` });
+              continue;
+            }
+            const foreign = (['A', 'B'] as const).filter((a) => a !== p.account && !(rule.recordsForOwner && expected === 'ok' && a === 'A'));
+            const before = await guard.snapshot(foreign);
+            const answer = await send(world.t.url, request);
+            requests += 1;
+            request.after?.(answer.status, answer.text);
+            const got = outcomeOf(answer.status);
+            if (got !== expected) findings.push({ case: label, problem: `expected ${expected}, got ${describeAnswer(answer)}` });
+            if (answer.status >= 500) findings.push({ case: label, problem: `server error ${answer.status}` });
+            const sent = `${request.path} ${JSON.stringify(request.json ?? '')} ${JSON.stringify(request.headers)}`;
+            const leaks = leaksIn(readable(answer), markers, p, sent, got === 'ok' ? rule.shows : undefined);
+            if (leaks.length) findings.push({ case: label, problem: `shows ${leaks.map((l) => `${l.party}'s ${l.kind} ${l.value.slice(0, 16)}`).join(', ')}` });
+            for (const change of await guard.changed(before)) findings.push({ case: label, problem: `changed another account: ${change}` });
+            if (got === 'ok' && request.method !== 'GET') guard.markDirty(...(p.account ? [p.account] : (['A', 'B'] as const)));
+            if (expected === 'ok' && request.method !== 'GET') guard.markDirty(targetAccount(t));
+            if (rule.recordsForOwner) guard.markDirty('A');
+          }
+        }
+      }
+      console.log(`authorisation matrix (REST, ${target.name}): ${operations.length} operations x ${principalNames.length} callers -> ${cases} cases, ${requests} requests`);
+      expect(findings.map((f) => `${f.case}: ${f.problem}`)).toEqual([]);
+    }, 1_800_000);
+
+    it('every MCP tool, as every caller, answers as the table says and shows no other party’s data', async () => {
+      const listed = async (headers: Record<string, string>) => {
+        const answer = await rpc(world.t.url, headers, 'tools/list', {});
+        expect(answer.status, answer.text).toBe(200);
+        return (answer.message!.result.tools as { name: string }[]).map((t) => t.name).sort();
+      };
+      // The same tools for everyone (the keyless tier learns what a key would add).
+      const tools = await listed({});
+      expect(await listed(world.principal('ownerKey').mcpHeaders())).toEqual(tools);
+      expect(await listed(world.principal('readKey').mcpHeaders())).toEqual(tools);
+      expect(tools.filter((tool) => !EXPECTED_TOOLS[tool]), 'MCP tools with no row in EXPECTED_TOOLS: add them').toEqual([]);
+      expect(Object.keys(EXPECTED_TOOLS).filter((tool) => !tools.includes(tool)), 'rows of EXPECTED_TOOLS that tools/list no longer lists').toEqual([]);
+
+      const findings: Finding[] = [];
+      const guard = new ForeignWrites(world);
+      let requests = 0;
+      for (const name of principalNames) {
+        const p = world.principal(name);
+        for (const tool of tools) {
+          const rule = EXPECTED_TOOLS[tool]!;
+          for (const { target: t, callers } of targetsOf(tool, rule)) {
+            if (!callers.includes(name)) continue;
+            const label = `${tool} [${t}] as ${name}`;
+            const expected = expectedTool(rule, p, t);
+            const args = await toolArguments(world, tool, t, p, expected === 'ok').catch((error: Error) => error);
+            if (args instanceof Error) {
+              findings.push({ case: label, problem: `set-up failed: ${args.message}` });
+              continue;
+            }
+            const foreign = (['A', 'B'] as const).filter((a) => a !== p.account);
+            const before = await guard.snapshot(foreign);
+            const answer = await rpc(world.t.url, p.mcpHeaders(), 'tools/call', { name: tool, arguments: args });
+            requests += 1;
+            let got: string;
+            if (answer.status !== 200) got = outcomeOf(answer.status);
+            else if (answer.message?.error) got = `protocol error ${answer.message.error.code}`;
+            else if (answer.message?.result?.isError) {
+              const error = JSON.parse(answer.message.result.content[0].text as string) as { error_code: string };
+              got = outcomeOf(errorCatalogue[error.error_code] ?? 500);
+              if (got !== expected) got = `${got} (${error.error_code})`;
+            } else got = 'ok';
+            if (got !== expected) findings.push({ case: label, problem: `expected ${expected}, got ${got}` });
+            const leaks = leaksIn(readable(answer), markers, p, JSON.stringify(args) + JSON.stringify(p.mcpHeaders()));
+            if (leaks.length) findings.push({ case: label, problem: `shows ${leaks.map((l) => `${l.party}'s ${l.kind} ${l.value.slice(0, 16)}`).join(', ')}` });
+            for (const change of await guard.changed(before)) findings.push({ case: label, problem: `changed another account: ${change}` });
+            if (got === 'ok' && rule.write) guard.markDirty(...(p.account ? [p.account] : []));
+            if (expected === 'ok' && rule.write) guard.markDirty(targetAccount(t));
+          }
+        }
+      }
+      console.log(`authorisation matrix (MCP, ${target.name}): ${tools.length} tools x ${principalNames.length} callers -> ${requests} calls`);
+      expect(findings.map((f) => `${f.case}: ${f.problem}`)).toEqual([]);
+    }, 900_000);
+
+    it('a member lists only their own API keys; an admin lists every key of the account, and no other account’s', async () => {
+      const list = async (name: PrincipalName) => {
+        const answer = await send(world.t.url, { method: 'GET', path: '/v1/apikeys/', headers: world.principal(name).headers() });
+        expect(answer.status).toBe(200);
+        return JSON.parse(answer.text) as { id: string; user_id: string; account_id: string }[];
+      };
+      const member = world.principal('member');
+      const ofMember = await list('member');
+      expect(ofMember.filter((k) => k.user_id !== member.userId), 'keys of other users shown to a member').toEqual([]);
+      const ofAdmin = await list('admin');
+      expect(ofAdmin.map((k) => k.id)).toContain(world.A.keyId);
+      expect(ofAdmin.filter((k) => k.account_id !== world.A.accountId)).toEqual([]);
+    });
+  });
+}

@@ -1,0 +1,238 @@
+import crypto from 'node:crypto';
+import { client } from '../support/service.js';
+import type { RawRequest } from './http.js';
+import { fixture, matrixImage, MATRIX_FILE, presignedUpload, type AccountName, type Principal, type World } from './world.js';
+
+/**
+ * The minimal valid request of each operation for one caller and one target: path parameters
+ * filled from the target's resources, a body the schema accepts. A resource the request would
+ * use up (a verification deleted, a tag removed) is made fresh first, but only when the caller
+ * is expected to be let through: a refused request must find the stable resource unchanged.
+ */
+
+/** Whose resources the request names: account A's or B's, A's anonymous-user counterpart, A's restricted share. */
+export type Target = 'A' | 'B' | 'anonymous' | 'restricted';
+
+export const targetAccount = (target: Target): AccountName | null => (target === 'B' ? 'B' : target === 'anonymous' ? null : 'A');
+
+export interface Built extends RawRequest {
+  /** Runs after the answer (a password change hands out a new session token). */
+  after?: (status: number, body: string) => void;
+}
+
+const unique = () => crypto.randomBytes(6).toString('hex');
+
+export async function buildRequest(world: World, operation: string, target: Target, principal: Principal, allowed: boolean): Promise<Built> {
+  const [method, template] = operation.split(' ') as [string, string];
+  const account = target === 'B' ? world.B : world.A;
+  const owner = client(world.t.url);
+  const asOwner = async (verb: string, route: string, body?: unknown) => {
+    const res = await owner(verb, route, { token: account.owner.token, json: body });
+    if (res.status >= 300) throw new Error(`set-up ${verb} ${route} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  const fresh = allowed && target === 'A';
+
+  // Path parameters: the target's stable resource unless the operation uses one up.
+  let verification = target === 'anonymous' ? world.anonymous.verification : account.verification;
+  let json: unknown;
+  const params: Record<string, string | (() => Promise<string>)> = {
+    account_id: account.accountId,
+    verification_id: () => Promise.resolve(verification),
+    tag_id: account.tag.id,
+    comment_id: account.comment,
+    key_id: account.keyId,
+    user_id: target === 'B' ? account.owner.userId : account.users[0]!.userId,
+    stream: () => Promise.resolve(`verification-${verification}`),
+    token: target === 'restricted' ? world.A.restrictedToken : account.linkToken,
+    kind: 'image',
+    file: world.docsAsset,
+  };
+  let path: string | undefined;
+  let form: FormData | undefined;
+  let bytes: Uint8Array | undefined;
+  let after: Built['after'];
+  const headers = principal.headers();
+
+  switch (operation) {
+    case 'POST /mcp':
+      json = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
+      headers.accept = 'application/json, text/event-stream';
+      break;
+    case 'POST /v1/accounts':
+      json = { name: `Registered ${unique()}`, admin: { email: `new-${unique()}@new.example`, name: 'New Admin', password: 'a long enough password' } };
+      break;
+    case 'POST /v1/accounts/login':
+      json = { email: world.A.owner.email, password: world.principal('ownerJwt').login!.password };
+      break;
+    case 'POST /v1/accounts/invitations/accept':
+      json = { token: crypto.randomBytes(32).toString('base64url'), password: 'a long enough password' };
+      break;
+    case 'PUT /v1/accounts/me/password': {
+      const login = principal.login;
+      const next = `changed ${unique()} password`;
+      json = { current_password: login?.password ?? 'not the password', new_password: next };
+      after = (status, body) => {
+        if (status !== 200 || !login) return;
+        login.password = next;
+        login.token = (JSON.parse(body) as { access_token: string }).access_token;
+        if (principal.name === 'ownerJwt') world.A.owner.token = login.token;
+        if (principal.name === 'otherJwt') world.B.owner.token = login.token;
+      };
+      break;
+    }
+    case 'PATCH /v1/accounts/{account_id}':
+      json = { billing_country: 'DE' };
+      break;
+    case 'POST /v1/accounts/{account_id}/users':
+      json = { email: `added-${unique()}@victim.example`, name: 'Added User', password: 'added long password', role: 'member' };
+      break;
+    case 'PATCH /v1/accounts/{account_id}/users/{user_id}':
+    case 'DELETE /v1/accounts/{account_id}/users/{user_id}':
+      if (fresh) params.user_id = (await asOwner('POST', `/v1/accounts/${account.accountId}/users`, { email: `temp-${unique()}@victim.example`, name: 'Temporary User', password: 'temporary long password', role: 'member' })).id;
+      if (method === 'PATCH') json = { role: 'member' };
+      break;
+    case 'POST /v1/apikeys/':
+      json = { account_id: account.accountId, description: 'made by the matrix', expires_in_days: 1 };
+      break;
+    case 'DELETE /v1/apikeys/{key_id}':
+      if (fresh) params.key_id = (await asOwner('POST', '/v1/apikeys/', { account_id: account.accountId, description: 'to revoke' })).id;
+      break;
+    case 'POST /capture/attestation':
+      // Nothing the matrix could sign: an authorised caller reaches validation (400/422).
+      json = { attestation: 'not an attestation' };
+      break;
+    case 'POST /v1/verifications/claim':
+      json = { anonymous_user_id: `anon_${crypto.randomBytes(32).toString('base64url')}` };
+      break;
+    case 'POST /v1/verifications/':
+      form = new FormData();
+      form.append('image', new Blob([new Uint8Array(fixture(MATRIX_FILE))]), 'matrix.png');
+      break;
+    case 'DELETE /v1/verifications/{verification_id}':
+      if (fresh) verification = await uploadAsOwner(world, account.owner.token);
+      break;
+    case 'POST /v1/verifications/{verification_id}/share':
+      if (target !== 'anonymous' && target !== 'B') verification = account.sandbox;
+      json = { access_type: 'restricted' };
+      break;
+    case 'DELETE /v1/verifications/{verification_id}/share':
+      if (fresh) {
+        verification = account.sandbox;
+        await asOwner('POST', `/v1/verifications/${verification}/share`, { access_type: 'restricted' });
+      }
+      break;
+    case 'POST /v1/verifications/{verification_id}/share/invites':
+      if (fresh) {
+        verification = account.sandbox;
+        await asOwner('POST', `/v1/verifications/${verification}/share`, { access_type: 'restricted' });
+      } else if (target === 'A') verification = account.restricted;
+      json = { email: `invited-${unique()}@guest.example` };
+      break;
+    case 'DELETE /v1/verifications/{verification_id}/share/invites': {
+      let email = world.guestEmail;
+      if (fresh) {
+        verification = account.sandbox;
+        email = `revoked-${unique()}@guest.example`;
+        await asOwner('POST', `/v1/verifications/${verification}/share`, { access_type: 'restricted' });
+        await asOwner('POST', `/v1/verifications/${verification}/share/invites`, { email });
+      } else if (target === 'A') verification = account.restricted;
+      json = { email };
+      break;
+    }
+    case 'PUT /v1/verifications/{verification_id}/tags':
+    case 'POST /v1/verifications/{verification_id}/tags':
+      json = { tags: [account.tag.name] };
+      break;
+    case 'DELETE /v1/verifications/{verification_id}/tags/{tag_id}':
+      if (fresh) {
+        verification = account.sandbox;
+        await asOwner('POST', `/v1/verifications/${verification}/tags`, { tags: [account.tag.name] });
+      }
+      break;
+    case 'POST /v1/tags/':
+      json = { name: `made-${unique()}` };
+      break;
+    case 'PATCH /v1/tags/{tag_id}':
+      json = { color: '#336699' };
+      break;
+    case 'DELETE /v1/tags/{tag_id}':
+      if (fresh) params.tag_id = (await asOwner('POST', '/v1/tags/', { name: `doomed-${unique()}` })).id;
+      break;
+    case 'POST /v1/verifications/{verification_id}/comments':
+      json = { body: 'A comment from the matrix.' };
+      break;
+    case 'PATCH /v1/verifications/{verification_id}/comments/{comment_id}':
+      json = { body: 'The first comment.' };
+      break;
+    case 'DELETE /v1/verifications/{verification_id}/comments/{comment_id}':
+      if (fresh) params.comment_id = (await asOwner('POST', `/v1/verifications/${verification}/comments`, { body: 'To be deleted.' })).id;
+      break;
+    case 'GET /blobs/{key}':
+      path = world.A.blobPath;
+      break;
+    case 'PUT /uploads/{upload_id}':
+      // The pre-signed URL is the credential: each caller gets one of its own to use.
+      path = allowed ? await presignedUpload(world.t.url, world.ownerKey) : `/uploads/${unique()}`;
+      bytes = new Uint8Array(fixture(MATRIX_FILE));
+      break;
+    default:
+      break;
+  }
+
+  if (!path) {
+    const names = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+    path = template;
+    for (const name of names) {
+      const value = params[name];
+      if (value === undefined) throw new Error(`${operation}: the matrix has no value for the path parameter {${name}}; add one in test/security/requests.ts`);
+      path = path.replace(`{${name}}`, encodeURIComponent(typeof value === 'function' ? await value() : value));
+    }
+    // The holder of a personal invitation link opens the report (and its files) with its proof.
+    if (principal.name === 'inviteLinkHolder' && template.startsWith('/shared/')) path += `?invite=${encodeURIComponent(world.inviteProof)}`;
+  }
+  return { method, path, headers, json, form, bytes, after };
+}
+
+async function uploadAsOwner(world: World, token: string): Promise<string> {
+  const form = new FormData();
+  form.append('image', new Blob([new Uint8Array(fixture(MATRIX_FILE))]), 'matrix.png');
+  const res = await fetch(`${world.t.url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  if (res.status !== 201) throw new Error(`set-up upload answered ${res.status}`);
+  return ((await res.json()) as { id: string }).id;
+}
+
+/** The arguments of one MCP tool call for a caller and a target (the anonymous user names its own id). */
+export async function toolArguments(world: World, tool: string, target: Target, principal: Principal, allowed: boolean): Promise<Record<string, unknown>> {
+  const account = target === 'B' ? world.B : world.A;
+  const verification = target === 'anonymous' ? world.anonymous.verification : account.verification;
+  const anonymous = principal.name === 'anonymous' ? { anonymous_user_id: world.anonymous.userId } : {};
+  switch (tool) {
+    case 'verify_image':
+      return { image: matrixImage(), wait_seconds: 0, ...anonymous };
+    case 'verify_pair':
+      // Not a RAW: an admitted caller reaches the file checks (a real pair would cost minutes of CPU per caller).
+      return { image: matrixImage(), raw: { filename: 'matrix.dng', content_base64: Buffer.from('not a raw file').toString('base64') }, wait_seconds: 0, ...anonymous };
+    case 'create_upload':
+      return { filename: 'matrix.png' };
+    case 'get_verification':
+    case 'get_share':
+      return { verification_id: verification, ...anonymous };
+    case 'share_verification':
+      return { verification_id: target === 'A' ? account.sandbox : verification, access_type: 'restricted', ...anonymous };
+    case 'unshare_verification': {
+      if (allowed && target === 'A') {
+        const res = await client(world.t.url)('POST', `/v1/verifications/${account.sandbox}/share`, { token: account.owner.token, json: { access_type: 'restricted' } });
+        if (res.status !== 200) throw new Error(`set-up share answered ${res.status}`);
+      }
+      return { verification_id: target === 'A' ? account.sandbox : verification, ...anonymous };
+    }
+    case 'list_verifications':
+      return { ...anonymous };
+    case 'get_account_usage':
+    case 'get_upgrade_link':
+      return {};
+    default:
+      throw new Error(`the matrix has no arguments for the MCP tool ${tool}; add them in test/security/requests.ts`);
+  }
+}
