@@ -135,7 +135,7 @@ for (const target of databaseTargets) {
       expect(await t.service.deps.knex('events').where('stream', 'like', 'share%')).toHaveLength(0);
     });
 
-    it('hides another account’s verification (404) and anonymous ones (keyless use is MCP only), on every endpoint', async () => {
+    it('hides another account’s verification (404) and refuses anonymous ones (403; keyless use is MCP only), on every endpoint', async () => {
       const before = await t.eventCount();
       const endpoints: [string, string, unknown?][] = [
         ['GET', share(id)],
@@ -153,8 +153,9 @@ for (const target of databaseTargets) {
         const anonymousRoute = route.replace(id, anonymous.id);
         const own = await call(method, anonymousRoute, { headers: { 'x-anonymous-user-id': anonymous.anonymous_user_id! }, json });
         expect([method, anonymousRoute, own.status, own.body.detail.error_code]).toEqual([method, anonymousRoute, 401, 'AUTHENTICATION_REQUIRED']);
-        // An account cannot reach an anonymous verification either: it is not theirs.
-        expect((await call(method, anonymousRoute, { token: owner.token, json })).status).toBe(404);
+        // To an account an unclaimed anonymous verification is the spec's 403: it is no account's, so nothing of another account shows (D-SHAREANON).
+        const byAccount = await call(method, anonymousRoute, { token: owner.token, json });
+        expect([method, anonymousRoute, byAccount.status, byAccount.body.detail.error_code]).toEqual([method, anonymousRoute, 403, 'ACCESS_DENIED']);
       }
       // Its keyless owner, over MCP, is refused: anonymous verifications cannot be shared (403).
       const agent = await connectMcp(t.url);

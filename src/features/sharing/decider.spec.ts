@@ -15,10 +15,14 @@ const TOKEN_SHA = 'a'.repeat(64);
 const NEW_TOKEN_SHA = 'b'.repeat(64);
 const INVITE_SHA = 'c'.repeat(64);
 
-const owned: VerificationFacts = { account_id: ACCOUNT, anonymous: false };
-const anonymous: VerificationFacts = { account_id: ACCOUNT, anonymous: true };
+/** The pseudo-accounts of two keyless MCP callers (their anonymous_user_ids). */
+const KEYLESS = '0a000000-0000-4000-8000-00000000000a';
+const OTHER_KEYLESS = '0a000000-0000-4000-8000-00000000000b';
 
-const owner = { account_id: ACCOUNT, verification: owned, now: LATER };
+const owned: VerificationFacts = { account_id: ACCOUNT, anonymous: false };
+const anonymous: VerificationFacts = { account_id: KEYLESS, anonymous: true };
+
+const owner = { account_id: ACCOUNT, caller_anonymous: false, verification: owned, now: LATER };
 const share = (access_type: AccessType, overrides: Partial<ShareCommand> = {}): ShareCommand =>
   ({ type: 'Share', ...owner, access_type, nonce: NEW_NONCE, token_sha256: NEW_TOKEN_SHA, ...overrides }) as ShareCommand;
 const unshare = (overrides: Partial<ShareCommand> = {}): ShareCommand => ({ type: 'Unshare', ...owner, ...overrides }) as ShareCommand;
@@ -52,8 +56,14 @@ function ownershipRules(history: ShareEvent[]) {
     it(`${name} on a missing or deleted verification is rejected with VERIFICATION_NOT_FOUND`, () => {
       given(shareDecider, history).when(command({ verification: null })).thenThrows('VERIFICATION_NOT_FOUND');
     });
-    it(`${name} on an anonymous verification is rejected with ACCESS_DENIED`, () => {
+    it(`${name} on an anonymous verification, by an account, is rejected with ACCESS_DENIED (spec 3.4, 7)`, () => {
       given(shareDecider, history).when(command({ verification: anonymous })).thenThrows('ACCESS_DENIED', /Anonymous verifications cannot be shared/);
+    });
+    it(`${name} on an anonymous verification, by its own keyless caller, is rejected with ACCESS_DENIED`, () => {
+      given(shareDecider, history).when(command({ account_id: KEYLESS, caller_anonymous: true, verification: anonymous })).thenThrows('ACCESS_DENIED');
+    });
+    it(`${name} on an anonymous verification, by another keyless caller, is rejected with VERIFICATION_NOT_FOUND (another owner's)`, () => {
+      given(shareDecider, history).when(command({ account_id: OTHER_KEYLESS, caller_anonymous: true, verification: anonymous })).thenThrows('VERIFICATION_NOT_FOUND');
     });
   }
 }

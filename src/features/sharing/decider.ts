@@ -18,8 +18,10 @@ export const MAX_INVITATIONS = 200;
 export type VerificationFacts = { account_id: string; anonymous: boolean } | null;
 
 interface OwnerCommand {
-  /** The calling account. */
+  /** The calling account (a keyless caller's pseudo-account). */
   account_id: string;
+  /** A keyless MCP caller (its anonymous_user_id): for it another anonymous verification is another owner's. */
+  caller_anonymous: boolean;
   verification: VerificationFacts;
   now: Date;
 }
@@ -48,14 +50,19 @@ export const notShared = () =>
   new NotFoundError('NOT_SHARED', 'This verification is not shared.', { suggestion: 'Share it with POST /v1/verifications/{verification_id}/share.' });
 
 /** Only the owning account may share; an anonymous verification may not be shared at all (spec 3.4). */
-export function checkOwner(command: Pick<OwnerCommand, 'account_id' | 'verification'>): void {
-  // Another account's verification looks exactly like a missing one.
-  if (!command.verification || command.verification.account_id !== command.account_id) throw verificationNotFound();
-  if (command.verification.anonymous) {
+export function checkOwner(command: Pick<OwnerCommand, 'account_id' | 'caller_anonymous' | 'verification'>): void {
+  const { verification } = command;
+  if (!verification) throw verificationNotFound();
+  // An unclaimed keyless verification belongs to no account: the spec's 403 tells an account (and
+  // its own keyless uploader) so without revealing any account's data. To another keyless caller
+  // it is someone else's, hidden like another account's (D-SHAREANON).
+  if (verification.anonymous && (verification.account_id === command.account_id || !command.caller_anonymous)) {
     throw new AccessDeniedError('Anonymous verifications cannot be shared.', {
       suggestion: 'Claim it into an account with POST /v1/verifications/claim, then share it from there.',
     });
   }
+  // Another account's verification looks exactly like a missing one.
+  if (verification.account_id !== command.account_id) throw verificationNotFound();
 }
 
 export const shareDecider: Decider<ShareState, ShareCommand, typeof shareEvents> = {

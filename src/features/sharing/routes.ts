@@ -28,7 +28,7 @@ const analyticsSchema = z
   .openapi('ViewAnalytics');
 
 const ownerErrors = {
-  403: { description: 'ACCESS_DENIED: a read-scoped key (anonymous verifications, from the keyless MCP tier, cannot be shared: claim them first)' },
+  403: { description: 'ACCESS_DENIED: a read-scoped key, or an anonymous verification (from the keyless MCP tier: anonymous verifications cannot be shared, claim it first)' },
   404: { description: 'VERIFICATION_NOT_FOUND (also when not yours)' },
 };
 

@@ -32,10 +32,10 @@ function factsOf(row: VerificationRow | undefined): VerificationFacts {
   return { account_id: row.account_id, anonymous: row.anonymous_origin !== null && row.anonymous_origin === row.account_id };
 }
 
-/** The caller's own, non-anonymous verification (404 hides others' existence; 403 for anonymous ones). */
+/** The caller's own, non-anonymous verification (404 hides other owners'; 403 for anonymous ones, decider.ts checkOwner). */
 async function owned(deps: AppDeps, principal: Principal, verificationId: string): Promise<VerificationRow> {
   const row = await findVerification(deps.knex, verificationId);
-  checkOwner({ account_id: principal.accountId, verification: factsOf(row) });
+  checkOwner({ account_id: principal.accountId, caller_anonymous: principal.via === 'anonymous', verification: factsOf(row) });
   return row!;
 }
 
@@ -81,6 +81,7 @@ export async function shareVerification(deps: AppDeps, call: Call, verificationI
   await execute(deps, call, shareStream(verificationId), shareDecider, {
     type: 'Share',
     account_id: principal.accountId,
+    caller_anonymous: principal.via === 'anonymous',
     verification: factsOf(row),
     access_type: accessType,
     nonce,
@@ -104,7 +105,7 @@ export async function shareVerification(deps: AppDeps, call: Call, verificationI
 export async function unshareVerification(deps: AppDeps, call: Call, verificationId: string): Promise<void> {
   const principal = callerOf(call);
   const row = await findVerification(deps.knex, verificationId);
-  await execute(deps, call, shareStream(verificationId), shareDecider, { type: 'Unshare', account_id: principal.accountId, verification: factsOf(row), now: deps.now() });
+  await execute(deps, call, shareStream(verificationId), shareDecider, { type: 'Unshare', account_id: principal.accountId, caller_anonymous: principal.via === 'anonymous', verification: factsOf(row), now: deps.now() });
 }
 
 /**
@@ -120,6 +121,7 @@ export async function inviteToShare(deps: AppDeps, call: Call, verificationId: s
   await execute(deps, call, shareStream(verificationId), shareDecider, {
     type: 'Invite',
     account_id: principal.accountId,
+    caller_anonymous: principal.via === 'anonymous',
     verification: factsOf(row),
     email: address,
     nonce,
@@ -143,6 +145,7 @@ export async function revokeInvite(deps: AppDeps, call: Call, verificationId: st
   await execute(deps, call, shareStream(verificationId), shareDecider, {
     type: 'RevokeInvite',
     account_id: principal.accountId,
+    caller_anonymous: principal.via === 'anonymous',
     verification: factsOf(row),
     email: normaliseEmail(email),
     now: deps.now(),
