@@ -23,7 +23,7 @@ export const oneLineText = () =>
 
 /**
  * A file name as a client gives it: storable, otherwise taken as it is. Unsafe characters are
- * removed by `cleanFileName` where the file is received, never refused (D-number in
- * docs/decisions.md): a photo is not turned away for its name.
+ * removed by `cleanFileName` where the file is received, never refused (D-082): a photo is not
+ * turned away for its name.
  */
 export const fileNameInput = () => storableString().min(1).max(MAX_FILE_NAME_LENGTH);

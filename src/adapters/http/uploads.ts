@@ -25,7 +25,7 @@ export async function receiveUpload(
       inFlight.push(stage.catch(() => undefined));
       stage.then(
         (blob) => {
-          // The name is shown on pages and in e-mails: controls and bidi characters removed, never refused (D-number).
+          // The name is shown on pages and in e-mails: controls and bidi characters removed, never refused (D-082).
           staged.push({ field: file.fieldname, filename: cleanFileName(file.originalname), staged: blob });
           callback(null, {});
         },

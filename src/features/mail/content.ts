@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { cleanName } from '../../core/text.js';
 
 /**
  * A message's bodies live outside the event log, in the blob store, from queueing until the
@@ -10,6 +11,13 @@ export interface MailContent {
   text: string;
   html: string;
 }
+
+/**
+ * A subject as recorded and sent: one line, without controls or bidi formatting characters.
+ * Subjects carry names (users', accounts', files'); the doors refuse or clean those, and this
+ * keeps names recorded before they did out of mail headers and the audit history too.
+ */
+export const subjectLine = (subject: string): string => cleanName(subject);
 
 export function contentBytes(content: MailContent): Buffer {
   return Buffer.from(JSON.stringify({ text: content.text, html: content.html }), 'utf8');

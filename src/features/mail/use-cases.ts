@@ -3,7 +3,7 @@ import { foldStream, runCommand } from '../../core/decider.js';
 import type { AppDeps } from '../../core/deps.js';
 import { ValidationError } from '../../core/errors.js';
 import { MAIL_ID_PATTERN, messageIdFor } from '../../core/mail.js';
-import { contentBytes, contentKey, sha256Hex } from './content.js';
+import { contentBytes, contentKey, sha256Hex, subjectLine } from './content.js';
 import { mailDecider, mailStream } from './decider.js';
 import { MAIL_DELIVERY_WORKFLOW_TYPE } from './workflow.js';
 
@@ -56,7 +56,7 @@ async function record(deps: AppDeps, context: CommandContext, mail: OutgoingMail
     deps.store,
     stream,
     mailDecider,
-    { type: 'QueueMail', mail_id: mail.id, message_id: messageIdFor(mail.id, from), account_id: mail.accountId, from, to: mail.to, subject: mail.subject, content_sha256: sha, now: context.now },
+    { type: 'QueueMail', mail_id: mail.id, message_id: messageIdFor(mail.id, from), account_id: mail.accountId, from, to: mail.to, subject: subjectLine(mail.subject), content_sha256: sha, now: context.now },
     { ...context, accountId: mail.accountId },
   );
   if (outcome.position !== null) return;
