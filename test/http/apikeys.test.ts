@@ -1,5 +1,7 @@
+import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
+import { addMember } from '../support/members.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 
 for (const target of databaseTargets) {
@@ -132,6 +134,59 @@ for (const target of databaseTargets) {
       const del = await call('DELETE', `/v1/apikeys/${key.id}`, { apiKey: key.raw_key });
       expect(del.status).toBe(403);
       expect(del.body.detail.message).toContain('read scope');
+    });
+
+    it('shows a member only the keys they created and lets them revoke only those; an admin manages every key of the account (D-079)', async () => {
+      const admin = await registerAccount(call);
+      const member = await addMember(call, admin, 'member', 'Mia Member');
+      const colleague = await addMember(call, admin, 'member', 'Carl Colleague');
+      const other = await registerAccount(call);
+      const key = async (token: string, account_id: string, description: string) => (await createKey(token, { account_id, description })).body as { id: string; raw_key: string };
+      const adminKey = await key(admin.token, admin.account.id, 'admin');
+      const memberKey = await key(member.token, admin.account.id, 'member');
+      const colleagueKey = await key(colleague.token, admin.account.id, 'colleague');
+      const otherKey = await key(other.token, other.account.id, 'other account');
+      const ids = async (credentials: { token?: string; apiKey?: string }) => {
+        const listed = await call('GET', '/v1/apikeys/', credentials);
+        expect(listed.status).toBe(200);
+        return (listed.body as { id: string }[]).map((k) => k.id).sort();
+      };
+      const ofAccount = [adminKey.id, memberKey.id, colleagueKey.id].sort();
+
+      // Listing: a member (by login or by their key) sees their own keys; an admin (either way) every key of the account.
+      expect(await ids({ token: member.token })).toEqual([memberKey.id]);
+      expect(await ids({ apiKey: memberKey.raw_key })).toEqual([memberKey.id]);
+      expect(await ids({ token: admin.token })).toEqual(ofAccount);
+      expect(await ids({ apiKey: adminKey.raw_key })).toEqual(ofAccount);
+      expect(await ids({ token: other.token })).toEqual([otherKey.id]);
+
+      // Revoking someone else's key: as unknown as a key of another account, and nothing is recorded.
+      const before = await t.eventCount();
+      for (const [credentials, target] of [
+        [{ token: member.token }, adminKey.id],
+        [{ apiKey: memberKey.raw_key }, adminKey.id],
+        [{ token: member.token }, colleagueKey.id],
+        [{ token: member.token }, otherKey.id],
+        [{ token: admin.token }, otherKey.id],
+      ] as const) {
+        const refused = await call('DELETE', `/v1/apikeys/${target}`, credentials);
+        expect([refused.status, refused.body.detail.error_code]).toEqual([404, 'API_KEY_NOT_FOUND']);
+      }
+      const unknown = await call('DELETE', `/v1/apikeys/${crypto.randomUUID()}`, { token: member.token });
+      expect(unknown.body).toEqual((await call('DELETE', `/v1/apikeys/${adminKey.id}`, { token: member.token })).body);
+      expect(await t.eventCount()).toBe(before);
+      for (const working of [adminKey, colleagueKey, otherKey]) expect((await call('GET', '/v1/accounts/me', { apiKey: working.raw_key })).status).toBe(200);
+
+      // Revoking what one manages: a member their own key, an admin a colleague's.
+      expect((await call('DELETE', `/v1/apikeys/${memberKey.id}`, { token: member.token })).status).toBe(204);
+      expect((await call('DELETE', `/v1/apikeys/${colleagueKey.id}`, { token: admin.token })).status).toBe(204);
+      for (const revoked of [memberKey, colleagueKey]) expect((await call('GET', '/v1/accounts/me', { apiKey: revoked.raw_key })).status).toBe(401);
+
+      // A key acts with its user's role as it is now: promoted, the colleague's new key sees every key.
+      const promotedKey = await key(colleague.token, admin.account.id, 'colleague again');
+      expect(await ids({ apiKey: promotedKey.raw_key })).toEqual([colleagueKey.id, promotedKey.id].sort());
+      expect((await call('PATCH', `/v1/accounts/${admin.account.id}/users/${colleague.user.id}`, { token: admin.token, json: { role: 'admin' } })).status).toBe(200);
+      expect(await ids({ apiKey: promotedKey.raw_key })).toEqual([...ofAccount, promotedKey.id].sort());
     });
   });
 }

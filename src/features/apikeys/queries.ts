@@ -23,13 +23,23 @@ export const apiKeysTable = (knex: Knex) => knex<ApiKeyRow>('api_keys');
 export const findApiKeyByPrefix = (knex: Knex, prefix: string): Promise<ApiKeyRow | undefined> => apiKeysTable(knex).where({ prefix }).first();
 export const findApiKey = (knex: Knex, id: string): Promise<ApiKeyRow | undefined> => apiKeysTable(knex).where({ id }).first();
 
-/** An account's keys (active, expired and revoked), newest first. */
-export const listApiKeysOfAccount = (knex: Knex, accountId: string): Promise<ApiKeyRow[]> =>
-  apiKeysTable(knex).where({ account_id: accountId }).orderBy('created_at', 'desc');
+/**
+ * The keys a caller may see and revoke (D-079): every key of the account, or (userId set) only
+ * those its user created. A key's account and user never change, so this read decides it.
+ */
+export interface VisibleKeys {
+  accountId: string;
+  userId: string | null;
+}
 
-/** A key, only if it belongs to the account (others' keys stay invisible). */
-export const findApiKeyOfAccount = (knex: Knex, id: string, accountId: string): Promise<ApiKeyRow | undefined> =>
-  apiKeysTable(knex).where({ id, account_id: accountId }).first();
+const visible = (knex: Knex, keys: VisibleKeys) =>
+  apiKeysTable(knex).where({ account_id: keys.accountId, ...(keys.userId === null ? {} : { user_id: keys.userId }) });
+
+/** The visible keys (active, expired and revoked), newest first. */
+export const listVisibleApiKeys = (knex: Knex, keys: VisibleKeys): Promise<ApiKeyRow[]> => visible(knex, keys).orderBy('created_at', 'desc');
+
+/** A key, only if it is visible (others' keys stay invisible: the caller cannot tell them from unknown ids). */
+export const findVisibleApiKey = (knex: Knex, id: string, keys: VisibleKeys): Promise<ApiKeyRow | undefined> => visible(knex, keys).where({ id }).first();
 
 /** A user's keys not revoked yet, expired ones included. */
 export const unrevokedApiKeysOfUser = (knex: Knex, userId: string): Promise<ApiKeyRow[]> => apiKeysTable(knex).where({ user_id: userId }).whereNull('revoked_at');

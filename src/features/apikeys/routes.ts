@@ -25,7 +25,7 @@ export function apiKeyRoutes(deps: AppDeps): RouteSpec[] {
       method: 'get',
       path: '/v1/apikeys/',
       tag: 'apikeys',
-      summary: "List the account's API keys (active, expired and revoked); raw keys are never returned",
+      summary: "List API keys (active, expired and revoked): an admin's call lists every key of the account, a member's only the keys that member created; raw keys are never returned",
       auth: 'any',
       responses: { 200: { description: 'API keys', schema: z.array(apiKeyItem) } },
       handler: async ({ principal }) => ({ status: 200, body: await listApiKeys(deps, principal) }),
@@ -44,10 +44,10 @@ export function apiKeyRoutes(deps: AppDeps): RouteSpec[] {
       method: 'delete',
       path: '/v1/apikeys/{key_id}',
       tag: 'apikeys',
-      summary: 'Revoke an API key permanently',
+      summary: 'Revoke an API key permanently: an admin any key of the account, a member only their own',
       auth: 'any',
       params: uuidParam('key_id'),
-      responses: { 204: { description: 'Revoked' }, 404: { description: 'No such key in your account' } },
+      responses: { 204: { description: 'Revoked' }, 404: { description: "No such key among those you manage (another user's key, for a member, answers the same as an unknown one)" } },
       handler: async ({ params, call }) => {
         await revokeApiKey(deps, call, params.key_id as string);
         return { status: 204 };

@@ -7,12 +7,21 @@ import { assertAccountAccess } from '../accounts/use-cases.js';
 import { apiKeyDecider, apiKeyStream } from './decider.js';
 import type { ApiKeyScope } from './events.js';
 import { generateApiKey } from './key-material.js';
-import { findApiKey, findApiKeyOfAccount, listApiKeysOfAccount } from './queries.js';
+import { findApiKey, findVisibleApiKey, listVisibleApiKeys, type VisibleKeys } from './queries.js';
 import { toApiKey, type ApiKeyCreatedView, type ApiKeyView } from './view.js';
 
-/** The caller's account's keys (active, expired and revoked), newest first; raw keys are never kept. */
+/**
+ * Whose keys a caller manages (D-079): an admin every key of the account, a member only the keys
+ * they created. An API key acts as its user, with the user's role as it is now.
+ */
+const keysManagedBy = (principal: Principal): VisibleKeys => ({
+  accountId: principal.accountId,
+  userId: principal.role === 'admin' ? null : principal.userId,
+});
+
+/** The keys the caller manages (active, expired and revoked), newest first; raw keys are never kept. */
 export async function listApiKeys(deps: AppDeps, principal: Principal): Promise<ApiKeyView[]> {
-  const rows = await listApiKeysOfAccount(deps.knex, principal.accountId);
+  const rows = await listVisibleApiKeys(deps.knex, keysManagedBy(principal));
   const now = deps.now();
   return rows.map((row) => toApiKey(row, now));
 }
@@ -49,10 +58,13 @@ export async function createApiKey(deps: AppDeps, call: Call, input: NewApiKey):
   return { ...created, raw_key: key.raw };
 }
 
-/** Revokes one of the account's keys permanently; keys of other accounts answer API_KEY_NOT_FOUND. */
+/**
+ * Revokes one of the keys the caller manages, permanently. Any other key (another user's for a
+ * member, another account's for anyone) answers API_KEY_NOT_FOUND, as an unknown id does.
+ */
 export async function revokeApiKey(deps: AppDeps, call: Call, keyId: string): Promise<void> {
   const principal = callerOf(call);
-  const row = await findApiKeyOfAccount(deps.knex, keyId, principal.accountId);
+  const row = await findVisibleApiKey(deps.knex, keyId, keysManagedBy(principal));
   if (!row) throw new NotFoundError('API_KEY_NOT_FOUND', 'API key not found.', { suggestion: 'List your keys with GET /v1/apikeys/.' });
   const context = commandContext(deps, call);
   await execute(deps, call, apiKeyStream(keyId), apiKeyDecider, { type: 'RevokeApiKey', account_id: principal.accountId, now: context.now }, context);
