@@ -116,6 +116,7 @@ for (const target of databaseTargets) {
     it('refuses NUL and unpaired surrogates anywhere in a JSON body with 422 naming the field, leaving nothing half-written (defect 2)', async () => {
       const email = `surrogate-${Date.now()}@example.eu`;
       const admin = { email, name: 'Admin', password: 'a long enough password' };
+      await t.settled(); // earlier tests' verifications append their last events asynchronously
       const before = await t.eventCount();
       const lone = await call('POST', '/v1/accounts', { json: { name: 'x\ud800', admin } });
       expect(lone.status).toBe(422);
@@ -182,6 +183,26 @@ for (const target of databaseTargets) {
       const bomb = zlib.gzipSync(Buffer.alloc(50 * 1024 * 1024, 0x20));
       const bombed = await fetch(`${t.url}/v1/tags/`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', authorization: `Bearer ${token}` }, body: bomb });
       expect(bombed.status).toBe(413);
+    }, 60_000);
+
+    it('answers health 200 "degraded", not 503, while the database is too busy to answer its probe (defect 13)', async () => {
+      let locked!: () => void;
+      let release!: () => void;
+      const lockHeld = new Promise<void>((resolve) => (locked = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      // The event log locked by a long transaction, as a heavy start-up catch-up or load holds it.
+      const busy = t.service.deps.knex.transaction(async (trx) => {
+        await trx.raw('lock table events in access exclusive mode');
+        locked();
+        await released;
+      });
+      await lockHeld;
+      const health = await call('GET', '/v1/public/health').finally(release);
+      await busy;
+      expect(health.status).toBe(200);
+      expect(health.body.status).toBe('degraded');
+      expect(health.body.dependencies.event_store).toMatchObject({ status: 'degraded', detail: expect.stringMatching(/no answer within/) });
+      expect((await call('GET', '/v1/public/health')).body.status).toBe('ok');
     }, 60_000);
 
     it('serves /blobs with nosniff and a sandboxing CSP (defect 13)', async () => {
