@@ -54,7 +54,10 @@ interface Rule {
 
 const account = (rule: Omit<Rule, 'foreign'> = { auth: 'any' }): Rule => ({ foreign: '403', ...rule });
 const owned = (rule: Partial<Rule> = {}): Rule => ({ auth: 'any', foreign: '404', ...rule });
-/** Sharing an anonymous verification: 403 ACCESS_DENIED (spec 3.4 and 4.1 GET share). */
+/**
+ * Sharing an unclaimed anonymous verification: 403 ACCESS_DENIED to any account (spec 3.4 and
+ * 4.1 GET share), where other reads of it stay 404.
+ */
 const sharing = (rule: Partial<Rule> = {}): Rule => owned({ onAnonymous: '403', ...rule });
 const publicRoute = (rule: Partial<Rule> = {}): Rule => ({ auth: 'public', ...rule });
 /** A restricted share opens for its account and its invitees; everyone else gets 403. */
@@ -110,7 +113,7 @@ const EXPECTED: Record<string, Rule> = {
   'DELETE /v1/verifications/{verification_id}/share':                sharing(),
   'POST /v1/verifications/{verification_id}/share/invites':          sharing(),
   'DELETE /v1/verifications/{verification_id}/share/invites':        sharing(),
-  'GET /v1/verifications/{verification_id}/analytics/views':         owned(),
+  'GET /v1/verifications/{verification_id}/analytics/views':         sharing(), // a share's views: 403 on an anonymous verification too
   'PUT /v1/verifications/{verification_id}/tags':                    owned(),
   'POST /v1/verifications/{verification_id}/tags':                   owned(),
   'DELETE /v1/verifications/{verification_id}/tags/{tag_id}':        owned(),
@@ -407,7 +410,7 @@ for (const target of databaseTargets) {
       expect(findings.map((f) => `${f.case}: ${f.problem}`)).toEqual([]);
     }, 900_000);
 
-    it('a member lists only their own API keys; an admin lists every key of the account, and no other account’s', async () => {
+    it('a member lists and revokes only their own API keys; an admin lists and revokes every key of the account, and no other account’s', async () => {
       const list = async (name: PrincipalName) => {
         const answer = await send(world.t.url, { method: 'GET', path: '/v1/apikeys/', headers: world.principal(name).headers() });
         expect(answer.status).toBe(200);
@@ -419,6 +422,19 @@ for (const target of databaseTargets) {
       const ofAdmin = await list('admin');
       expect(ofAdmin.map((k) => k.id)).toContain(world.A.keyId);
       expect(ofAdmin.filter((k) => k.account_id !== world.A.accountId)).toEqual([]);
+
+      // The matrix has a member revoke an admin's key (404); a member's own keys are theirs to revoke, and every key of the account is an admin's.
+      const create = async () => {
+        const created = await send(world.t.url, { method: 'POST', path: '/v1/apikeys/', headers: member.headers(), json: { account_id: world.A.accountId } });
+        expect(created.status).toBe(201);
+        return (JSON.parse(created.text) as { id: string }).id;
+      };
+      const own = await create();
+      expect((await list('member')).map((k) => k.id)).toContain(own);
+      expect((await send(world.t.url, { method: 'DELETE', path: `/v1/apikeys/${own}`, headers: member.headers() })).status).toBe(204);
+      const another = await create();
+      expect((await send(world.t.url, { method: 'DELETE', path: `/v1/apikeys/${another}`, headers: world.principal('admin').headers() })).status).toBe(204);
+      expect((await send(world.t.url, { method: 'DELETE', path: `/v1/apikeys/${another}`, headers: world.principal('otherJwt').headers() })).status).toBe(404);
     });
   });
 }
