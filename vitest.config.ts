@@ -3,7 +3,8 @@ import { SKIP_MARK } from './test/support/requires.js';
 
 export default defineConfig({
   test: {
-    globalSetup: ['test/support/build.ts'],
+    // build.ts compiles dist/; log-capture.ts collects the services' logs and fails the run if a secret the tests used is in them.
+    globalSetup: ['test/support/build.ts', 'test/support/log-capture.ts'],
     include: ['test/**/*.test.ts', 'src/**/*.spec.ts'],
     // Two cores: run files in a small pool; suites that start servers isolate themselves.
     pool: 'forks',

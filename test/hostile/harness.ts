@@ -110,6 +110,10 @@ export class HealthWatch {
   private loop: Promise<void> | undefined;
   readonly samples: number[] = [];
   failures: string[] = [];
+  /** What the suite is sending now: each probe is put down to it, so a stall names its cause. */
+  current = 'nothing';
+  /** The slowest probe and what was being sent when it started. */
+  slowest = { ms: 0, during: 'nothing' };
 
   constructor(private readonly url: string) {}
 
@@ -136,7 +140,10 @@ export class HealthWatch {
     this.loop = (async () => {
       while (this.running) {
         try {
-          this.samples.push(await this.probe());
+          const during = this.current;
+          const ms = await this.probe();
+          this.samples.push(ms);
+          if (ms > this.slowest.ms) this.slowest = { ms, during };
         } catch (error) {
           this.failures.push(`health probe failed: ${String(error)}`);
         }
@@ -203,6 +210,11 @@ export function expectClearRefusalOrSuccess(what: string, res: CallResult): void
 export function expectClear4xx(what: string, res: CallResult): void {
   expect(res.status, `${what}: ${JSON.stringify(res.body).slice(0, 300)}`).toBeGreaterThanOrEqual(400);
   expect(res.status, `${what}: ${JSON.stringify(res.body).slice(0, 300)}`).toBeLessThan(500);
+  if (/^text\/html/.test(res.headers.get('content-type') ?? '')) {
+    // A page route answers its error as a page: it says what happened in words.
+    expect(String(res.body), what).toMatch(/<title>[^<]+<\/title>/);
+    return;
+  }
   const detail = res.body?.detail;
   if (Array.isArray(detail)) {
     expect(detail.length, what).toBeGreaterThan(0);
@@ -251,6 +263,17 @@ export async function terminal(s: HostileService, id: string): Promise<any> {
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`verification ${id} did not finish within 5 minutes`);
+}
+
+/** Waits until background work (mail, workflows) has stopped appending: the count holds for 3 s. */
+export async function quiescent(s: HostileService): Promise<void> {
+  let last = await s.eventCount();
+  for (let stable = 0, i = 0; stable < 3 && i < 120; i++) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = await s.eventCount();
+    stable = now === last ? stable + 1 : 0;
+    last = now;
+  }
 }
 
 /** Runs tasks `width` at a time. */

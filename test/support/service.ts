@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { loadConfig } from '../../src/core/config.js';
 import { startService, type Service } from '../../src/service.js';
 import type { Clock } from '../../src/adapters/workflows/clock.js';
 import type { DatabaseTarget } from './databases.js';
+import { capturedLogger, recordSecretsIn } from './log-capture.js';
 
 export interface TestService {
   service: Service;
@@ -33,6 +34,8 @@ export interface TestServiceOptions {
   workflowSweepMs?: number;
   /** PGlite in the data dir instead of in memory, so that `restart` keeps the database. */
   persistent?: boolean;
+  /** The service's logger; by default the run's captured log (test/support/log-capture.ts), or silent. */
+  logger?: Logger;
 }
 
 /** A real service on a real socket (port 0), on the given database, with a scratch data dir. */
@@ -48,8 +51,9 @@ export async function startTestService(target: DatabaseTarget, env: Record<strin
     ...(scratch.url ? { DATABASE_URL: scratch.url } : {}),
     ...env,
   });
+  const logger = options.logger ?? capturedLogger() ?? pino({ level: 'silent' });
   const start = () =>
-    startService(config, { logger: pino({ level: 'silent' }), inMemoryDatabase: !scratch.url && !options.persistent, clock: options.clock, workflowSweepMs: options.workflowSweepMs });
+    startService(config, { logger, inMemoryDatabase: !scratch.url && !options.persistent, clock: options.clock, workflowSweepMs: options.workflowSweepMs });
   const service = await start();
   const t: TestService = {
     service,
@@ -71,11 +75,22 @@ export async function startTestService(target: DatabaseTarget, env: Record<strin
     },
     async stop() {
       await t.service.stop();
+      recordMailedSecrets(dataDir);
       await scratch.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
   return t;
+}
+
+/** The links in the outbox's e-mails carry tokens (invitations, set-password): looked for in the logs too. */
+function recordMailedSecrets(dataDir: string): void {
+  const outbox = path.join(dataDir, 'outbox');
+  if (!fs.existsSync(outbox)) return;
+  for (const file of fs.readdirSync(outbox)) {
+    const text = fs.readFileSync(path.join(outbox, file), 'utf8').replace(/=\r?\n/g, '');
+    for (const link of text.match(/https?:\/\/[^\s"'<>]+/g) ?? []) recordSecretsIn(link);
+  }
 }
 
 export interface CallOptions {
@@ -96,6 +111,7 @@ export interface CallResult {
 export function client(baseUrl: string) {
   return async function call(method: string, route: string, options: CallOptions = {}): Promise<CallResult> {
     const headers: Record<string, string> = { ...options.headers };
+    recordSecretsIn({ token: options.token, raw_key: options.apiKey, body: options.json });
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     if (options.apiKey) headers['x-api-key'] = options.apiKey;
     let body: string | undefined = options.body;
@@ -113,6 +129,8 @@ export function client(baseUrl: string) {
     } catch {
       // not JSON: keep the text
     }
+    recordSecretsIn(parsed);
+    recordSecretsIn(response.headers.get('location') ?? '');
     return { status: response.status, body: parsed, headers: response.headers };
   };
 }
@@ -127,6 +145,7 @@ export async function registerAccount(call: ReturnType<typeof client>, overrides
     password: 'a long enough password',
   };
   const { email, password } = admin;
+  recordSecretsIn({ password });
   const registered = await call('POST', '/v1/accounts', { json: { name: `Account ${counter}`, ...overrides, admin } });
   if (registered.status !== 201) throw new Error(`registration failed: ${registered.status} ${JSON.stringify(registered.body)}`);
   const login = await call('POST', '/v1/accounts/login', { json: { email, password } });
