@@ -4,6 +4,8 @@ import { simpleParser } from 'mailparser';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config.js';
+import { COMMAND_ATTEMPTS } from '../../src/core/decider.js';
+import { WrongExpectedRevisionError } from '../../src/core/errors.js';
 import { startService, type Service } from '../../src/service.js';
 import { databaseTargets } from '../support/databases.js';
 import { client, registerAccount, startTestService, uploadImage, type CallResult, type TestService } from '../support/service.js';
@@ -83,6 +85,30 @@ for (const target of databaseTargets) {
       // One event opens the share; each later change is recorded only when it changes the access type.
       expect(changes.length).toBeGreaterThanOrEqual(2);
       expect(changes.length).toBeLessThanOrEqual(11);
+    });
+
+    it('answers 503 with Retry-After, naming no stream, when other instances keep winning past the retries', async () => {
+      const id = await uploadImage(t.url, owner.token);
+      const store = t.service.deps.store;
+      const original = store.append;
+      let attempts = 0;
+      // Another instance appends first every time: each append of this one finds the stream moved.
+      store.append = async (stream, events, options) => {
+        if (stream !== `comments-${id}`) return original.call(store, stream, events, options);
+        attempts += 1;
+        throw new WrongExpectedRevisionError(stream, 0n, BigInt(attempts));
+      };
+      try {
+        const busy = await call('POST', `/v1/verifications/${id}/comments`, { token: owner.token, json: { body: 'Never recorded.' } });
+        expect([busy.status, busy.body.detail.error_code]).toEqual([503, 'SERVICE_UNAVAILABLE']);
+        expect(busy.headers.get('retry-after')).toBe('1');
+        expect(busy.body.detail.message).not.toMatch(/stream|comments-/i);
+        expect(attempts).toBe(COMMAND_ATTEMPTS);
+        expect(await events(`comments-${id}`, 'CommentAdded')).toEqual([]);
+      } finally {
+        store.append = original;
+      }
+      expect((await call('POST', `/v1/verifications/${id}/comments`, { token: owner.token, json: { body: 'Recorded.' } })).status).toBe(201);
     });
   });
 }
