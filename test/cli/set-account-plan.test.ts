@@ -25,16 +25,23 @@ const setPlan = (args: string[]) =>
 
 describe('npm run accounts:set-plan', () => {
   let service: Service | undefined;
-  afterAll(async () => service?.stop());
+  afterAll(async () => service?.stop(), 120_000);
 
+  // Slow by nature, not by mistake (28 s alone): two starts of a service on an on-disk PGlite
+  // (its WebAssembly database opened, migrated and projected each time) and two child processes
+  // that each open that database again. Sized for a machine at load 10 on two cores (about 4
+  // times slower), with room to spare.
   it('grants Enterprise terms that the account admin cannot, recorded with the operator as actor', async () => {
+    // The argument errors open no database: checked meanwhile, beside the service's start.
+    const refusals = Promise.all([setPlan(['--account', '00000000-0000-4000-8000-000000000001', '--plan', 'platinum']), setPlan(['--account', '00000000-0000-4000-8000-000000000001'])]);
     service = await start();
     const admin = await registerAccount(client(service.url), { plan: 'professional' });
     await service.stop();
     service = undefined;
 
-    expect((await setPlan(['--account', admin.account.id, '--plan', 'platinum'])).code).toBe(2);
-    expect((await setPlan(['--account', admin.account.id])).stderr).toMatch(/Nothing to change/);
+    const [platinum, nothing] = await refusals;
+    expect([platinum.code, platinum.stderr]).toEqual([2, expect.stringMatching(/--plan must be one of/)]);
+    expect([nothing.code, nothing.stderr]).toEqual([2, expect.stringMatching(/Nothing to change/)]);
     expect((await setPlan(['--account', '00000000-0000-4000-8000-000000000000', '--plan', 'enterprise'])).stderr).toMatch(/Account not found/);
     const granted = await setPlan(['--account', admin.account.id, '--plan', 'enterprise', '--budget-cap', 'none']);
     expect(granted.stderr).toBe('');
@@ -52,5 +59,5 @@ describe('npm run accounts:set-plan', () => {
     const downgrade = await call('PATCH', `/v1/accounts/${admin.account.id}`, { token, json: { plan: 'free' } });
     expect([downgrade.status, downgrade.body.detail?.error_code]).toEqual([403, 'ACCESS_DENIED']);
     expect((await call('PATCH', `/v1/accounts/${admin.account.id}`, { token, json: { monthly_budget_cap_eur: 50 } })).body).toMatchObject({ plan: 'enterprise', monthly_budget_cap_eur: 50 });
-  });
+  }, 10 * 60_000);
 });

@@ -6,6 +6,7 @@ export {
   configureRawDecoders,
   shutdownRawDecoders,
   type RawDecoderPoolOptions,
+  type DecodeLimits,
 } from './decoder-pool.js';
 export { renderReference, type RenderOptions } from './render.js';
 export { analyzeRawIntegrity } from './integrity.js';
