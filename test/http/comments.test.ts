@@ -173,18 +173,28 @@ for (const target of databaseTargets) {
       const key = await call('POST', '/v1/apikeys/', { token: member.token, json: { account_id: admin.account.id, scope: 'read' } });
       await call('GET', comments(id), { apiKey: key.body.raw_key }); // its use is recorded before the count
       const before = await t.eventCount();
-      const invalid: [unknown, string][] = [
-        [{ body: '' }, 'string_too_short'],
-        [{ body: ' \n\t ' }, 'string_too_short'],
-        [{ body: 'x'.repeat(MAX_COMMENT_LENGTH + 1) }, 'string_too_long'],
-        [{ body: 'nul \u0000 byte' }, 'custom'],
-        [{ body: 'bell \u0007' }, 'custom'],
+      // The comment rules the spec names answer its envelope with VALIDATION_ERROR, as the tag rules do (D-422SHAPES) ...
+      const broken: [unknown, RegExp][] = [
+        [{ body: '' }, /empty/],
+        [{ body: ' \n\t ' }, /empty/],
+        [{ body: 'x'.repeat(MAX_COMMENT_LENGTH + 1) }, /at most 5000 characters/],
+        [{ body: 'bell \u0007' }, /Control characters/],
+      ];
+      // ... and a body of the wrong shape the 422 list form.
+      const misshapen: [unknown, string][] = [
+        [{ body: 'nul \u0000 byte' }, 'string_unrepresentable'],
         [{}, 'missing'],
         [{ body: 42 }, 'string_type'],
         [{ body: 'ok', author_user_id: admin.user.id }, 'extra_forbidden'],
       ];
-      for (const [json, type] of invalid) {
-        for (const [method, route] of [['POST', comments(id)], ['PATCH', comment(id, target.id)]] as const) {
+      for (const [method, route] of [['POST', comments(id)], ['PATCH', comment(id, target.id)]] as const) {
+        for (const [json, message] of broken) {
+          const res = await call(method, route, { token: member.token, json });
+          expect([method, JSON.stringify(json).slice(0, 40), res.status, res.body.detail.error_code]).toEqual([method, JSON.stringify(json).slice(0, 40), 422, 'VALIDATION_ERROR']);
+          expect(res.body.detail.message).toMatch(message);
+          expect(res.body.detail.suggestion).toEqual(expect.any(String));
+        }
+        for (const [json, type] of misshapen) {
           const res = await call(method, route, { token: member.token, json });
           expect(res.status, `${method} ${JSON.stringify(json).slice(0, 40)}`).toBe(422);
           expect(res.body.detail[0]).toMatchObject({ loc: expect.arrayContaining(['body']), type });
@@ -206,7 +216,7 @@ for (const target of databaseTargets) {
       expect([longest.status, longest.body.body.length]).toEqual([201, MAX_COMMENT_LENGTH]);
     });
 
-    it(`refuses a comment beyond ${MAX_COMMENTS_PER_VERIFICATION} per verification (422 comment_limit_reached) until one is deleted`, async () => {
+    it(`refuses a comment beyond ${MAX_COMMENTS_PER_VERIFICATION} per verification (422 VALIDATION_ERROR) until one is deleted`, async () => {
       const full = await upload(t.url, admin.token);
       await t.settled(); // the upload's own workflow appends in the background: the event count below must not see it
       // The history of a busy discussion, appended directly (as the command would): 499 comments of the last minute.
@@ -221,7 +231,7 @@ for (const target of databaseTargets) {
       const before = await t.eventCount();
       const refused = await post(admin.token, 'One too many.', full);
       expect(refused.status).toBe(422);
-      expect(refused.body.detail).toEqual([{ loc: ['body'], msg: expect.stringMatching(/maximum of 500 comments/), type: 'comment_limit_reached' }]);
+      expect(refused.body.detail).toMatchObject({ error_code: 'VALIDATION_ERROR', message: expect.stringMatching(/maximum of 500 comments/), suggestion: expect.stringMatching(/Delete one/), details: { limit: 500 } });
       expect(await t.eventCount()).toBe(before);
       const listed = await call('GET', comments(full), { token: admin.token });
       expect([listed.body.total, listed.body.items.length, listed.body.items.at(-1).body]).toEqual([500, 500, 'The 500th.']);

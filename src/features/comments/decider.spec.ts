@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { given } from '../../../test/support/decider-spec.js';
-import { RequestValidationError } from '../../core/validation.js';
-import { commentsDecider, MAX_COMMENTS_PER_VERIFICATION, type CommentCommand, type Commenter, type VerificationFacts } from './decider.js';
+import { UnprocessableError } from '../../core/errors.js';
+import { commentsDecider, MAX_COMMENT_LENGTH, MAX_COMMENTS_PER_VERIFICATION, type CommentCommand, type Commenter, type VerificationFacts } from './decider.js';
 import type { CommentEvent } from './events.js';
 
 const ACCOUNT = '0a000000-0000-4000-8000-000000000001';
@@ -61,6 +61,22 @@ describe('commentsDecider', () => {
 
     it('DeleteComment is rejected with COMMENT_NOT_FOUND, also for an admin', () => {
       given(commentsDecider, []).when(remove(admin)).thenThrows('COMMENT_NOT_FOUND');
+    });
+
+    it('AddComment stores the body without its surrounding white space', () => {
+      given(commentsDecider, []).when({ ...add(author, ours, COMMENT), body: '  Check the horizon.\n' } as CommentCommand).then([added()]);
+    });
+
+    for (const [body, message] of [['', /empty/], [' \n\t ', /empty/], ['x'.repeat(MAX_COMMENT_LENGTH + 1), /at most 5000/], ['bell \u0007', /Control characters/]] as const) {
+      it(`AddComment and EditComment of ${JSON.stringify(body.slice(0, 12))} are rejected with VALIDATION_ERROR (spec 7: empty or oversized comment)`, () => {
+        given(commentsDecider, []).when({ ...add(), body } as CommentCommand).thenThrows(UnprocessableError, message);
+        given(commentsDecider, [added()]).when(edit(author, body)).thenThrows(UnprocessableError, message);
+      });
+    }
+
+    it(`AddComment of exactly ${MAX_COMMENT_LENGTH} characters, tabs and line breaks included, is recorded`, () => {
+      const body = `a\tb\r\n${'c'.repeat(MAX_COMMENT_LENGTH - 5)}`;
+      given(commentsDecider, []).when({ ...add(author, ours, COMMENT), body } as CommentCommand).then([{ ...added(), data: { ...added().data, body } } as CommentEvent]);
     });
   });
 
@@ -140,9 +156,9 @@ describe('commentsDecider', () => {
     const ids = Array.from({ length: MAX_COMMENTS_PER_VERIFICATION }, (_, i) => `0d000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
     const full = ids.map((id) => added(id));
 
-    it('AddComment is rejected with a 422 issue of type comment_limit_reached', () => {
-      const error = given(commentsDecider, full).when(add(author, ours, SECOND)).thenThrows(RequestValidationError);
-      expect(error.issues).toEqual([{ loc: ['body'], msg: expect.stringMatching(/maximum of 500 comments/), type: 'comment_limit_reached' }]);
+    it('AddComment is rejected with VALIDATION_ERROR (spec 7: comment limit reached)', () => {
+      const error = given(commentsDecider, full).when(add(author, ours, SECOND)).thenThrows(UnprocessableError, /maximum of 500 comments/);
+      expect(error.details).toEqual({ limit: 500 });
     });
 
     it('AddComment is allowed again once one is deleted', () => {

@@ -1,9 +1,8 @@
 import type { Decider } from '../../core/decider.js';
-import { AccessDeniedError, NotFoundError } from '../../core/errors.js';
+import { AccessDeniedError, NotFoundError, UnprocessableError } from '../../core/errors.js';
 import { assertNever } from '../../core/events.js';
 import type { UserRole } from '../../core/principal.js';
 import { streamName } from '../../core/streams.js';
-import { RequestValidationError } from '../../core/validation.js';
 import { commentEvents, type CommentEvent } from './events.js';
 
 export const commentsStream = (verificationId: string) => streamName('comments', verificationId);
@@ -60,6 +59,30 @@ export const commentNotFound = () =>
     suggestion: 'List its comments with GET /v1/verifications/{verification_id}/comments.',
   });
 
+// Tab and line breaks are text; other control characters are not.
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+
+/**
+ * A body as it is stored: surrounding white space removed. The spec's comment rules (empty,
+ * oversized) and ours (no control characters but tab and line breaks) are 422 VALIDATION_ERROR
+ * in the error envelope, like the tag rules; the request schema only checks the body is a
+ * storable string (docs/errors.md, "Two 422 shapes").
+ */
+export function checkCommentBody(raw: string): string {
+  const body = raw.trim();
+  if (body.length === 0) throw new UnprocessableError('The comment is empty.', { suggestion: 'Write some text (white space alone does not count).' });
+  if (body.length > MAX_COMMENT_LENGTH) {
+    throw new UnprocessableError(`A comment has at most ${MAX_COMMENT_LENGTH} characters; this one has ${body.length}.`, {
+      suggestion: 'Shorten it, or split it into several comments.',
+      details: { max_length: MAX_COMMENT_LENGTH, length: body.length },
+    });
+  }
+  if (CONTROL.test(body)) {
+    throw new UnprocessableError('Control characters other than tab and line breaks are not allowed in a comment.', { suggestion: 'Remove them and send the text again.' });
+  }
+  return body;
+}
+
 /** Comments are the owning account's only: another account's verification looks like a missing one. */
 export function checkAccess(caller: Commenter, verification: VerificationFacts): void {
   if (!verification || verification.account_id !== caller.account_id) throw verificationNotFound();
@@ -93,23 +116,22 @@ export const commentsDecider: Decider<CommentsState, CommentCommand, typeof comm
     const at = command.now.toISOString();
     switch (command.type) {
       case 'AddComment': {
+        const body = checkCommentBody(command.body);
         if (state.comments.size >= MAX_COMMENTS_PER_VERIFICATION) {
-          throw new RequestValidationError([
-            {
-              loc: ['body'],
-              msg: `This verification has the maximum of ${MAX_COMMENTS_PER_VERIFICATION} comments; delete one to add another.`,
-              type: 'comment_limit_reached',
-            },
-          ]);
+          throw new UnprocessableError(`This verification has the maximum of ${MAX_COMMENTS_PER_VERIFICATION} comments.`, {
+            suggestion: 'Delete one to add another (DELETE /v1/verifications/{verification_id}/comments/{comment_id}).',
+            details: { limit: MAX_COMMENTS_PER_VERIFICATION },
+          });
         }
-        return [{ type: 'CommentAdded', data: { comment_id: command.comment_id, author_user_id: command.caller.user_id, author_name: command.author_name, body: command.body, added_at: at } }];
+        return [{ type: 'CommentAdded', data: { comment_id: command.comment_id, author_user_id: command.caller.user_id, author_name: command.author_name, body, added_at: at } }];
       }
       case 'EditComment': {
+        const body = checkCommentBody(command.body);
         const comment = state.comments.get(command.comment_id);
         if (!comment) throw commentNotFound();
         if (comment.authorUserId !== command.caller.user_id) throw new AccessDeniedError('Only the author of a comment can edit it.');
-        if (comment.body === command.body) return [];
-        return [{ type: 'CommentEdited', data: { comment_id: comment.id, body: command.body, edited_at: at } }];
+        if (comment.body === body) return [];
+        return [{ type: 'CommentEdited', data: { comment_id: comment.id, body, edited_at: at } }];
       }
       case 'DeleteComment': {
         const comment = state.comments.get(command.comment_id);

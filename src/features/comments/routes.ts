@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AppDeps } from '../../core/deps.js';
+import { storableString } from '../../core/text-schemas.js';
 import { route, type RouteSpec } from '../../core/route-spec.js';
 import { MAX_COMMENT_LENGTH, MAX_COMMENTS_PER_VERIFICATION } from './decider.js';
 import { addComment, deleteComment, editComment, listComments } from './use-cases.js';
@@ -8,18 +9,12 @@ import { commentSchema } from './view.js';
 const verificationParams = z.strictObject({ verification_id: z.uuid() });
 const commentParams = z.strictObject({ verification_id: z.uuid(), comment_id: z.uuid() });
 
-// Tab and line breaks are text; other control characters are not (and PostgreSQL cannot store NUL).
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
-
+// The comment rules (empty, oversized, control characters) are the domain's, answered in the
+// error envelope with VALIDATION_ERROR (decider.ts checkCommentBody); the schema checks the shape
+// and that the text can be stored at all (the 422 list form).
 const commentBody = z
   .strictObject({
-    body: z
-      .string()
-      .trim()
-      .min(1, 'The comment is empty.')
-      .max(MAX_COMMENT_LENGTH, `A comment has at most ${MAX_COMMENT_LENGTH} characters.`)
-      .refine((text) => !CONTROL.test(text), 'Control characters other than tab and line breaks are not allowed.')
-      .describe(`1 to ${MAX_COMMENT_LENGTH} characters after trimming surrounding white space.`),
+    body: storableString().describe(`1 to ${MAX_COMMENT_LENGTH} characters after trimming surrounding white space; tab and line breaks are the only control characters allowed.`),
   })
   .openapi('CommentBody');
 
@@ -58,7 +53,7 @@ export function commentRoutes(deps: AppDeps): RouteSpec[] {
       responses: {
         201: { description: 'Comment added', schema: commentSchema },
         ...accessErrors,
-        422: { description: `Empty or oversized body, or the verification already has ${MAX_COMMENTS_PER_VERIFICATION} comments (type comment_limit_reached)` },
+        422: { description: `VALIDATION_ERROR (error envelope): an empty or oversized body, control characters, or the verification already has ${MAX_COMMENTS_PER_VERIFICATION} comments; a body of the wrong shape (missing, not a string, unknown fields, text that cannot be stored): the list form` },
       },
       handler: async ({ params, body, call }) => ({ status: 201, body: await addComment(deps, call, params.verification_id, body.body) }),
     }),
@@ -74,7 +69,7 @@ export function commentRoutes(deps: AppDeps): RouteSpec[] {
         200: { description: 'Comment as edited', schema: commentSchema },
         403: { description: 'ACCESS_DENIED: not the author (only the author edits), or a read-scoped API key' },
         404: { description: 'VERIFICATION_NOT_FOUND (also when not your account’s); COMMENT_NOT_FOUND' },
-        422: { description: 'Empty or oversized body' },
+        422: { description: 'VALIDATION_ERROR (error envelope): an empty or oversized body, control characters; a body of the wrong shape (missing, not a string, unknown fields, text that cannot be stored): the list form' },
       },
       handler: async ({ params, body, call }) => ({ status: 200, body: await editComment(deps, call, params.verification_id, params.comment_id, body.body) }),
     }),

@@ -5,9 +5,10 @@ import { MAX_TAG_NAME_LENGTH, MAX_TAGS_PER_ACCOUNT, MAX_TAGS_PER_VERIFICATION } 
 import { changeVerificationTags, createTag, deleteTag, listTags, updateTag } from './use-cases.js';
 
 const nameRule = `1-${MAX_TAG_NAME_LENGTH} characters after surrounding white space is removed, no commas; unique per account, case-insensitive`;
-// The rules themselves are checked by the domain (422 VALIDATION_ERROR with a suggestion); the schemas bound the input's size.
-const tagName = z.string().max(1000).describe(nameRule);
-const color = z.string().max(100).nullable().describe('#rrggbb (six hex digits, stored in lower case); null for none').openapi({ example: '#1f77b4' });
+// The rules themselves, lengths included, are checked by the domain (422 VALIDATION_ERROR in the error envelope, D-422SHAPES);
+// the schemas check the shape only (the 422 list form). JSON_BODY_LIMIT_BYTES bounds the input's size.
+const tagName = z.string().describe(nameRule);
+const color = z.string().nullable().describe('#rrggbb (six hex digits, stored in lower case); null for none').openapi({ example: '#1f77b4' });
 
 const tagSchema = z
   .object({
@@ -23,7 +24,7 @@ const tagSchema = z
 const tagRef = z.object({ id: z.uuid(), name: z.string(), color: z.string().nullable() }).openapi('TagRef');
 const tagList = z.object({ tags: z.array(tagRef).describe('Every tag on the verification after the change, sorted by name.') }).openapi('VerificationTags');
 const tagsBody = z
-  .strictObject({ tags: z.array(tagName).max(100).describe(`Tag names; at most ${MAX_TAGS_PER_VERIFICATION} distinct (case-insensitive) on a verification.`) })
+  .strictObject({ tags: z.array(tagName).describe(`Tag names; at most ${MAX_TAGS_PER_VERIFICATION} distinct (case-insensitive) on a verification.`) })
   .openapi('VerificationTagsRequest');
 
 const tagIdParam = z.strictObject({ tag_id: z.uuid() });
