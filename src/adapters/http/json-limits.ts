@@ -13,7 +13,7 @@ import { RequestValidationError, type RequestPart } from '../../core/validation.
  * string contents with the native indexOf) and a body with more entries or deeper nesting than
  * any request of this API needs is refused before it is parsed. After parsing, text that
  * PostgreSQL's JSON cannot hold (NUL, unpaired surrogates) is refused with 422 before any use
- * case sees it.
+ * case sees it. Decisions: D-083 (limits), D-084 (what is refused and how).
  */
 
 /**

@@ -5,7 +5,7 @@ import { withoutLinkTokens, withoutLinkTokensInRequest } from '../../features/sh
  * What pino-http may write about a request and its response. URLs that are credentials never
  * reach the log (DESIGN.md's robustness rules): share links (their token), pre-signed download
  * URLs (their signature) and pre-signed upload URLs (the upload id is the credential), whether
- * in the request line, its parsed parts or a redirect's Location header.
+ * in the request line, its parsed parts or a redirect's Location header (D-085).
  */
 
 /** create_upload's PUT target (src/features/uploads/routes.ts): the id in the path is the credential. */

@@ -7,6 +7,7 @@ import { newCall, type Principal } from '../../core/principal.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
 import { createToolServer, toolCatalogue } from '../mcp/server.js';
 import { credentialsOf } from './auth.js';
+import { documentMcpEndpoint } from './openapi.js';
 import { boundedJson } from './json-limits.js';
 
 const MCP_PATH = '/mcp';
@@ -22,8 +23,7 @@ export function mountMcp(app: Express, deps: AppDeps, tools: readonly ToolSpec[]
   const hosts = ['localhost', '127.0.0.1', '[::1]', new URL(deps.config.PUBLIC_BASE_URL).hostname];
   // Inline files travel base64-encoded (4/3 of their size): room for an image and a RAW. That is
   // what the keyless tier itself needs (verify_pair with both files inline), so callers without
-  // a key get no smaller limit here; the structural bound makes the limit safe (D-number in
-  // docs/decisions.md: "bounded JSON").
+  // a key get no smaller limit here; the structural bound makes the limit safe (D-083).
   const bodyLimit = Math.ceil((deps.config.MCP_INLINE_MAX_BYTES * 2 * 4) / 3) + 64 * 1024;
   const json = boundedJson(bodyLimit, ['application/json']);
   // Credentials first: a caller whose key is invalid is refused before its body is read.
@@ -52,25 +52,7 @@ export function mountMcp(app: Express, deps: AppDeps, tools: readonly ToolSpec[]
   app.delete(MCP_PATH, notAllowed);
 }
 
-/** /mcp in /openapi.json: the transport endpoint only; the tools are listed through the protocol (docs/mcp.md). */
+/** /mcp in /openapi.json (its answers are described with the rest of the document). */
 export function documentMcp(registry: OpenAPIRegistry): void {
-  const description = 'Model Context Protocol server (Streamable HTTP, stateless). The tools are listed through the protocol (tools/list), not here; see docs/mcp.md. Optional credentials: an API key as a bearer token; without one, the keyless free tier.';
-  registry.registerPath({
-    method: 'post',
-    path: MCP_PATH,
-    summary: 'MCP endpoint for agents (JSON-RPC 2.0 over Streamable HTTP)',
-    description,
-    tags: ['mcp'],
-    security: [{}, { bearerAuth: [] }],
-    responses: {
-      200: { description: 'JSON-RPC response (application/json or a text/event-stream carrying progress notifications and the result)' },
-      202: { description: 'Notification or response accepted' },
-      401: { description: 'Credentials sent but invalid' },
-      403: { description: 'Host header not allowed' },
-      406: { description: 'The Accept header must allow application/json and text/event-stream' },
-    },
-  });
-  for (const method of ['get', 'delete'] as const) {
-    registry.registerPath({ method, path: MCP_PATH, summary: 'Not allowed: the MCP server is stateless (POST only)', tags: ['mcp'], responses: { 405: { description: 'Method not allowed' } } });
-  }
+  documentMcpEndpoint(registry, MCP_PATH);
 }
