@@ -38,7 +38,13 @@ export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 export interface ResponseSpec {
   description: string;
+  /** The JSON body's schema (a non-JSON body is documented as a string of its media type). */
   schema?: z.ZodType;
+  /**
+   * The media types this answer is sent as, when more than one (content negotiation, e.g. a JSON
+   * index or an HTML page for browsers). Default: the route's `produces` for a 2xx, else JSON.
+   */
+  contentTypes?: readonly string[];
 }
 
 export interface UploadOptions {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { route, type RouteSpec } from '../../core/route-spec.js';
+import { queryInteger } from '../../core/query-integer.js';
 import type { AppDeps } from '../../core/deps.js';
 import { listStreams, readStreamHistory } from './use-cases.js';
 
@@ -35,8 +36,8 @@ export function auditRoutes(deps: AppDeps): RouteSpec[] {
       summary: "List the caller's event streams, most recently changed first",
       auth: 'any',
       query: z.strictObject({
-        offset: z.coerce.number().int().min(0).default(0),
-        size: z.coerce.number().int().min(1).max(100).default(20),
+        offset: queryInteger({ min: 0, default: 0 }),
+        size: queryInteger({ min: 1, max: 100, default: 20 }),
       }),
       responses: {
         200: {
@@ -60,8 +61,8 @@ export function auditRoutes(deps: AppDeps): RouteSpec[] {
       auth: 'any',
       params: z.strictObject({ stream: streamName }),
       query: z.strictObject({
-        from_revision: z.coerce.number().int().min(0).default(0),
-        limit: z.coerce.number().int().min(1).max(1000).default(500),
+        from_revision: queryInteger({ min: 0, default: 0 }),
+        limit: queryInteger({ min: 1, max: 1000, default: 500 }),
       }),
       responses: {
         200: {

@@ -54,7 +54,7 @@ export function docsRoutes(deps: AppDeps): RouteSpec[] {
       description:
         'Content negotiation on `Accept`: a browser (`text/html` preferred) gets a small HTML page; any other client (`application/json`, `*/*`, none) gets this JSON index with absolute links.',
       auth: 'none',
-      responses: { 200: { description: 'The JSON index (or, for `Accept: text/html`, an HTML page)', schema: indexSchema } },
+      responses: { 200: { description: 'The JSON index (or, for `Accept: text/html`, an HTML page)', schema: indexSchema, contentTypes: ['application/json', 'text/html'] } },
       handler: async ({ header }) => {
         if (prefersHtml(header('accept'))) {
           const nonce = crypto.randomBytes(16).toString('base64');
@@ -109,7 +109,7 @@ export function docsRoutes(deps: AppDeps): RouteSpec[] {
       auth: 'none',
       params: z.object({ file: z.string() }),
       produces: 'text/javascript',
-      responses: { 200: { description: 'The file' }, 404: { description: 'NOT_FOUND: no such file' } },
+      responses: { 200: { description: 'The file', contentTypes: ['text/javascript', 'text/css'] }, 404: { description: 'NOT_FOUND: no such file' } },
       handler: async ({ params }) => {
         const asset = Object.hasOwn(docsAssets, params.file) ? docsAssets[params.file] : undefined;
         if (!asset) throw new NotFoundError('NOT_FOUND', `The reference page has no file ${params.file}.`, { suggestion: 'Open /docs.' });

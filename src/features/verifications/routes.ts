@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { confirmationSchema } from '../../core/schemas.js';
 import { redirect, route, type RouteSpec } from '../../core/route-spec.js';
+import { queryInteger } from '../../core/query-integer.js';
 import type { AppDeps } from '../../core/deps.js';
 import { claimVerifications, createVerification, deleteVerification, fileUrl, getVerification, listVerifications, UPLOAD_PARTS, type FileKind } from './use-cases.js';
 import { verificationSchema } from './view.js';
@@ -8,8 +9,8 @@ import { verificationSchema } from './view.js';
 export const idParam = z.strictObject({ verification_id: z.uuid() });
 
 export const listQuery = z.strictObject({
-  offset: z.coerce.number().int().min(0).default(0),
-  size: z.coerce.number().int().min(1).max(100).default(20),
+  offset: queryInteger({ min: 0, default: 0 }),
+  size: queryInteger({ min: 1, max: 100, default: 20 }),
   sort_by: z.string().default('created_at'),
   sort_order: z.string().default('desc'),
   search: z.string().max(200).optional().describe('Matches the file name (part of it, case-insensitive), the id, a photo hash (sha256:<hex> or <hex>), or part of a tag name.'),
