@@ -35,6 +35,7 @@ export const principalNames = [
   'readKey',
   'member',
   'admin',
+  'demotedAdmin',
   'otherJwt',
   'otherKey',
   'invitee',
@@ -44,6 +45,8 @@ export const principalNames = [
   'none',
   'expiredKey',
   'revokedKey',
+  'removedUserJwt',
+  'removedUserKey',
   'expiredJwt',
   'forgedJwt',
   'algNoneJwt',
@@ -152,6 +155,13 @@ export async function buildWorld(target: DatabaseTarget): Promise<World> {
   };
   const member = await addUser('member', `Mia Member ${unique()}`);
   const admin = await addUser('admin', `Adam Admin ${unique()}`);
+  // Changes to users apply at once: a token minted while an admin (its claims say so) acts as the member the user now is,
+  // and a removed user's session token and API key are refused.
+  const demoted = await addUser('admin', `Dana Demoted ${unique()}`);
+  await json('PATCH', `/v1/accounts/${a.account.id}/users/${demoted.userId}`, ownerLogin.token, { role: 'member' });
+  const removed = await addUser('member', `Rex Removed ${unique()}`);
+  const removedKey = await json('POST', '/v1/apikeys/', removed.login.token, { account_id: a.account.id });
+  await json('DELETE', `/v1/accounts/${a.account.id}/users/${removed.userId}`, ownerLogin.token, undefined, [204]);
 
   const b = await registerAccount(call, {
     name: `Other Corp ${unique()}`,
@@ -208,7 +218,9 @@ export async function buildWorld(target: DatabaseTarget): Promise<World> {
   const A = await resources(a, ownerLogin.token, FILE_A, [
     { userId: member.userId, email: member.email, name: member.name },
     { userId: admin.userId, email: admin.email, name: admin.name },
-  ], [ownerKey.raw_key, readKey.raw_key, revokedKey.raw_key, expiringKey.raw_key, expiredJwt, member.login.token, admin.login.token]);
+    { userId: demoted.userId, email: demoted.email, name: demoted.name },
+    { userId: removed.userId, email: removed.email, name: removed.name },
+  ], [ownerKey.raw_key, readKey.raw_key, revokedKey.raw_key, expiringKey.raw_key, expiredJwt, member.login.token, admin.login.token, demoted.login.token, removed.login.token, removedKey.raw_key]);
   // The key others try to revoke is one no caller of the matrix uses: a wrongful revocation shows up as a finding, not as a broken caller.
   const spareA = await json('POST', '/v1/apikeys/', ownerLogin.token, { account_id: a.account.id, description: 'spare' });
   A.keyId = spareA.id;
@@ -257,6 +269,7 @@ export async function buildWorld(target: DatabaseTarget): Promise<World> {
     { name: 'readKey', account: 'A', credential: 'key', role: 'admin', scope: 'read', userId: a.user.id, headers: () => ({ 'x-api-key': readKey.raw_key }), mcpHeaders: () => bearer(readKey.raw_key) },
     { name: 'member', account: 'A', credential: 'jwt', role: 'member', userId: member.userId, headers: session(member.login), mcpHeaders: session(member.login), login: member.login },
     { name: 'admin', account: 'A', credential: 'jwt', role: 'admin', userId: admin.userId, headers: session(admin.login), mcpHeaders: session(admin.login), login: admin.login },
+    { name: 'demotedAdmin', account: 'A', credential: 'jwt', role: 'member', userId: demoted.userId, headers: session(demoted.login), mcpHeaders: session(demoted.login), login: demoted.login },
     { name: 'otherJwt', account: 'B', credential: 'jwt', role: 'admin', userId: b.user.id, headers: session(bLogin), mcpHeaders: session(bLogin), login: bLogin },
     { name: 'otherKey', account: 'B', credential: 'key', role: 'admin', userId: b.user.id, headers: () => ({ 'x-api-key': otherKey.raw_key }), mcpHeaders: () => bearer(otherKey.raw_key) },
     { name: 'invitee', account: 'C', credential: 'jwt', role: 'admin', userId: c.user.id, headers: session(cLogin), mcpHeaders: session(cLogin), login: cLogin },
@@ -267,6 +280,8 @@ export async function buildWorld(target: DatabaseTarget): Promise<World> {
     { name: 'none', account: null, credential: 'none', headers: () => ({}), mcpHeaders: () => ({}) },
     { name: 'expiredKey', account: null, credential: 'invalid', headers: () => ({ 'x-api-key': expiringKey.raw_key }), mcpHeaders: () => bearer(expiringKey.raw_key) },
     { name: 'revokedKey', account: null, credential: 'invalid', headers: () => ({ 'x-api-key': revokedKey.raw_key }), mcpHeaders: () => bearer(revokedKey.raw_key) },
+    { name: 'removedUserJwt', account: null, credential: 'invalid', headers: session(removed.login), mcpHeaders: session(removed.login) },
+    { name: 'removedUserKey', account: null, credential: 'invalid', headers: () => ({ 'x-api-key': removedKey.raw_key }), mcpHeaders: () => bearer(removedKey.raw_key) },
     { name: 'expiredJwt', account: null, credential: 'invalid', headers: () => bearer(expiredJwt), mcpHeaders: () => bearer(expiredJwt) },
     { name: 'forgedJwt', account: null, credential: 'invalid', headers: () => bearer(forgedJwt), mcpHeaders: () => bearer(forgedJwt) },
     { name: 'algNoneJwt', account: null, credential: 'invalid', headers: () => bearer(algNoneJwt), mcpHeaders: () => bearer(algNoneJwt) },
