@@ -239,7 +239,7 @@ for (const target of databaseTargets) {
       expect((await post(admin.token, 'Room again.', full)).status).toBe(201);
     });
 
-    // Three writers: each loses at most to the two others, within the command runner's three attempts.
+    // Three writers on one stream: commands on it take turns within the process (D-081), so all land.
     it('concurrent comments on one verification are all kept (the command is decided again after a concurrent append)', async () => {
       const busy = await upload(t.url, admin.token);
       const results = await Promise.all([member, colleague, member].map((who, i) => post(who.token, `Parallel ${i}`, busy)));
