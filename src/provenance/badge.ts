@@ -44,6 +44,9 @@ export function formatShutter(seconds: number): string {
 
 export const formatAperture = (fNumber: number): string => `f/${Number(fNumber.toFixed(1))}`;
 
+/** A value the camera recorded: 0 (and anything not a positive number) is unknown and shown as nothing, never made up. */
+const known = (value: number | undefined): value is number => typeof value === 'number' && Number.isFinite(value) && value > 0;
+
 const escapeXml = (text: string): string =>
   text.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c] ?? c);
 
@@ -51,9 +54,9 @@ export function badgeLayout(width: number, photoHeight: number, input: Omit<Badg
   const stripHeight = Math.max(40, Math.round(Math.min(width, photoHeight * 1.5) * 0.06));
   const { exposureTime, fNumber, iso } = input.metadata;
   const exposure = [
-    exposureTime && exposureTime > 0 ? formatShutter(exposureTime) : undefined,
-    fNumber && fNumber > 0 ? formatAperture(fNumber) : undefined,
-    iso && iso > 0 ? `ISO ${Math.round(iso)}` : undefined,
+    known(exposureTime) ? formatShutter(exposureTime) : undefined,
+    known(fNumber) ? formatAperture(fNumber) : undefined,
+    known(iso) ? `ISO ${Math.round(iso)}` : undefined,
   ].filter((s): s is string => s !== undefined);
   const stripItems = [input.serviceName, exposure.join('   '), ...(input.shortCode ? [`REF: ${input.shortCode}`] : [])].filter(Boolean);
   const dateStamp = formatDateStamp(input.createdAt);

@@ -59,6 +59,18 @@ function positive(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
 }
 
+/**
+ * An exposure field the EXIF records decides, and 0 there means unknown: LibRaw's value is taken
+ * only when the EXIF has neither the field nor its APEX twin, because LibRaw derives 1 s and f/1
+ * from an APEX 0 (2^0) and a badge must not print values the camera never recorded.
+ */
+function exposureField(e: Record<string, unknown>, field: string, apex: string | undefined, fromLibRaw: unknown): number | undefined {
+  if (field in e) return positive(e[field]);
+  // An APEX value may be negative (a shutter speed value of -1 is 2 s); only 0 is "unknown".
+  if (apex && apex in e && !(typeof e[apex] === 'number' && Number.isFinite(e[apex]) && e[apex] !== 0)) return undefined;
+  return positive(fromLibRaw);
+}
+
 /** 'YYYY:MM:DD HH:mm:ss' (EXIF) to 'YYYY-MM-DDTHH:mm:ss'; anything else is dropped. */
 function exifTime(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
@@ -119,9 +131,9 @@ export async function cameraMetadata(
       nonEmpty(meta.shootinginfo?.InternalBodySerial),
     lens: nonEmpty(e.LensModel) ?? nonEmpty(meta.lens?.Lens) ?? nonEmpty(meta.lens?.makernotes?.Lens),
     iso: positive(meta.iso_speed) ?? positive(e.ISO),
-    exposureTime: positive(e.ExposureTime) ?? positive(meta.shutter),
-    fNumber: positive(e.FNumber) ?? positive(meta.aperture),
-    focalLength: positive(e.FocalLength) ?? positive(meta.focal_len),
+    exposureTime: exposureField(e, 'ExposureTime', 'ShutterSpeedValue', meta.shutter),
+    fNumber: exposureField(e, 'FNumber', 'ApertureValue', meta.aperture),
+    focalLength: exposureField(e, 'FocalLength', undefined, meta.focal_len),
     captureTime: exifTime(e.DateTimeOriginal) ?? exifTime(e.CreateDate) ?? libRawTime(meta.timestamp),
     software: nonEmpty(e.Software) ?? nonEmpty(meta.software),
     width: dims.width,

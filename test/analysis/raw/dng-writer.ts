@@ -5,7 +5,7 @@
  *
  * Variants: uncompressed strips or tiles, lossless-JPEG tiles (ITU T.81 process 14, predictor 1,
  * one component per tile row, as CinemaDNG writers do), 16-bit samples or 12/14-bit packed
- * samples, a LinearizationTable, a scalar or 2x2 BlackLevel, any WhiteLevel, ISO in an Exif IFD.
+ * samples, a LinearizationTable, a scalar or 2x2 BlackLevel, any WhiteLevel, ISO and exposure in an Exif IFD.
  * Nothing here is product code: the product only reads DNGs.
  */
 
@@ -29,6 +29,12 @@ export interface DngOptions {
   make?: string;
   model?: string;
   iso?: number;
+  /**
+   * Exposure fields of the Exif IFD, written as given (0 included: some writers record zeros for
+   * "unknown"): ExposureTime, FNumber, FocalLength and their APEX twins ShutterSpeedValue and
+   * ApertureValue.
+   */
+  exposure?: { exposureTime?: number; fNumber?: number; focalLength?: number; shutterSpeedValue?: number; apertureValue?: number };
   /** Camera-neutral white balance (AsShotNeutral), R G B. */
   asShotNeutral?: [number, number, number];
   /** XYZ -> camera (ColorMatrix1), row-major 3x3. */
@@ -109,10 +115,14 @@ export function writeDng(o: DngOptions): Uint8Array {
     entries.push({ tag: 273, type: LONG, values: [0] }, { tag: 278, type: LONG, values: [o.height] }, { tag: 279, type: LONG, values: [blocks[0]!.length] });
   }
   const exif: Entry[] = [];
-  if (o.iso !== undefined) {
-    exif.push({ tag: 34855, type: SHORT, values: [o.iso] });
-    entries.push({ tag: 34665, type: LONG, values: [0] });
-  }
+  if (o.iso !== undefined) exif.push({ tag: 34855, type: SHORT, values: [o.iso] });
+  const x = o.exposure ?? {};
+  if (x.exposureTime !== undefined) exif.push({ tag: 33434, type: RATIONAL, values: [x.exposureTime] });
+  if (x.fNumber !== undefined) exif.push({ tag: 33437, type: RATIONAL, values: [x.fNumber] });
+  if (x.shutterSpeedValue !== undefined) exif.push({ tag: 37377, type: SRATIONAL, values: [x.shutterSpeedValue] });
+  if (x.apertureValue !== undefined) exif.push({ tag: 37378, type: RATIONAL, values: [x.apertureValue] });
+  if (x.focalLength !== undefined) exif.push({ tag: 37386, type: RATIONAL, values: [x.focalLength] });
+  if (exif.length > 0) entries.push({ tag: 34665, type: LONG, values: [0] });
   return assemble(entries, exif, blocks);
 }
 
