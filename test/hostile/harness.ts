@@ -32,6 +32,8 @@ export interface HostileService {
   owner: Awaited<ReturnType<typeof registerAccount>>;
   /** Events in the log: every event on PostgreSQL; on the embedded database (owned by the child), the owner's audit streams. */
   eventCount(): Promise<number>;
+  /** The owner's streams and their event counts (to name what a refused request appended). */
+  streamCounts(): Promise<Map<string, number>>;
   stop(): Promise<void>;
 }
 
@@ -90,6 +92,10 @@ export async function startHostileService(target: DatabaseTarget): Promise<Hosti
         total += page.body.items.reduce((n: number, s: { event_count: number }) => n + s.event_count, 0);
         if (offset + 100 >= page.body.total) return total;
       }
+    },
+    async streamCounts() {
+      const page = await call('GET', '/v1/audit/streams?size=100', { token: owner.token });
+      return new Map(page.body.items.map((item: { stream: string; event_count: number }) => [item.stream, item.event_count]));
     },
     async stop() {
       if (child.exitCode === null) {

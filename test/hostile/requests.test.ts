@@ -126,11 +126,12 @@ for (const target of databaseTargets) {
     /** Sends a hostile request; a refusal must leave the event count as it was. */
     async function refusedAppendsNothing(what: string, send: () => Promise<CallResult>): Promise<CallResult> {
       watch.current = what;
-      const before = await s.eventCount();
+      const [before, streams] = [await s.eventCount(), await s.streamCounts()];
       const res = await send();
       if (res.status >= 400 || res.body?.error || res.body?.result?.isError) {
         const after = await s.eventCount();
-        check('events', what, () => expect(after).toBe(before));
+        const grown = after === before ? [] : [...(await s.streamCounts())].filter(([stream, n]) => n !== (streams.get(stream) ?? 0)).map(([stream]) => stream);
+        check('events', `${what} (${res.status}, streams that grew: ${grown.join(', ') || 'none of the owner'})`, () => expect(after).toBe(before));
       }
       return res;
     }
@@ -214,7 +215,7 @@ for (const target of databaseTargets) {
             const res = await refusedAppendsNothing(`POST /mcp ${what}`, () => send(`${s.url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, ...(authorization ? { authorization } : {}) }, body }));
             check('bodies', `POST /mcp ${what}${authorization ? ' with a key' : ''}`, () => {
               expectClearRefusalOrSuccess(`POST /mcp ${what}`, res);
-              if (what === 'over the limit') expect(res.status).toBe(413);
+              if (what === 'over the limit') expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(413);
             });
           }
         }
