@@ -17,6 +17,7 @@ import { verificationDecider, verificationStream } from './decider.js';
 import { verificationStatuses, type StoredFile } from './events.js';
 import { checkImage, checkRaw } from './file-checks.js';
 import { findVerification, findVerificationWithResults, imageOf, parseReadRows, readColumns, readRowsJson, renditionsOf, selectReadRows, verificationCount, verificationsTable, type ReadRow, type RenditionRef, type VerificationRow } from './queries.js';
+import { missingRendition } from './rendition-advice.js';
 import { toVerificationView, type VerificationView } from './view.js';
 import { VERIFICATION_WORKFLOW_TYPE } from './workflow.js';
 
@@ -300,7 +301,7 @@ export async function fileUrl(deps: AppDeps, principal: Principal, id: string, k
         : row.status === 'completed' && row.result === true
           ? renditions.badge
           : undefined;
-  if (!target) throw new NotFoundError('VERIFICATION_NOT_FOUND', 'This rendition does not exist for this verification.', { suggestion: 'Renditions appear when processing has completed.' });
+  if (!target) throw missingRendition(row, kind);
   return signedUrl(deps, target);
 }
 
