@@ -173,7 +173,7 @@ for (const target of databaseTargets) {
       const key = await call('POST', '/v1/apikeys/', { token: member.token, json: { account_id: admin.account.id, scope: 'read' } });
       await call('GET', comments(id), { apiKey: key.body.raw_key }); // its use is recorded before the count
       const before = await t.eventCount();
-      // The comment rules the spec names answer its envelope with VALIDATION_ERROR, as the tag rules do (D-422SHAPES) ...
+      // The comment rules the spec names answer its envelope with VALIDATION_ERROR, as the tag rules do (D-092) ...
       const broken: [unknown, RegExp][] = [
         [{ body: '' }, /empty/],
         [{ body: ' \n\t ' }, /empty/],

@@ -153,7 +153,7 @@ for (const target of databaseTargets) {
         const anonymousRoute = route.replace(id, anonymous.id);
         const own = await call(method, anonymousRoute, { headers: { 'x-anonymous-user-id': anonymous.anonymous_user_id! }, json });
         expect([method, anonymousRoute, own.status, own.body.detail.error_code]).toEqual([method, anonymousRoute, 401, 'AUTHENTICATION_REQUIRED']);
-        // To an account an unclaimed anonymous verification is the spec's 403: it is no account's, so nothing of another account shows (D-SHAREANON).
+        // To an account an unclaimed anonymous verification is the spec's 403: it is no account's, so nothing of another account shows (D-091).
         const byAccount = await call(method, anonymousRoute, { token: owner.token, json });
         expect([method, anonymousRoute, byAccount.status, byAccount.body.detail.error_code]).toEqual([method, anonymousRoute, 403, 'ACCESS_DENIED']);
       }

@@ -42,7 +42,7 @@ describe('outbox mailer', () => {
     const m = message();
     const receipt = await mailer.send(m);
     const file = path.join(dir, 'adapter-test-1@verify.example.eu.eml');
-    expect(receipt.response).toBe(`written to the outbox as ${path.basename(file)}`); // the name, never the directory (D-MAILTEXT)
+    expect(receipt.response).toBe(`written to the outbox as ${path.basename(file)}`); // the name, never the directory (D-089)
     const raw = fs.readFileSync(file);
     expect(raw.includes('\r\n')).toBe(true); // RFC 5322 line ends
     const parsed = await simpleParser(raw);

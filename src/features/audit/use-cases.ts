@@ -71,7 +71,7 @@ export async function readStreamHistory(
     account_id: owner.account_id,
     total: events.length,
     from_revision: input.from_revision,
-    // Mail events recorded before D-MAILTEXT may name server paths and hosts: shown as new ones are recorded.
+    // Mail events recorded before D-089 may name server paths and hosts: shown as new ones are recorded.
     events: page.map((e) => ({ ...e, position: e.position.toString(), data: publicMailEventData(e.type, redactedData(all, e)) })),
   };
 }

@@ -1,7 +1,7 @@
 import type { MailTransport } from './events.js';
 
 /**
- * What a mail event may say of a send, for the account's audit history (D-MAILTEXT): the outcome in
+ * What a mail event may say of a send, for the account's audit history (D-089): the outcome in
  * words the account can act on, and nothing of the server side behind it. Transports answer with
  * text meant for a mail administrator: SMTP replies carry host names, internal ids and queue ids
  * (`250 2.6.0 <…> [InternalId=…, Hostname=EX01.corp.internal] Queued mail for delivery`), socket

@@ -55,7 +55,7 @@ export function checkOwner(command: Pick<OwnerCommand, 'account_id' | 'caller_an
   if (!verification) throw verificationNotFound();
   // An unclaimed keyless verification belongs to no account: the spec's 403 tells an account (and
   // its own keyless uploader) so without revealing any account's data. To another keyless caller
-  // it is someone else's, hidden like another account's (D-SHAREANON).
+  // it is someone else's, hidden like another account's (D-091).
   if (verification.anonymous && (verification.account_id === command.account_id || !command.caller_anonymous)) {
     throw new AccessDeniedError('Anonymous verifications cannot be shared.', {
       suggestion: 'Claim it into an account with POST /v1/verifications/claim, then share it from there.',

@@ -5,7 +5,7 @@ import { MAX_TAG_NAME_LENGTH, MAX_TAGS_PER_ACCOUNT, MAX_TAGS_PER_VERIFICATION } 
 import { changeVerificationTags, createTag, deleteTag, listTags, updateTag } from './use-cases.js';
 
 const nameRule = `1-${MAX_TAG_NAME_LENGTH} characters after surrounding white space is removed, no commas; unique per account, case-insensitive`;
-// The rules themselves, lengths included, are checked by the domain (422 VALIDATION_ERROR in the error envelope, D-422SHAPES);
+// The rules themselves, lengths included, are checked by the domain (422 VALIDATION_ERROR in the error envelope, D-092);
 // the schemas check the shape only (the 422 list form). JSON_BODY_LIMIT_BYTES bounds the input's size.
 const tagName = z.string().describe(nameRule);
 const color = z.string().nullable().describe('#rrggbb (six hex digits, stored in lower case); null for none').openapi({ example: '#1f77b4' });

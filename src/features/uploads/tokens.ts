@@ -8,7 +8,7 @@ import type { UrlSigner } from '../../core/signed-urls.js';
  * They are encrypted (AES-256-CTR under a key derived from the URL-signing secret, a fresh random
  * IV per id) and the ciphertext is signed (HMAC-SHA256, encrypt-then-MAC): whoever holds an id
  * learns nothing of its account or file name, and an altered or invented id is refused before
- * anything is decrypted (D-UPLOADID). The signature is the proof that the service issued it; the
+ * anything is decrypted (D-090). The signature is the proof that the service issued it; the
  * owner in it is who may verify from it.
  */
 export interface UploadClaims {
