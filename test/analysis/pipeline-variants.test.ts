@@ -32,7 +32,8 @@ async function cropHalved(jpeg: Uint8Array): Promise<Uint8Array> {
 
 const integrityOf = (a: PairAnalysis) => a.results.find((r) => r.analysis === 'raw_integrity')!;
 
-describe('GoPro HERO7 Black pair (GPR decoded by GoPro SDK, render by another RAW engine)', () => {
+// Whole pair analyses: sized for a machine at load 10 on two cores, not by the one-minute default.
+describe('GoPro HERO7 Black pair (GPR decoded by GoPro SDK, render by another RAW engine)', { timeout: 10 * 60_000 }, () => {
   it('the full render is never flagged: its sensor data is recognised', async () => {
     const a = await analyzePair({ raw: fixture(hero7.raw), image: fixture(hero7.jpeg) });
     expect(a.grade.assurance_level, a.grade.assurance_reason).not.toBe('flagged');
@@ -46,7 +47,7 @@ describe('GoPro HERO7 Black pair (GPR decoded by GoPro SDK, render by another RA
   }, slow);
 });
 
-describe('Canon 30D sensor data in the containers of issue 10, paired with the camera JPEG', () => {
+describe('Canon 30D sensor data in the containers of issue 10, paired with the camera JPEG', { timeout: 10 * 60_000 }, () => {
   const variants = ['CinemaDNG: LinearizationTable to 16 bits, WhiteLevel 65535, lossless-JPEG tiles', 'square-root companded to 8 bits + LinearizationTable, lossless-JPEG'];
   const dngs = new Map<string, Uint8Array>();
   const jpeg = fixture(camera30d.jpeg);

@@ -32,7 +32,8 @@ async function closedPort(): Promise<number> {
 
 const target = databaseTargets[0]!;
 
-describe('photoverify verify (CLI against a real service)', () => {
+// The pair case waits for a whole analysis: sized for a machine at load 10, not by the one-minute default.
+describe('photoverify verify (CLI against a real service)', { timeout: 15 * 60_000 }, () => {
   let t: TestService;
   let key: string;
   let scratch: string;

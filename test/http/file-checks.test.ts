@@ -42,7 +42,9 @@ describe('upload file checks over HTTP', () => {
   afterAll(async () => t?.stop());
 
   async function waitForTerminal(id: string) {
-    for (let i = 0; i < 240; i++) {
+    // Bounded by the verification's own deadline (10 minutes from upload, then it fails), not by
+    // a minute of polling: a pair on a machine at load 10 takes minutes.
+    for (const giveUpAt = Date.now() + 11 * 60_000; Date.now() < giveUpAt; ) {
       const res = await call('GET', `/v1/verifications/${id}`, { token: owner.token });
       if (res.body.status === 'completed' || res.body.status === 'failed') return res.body;
       await new Promise((r) => setTimeout(r, 250));
@@ -64,7 +66,8 @@ describe('upload file checks over HTTP', () => {
     const v = await waitForTerminal(created.body.id);
     expect(v).toMatchObject({ status: 'completed', verification_mode: 'raw_pair', assurance_level: 'verified' });
     expect(v.image_metadata).toMatchObject({ format: 'jpeg', trailing_bytes: 16, size: pairJpeg.length + 16 });
-  }, 120_000);
+    // A pair through the workflow: up to its 10-minute deadline on a loaded machine.
+  }, 15 * 60_000);
 
   it.each([
     ['the 30D JPEG with a 2 KB trailer', concat(pairJpeg, trailer2k), 2048],
