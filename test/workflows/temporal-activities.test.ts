@@ -15,6 +15,7 @@ function steps(overrides: Partial<VerificationActivities> = {}): VerificationAct
   const queuedAt = new Date('2026-01-01T00:00:00Z');
   const base = {
     load: async () => ({ status: 'in_progress', accountId: 'acc_1', queuedAt, analyses: new Set(), renditions: new Map() }),
+    snapshot: async () => ({ status: 'in_progress', accountId: 'acc_1', queuedAt, analyses: new Set(), renditions: new Map() }),
     start: async () => ({}),
     analyzeAndGrade: async () => ({}),
     signAndRender: async () => undefined,
