@@ -4,10 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { camera30d, fixtures } from './fixtures.js';
 
 const bin = path.resolve(import.meta.dirname, '../../bin/photoverify.mjs');
-const run = (...args: string[]) => spawnSync(process.execPath, [bin, 'analyze', ...args], { encoding: 'utf8', timeout: 60_000 });
+// Each run is a whole pair analysis in a fresh process: seconds alone, minutes at load 10 on two
+// cores (pipeline cases measured at 78-142 s at load 20), so the child gets 10 minutes, not one.
+const run = (...args: string[]) => spawnSync(process.execPath, [bin, 'analyze', ...args], { encoding: 'utf8', timeout: 10 * 60_000 });
 const f = (p: string) => path.join(fixtures, p);
 
-describe('photoverify analyze (spawned bin)', () => {
+describe('photoverify analyze (spawned bin)', { timeout: 11 * 60_000 }, () => {
   it('verified pair: summary, progress on stderr, exit 0', () => {
     const r = run('--raw', f(camera30d.raw), '--image', f(camera30d.jpeg));
     expect(r.status).toBe(0);

@@ -33,7 +33,9 @@ async function upload(url: string, token: string, parts: { field: string; name: 
 }
 
 async function waitForTerminal(call: ReturnType<typeof client>, token: string, id: string) {
-  for (let i = 0; i < 480; i++) {
+  // Bounded by the verification's own deadline (10 minutes from upload), not by two minutes of
+  // polling: a pair on a machine at load 10 takes minutes (cases sized to match below).
+  for (const giveUpAt = Date.now() + 11 * 60_000; Date.now() < giveUpAt; ) {
     const res = await call('GET', `/v1/verifications/${id}`, { token });
     if (res.body.status === 'completed' || res.body.status === 'failed') return res.body;
     await new Promise((r) => setTimeout(r, 250));
@@ -84,7 +86,7 @@ temporal.describe(`verification workflows on the Temporal server at ${address}`,
     expect(await temporal.workflow.getHandle(`verification-${a}`).result()).toBe('completed');
     const description = await temporal.workflow.getHandle(`verification-${a}`).describe();
     expect(description).toMatchObject({ type: 'verificationWorkflow', taskQueue, status: { name: 'COMPLETED' } });
-  });
+  }, 15 * 60_000);
 
   it('runs a verification once however often it is submitted', async () => {
     // Again after completion: the server refuses a second run of a completed workflow id.
@@ -123,5 +125,5 @@ temporal.describe(`verification workflows on the Temporal server at ${address}`,
       }
       expect(runs, verification).toHaveLength(1);
     }
-  });
+  }, 15 * 60_000);
 });
