@@ -165,7 +165,8 @@ for (const { name, target, env } of variants) {
       const events = await history(m.id, token);
       expect(events.map((e) => e.type)).toEqual(['MailQueued', 'MailSendAttempted', 'MailAttemptFailed', 'MailSendAttempted', 'MailAttemptFailed', 'MailSendAttempted', 'MailDeliveryFailed']);
       expect(events.at(-1)!.data).toMatchObject({ attempts: 3, reason: 'attempts_exhausted', smtp_code: 451 });
-      expect(events.at(-1)!.data.error).toMatch(/451 4\.3\.0 try again later/);
+      // The reply code and enhanced status, not the server's own words (D-089).
+      expect(events.at(-1)!.data.error).toMatch(/451 4\.3\.0 refused for now/);
 
       const streams = await call('GET', '/v1/audit/streams', { token });
       expect(streams.body.items.map((s: { stream: string }) => s.stream)).toContain(`mail-${m.id}`);
