@@ -114,9 +114,13 @@ for (const target of databaseTargets) {
           refusedFirst.filter((c) => c.expect !== 'refused'),
           4,
           async (c) => {
-            watch.current = c.what;
-            const res = await upload(s, c);
-            outcomes.push({ c, ...res, record: res.status === 201 ? await terminal(s, res.body.id) : undefined });
+            watch.inFlight.add(c.what);
+            try {
+              const res = await upload(s, c);
+              outcomes.push({ c, ...res, record: res.status === 201 ? await terminal(s, res.body.id) : undefined });
+            } finally {
+              watch.inFlight.delete(c.what);
+            }
           },
         );
       } finally {
