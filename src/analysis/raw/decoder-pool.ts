@@ -205,8 +205,13 @@ function withWatchdog<T>(work: Promise<T>, worker: ShimWorker, limits: DecodeLim
     let lastCpu = cpuAtStart;
     let progressAt = startedAt;
     const sampleMs = Math.max(5, Math.min(1_000, Math.min(limits.cpuBudgetMs, limits.stallMs, limits.wallLimitMs) / 4));
+    let checkedAt = startedAt;
     const check = () => {
       const now = Date.now();
+      // This thread was late to check (busy or descheduled): the decoder may have been waiting
+      // for its next call from here, so the gap is not the decoder's stall.
+      if (now - checkedAt > 2 * sampleMs + 1_000) progressAt = now;
+      checkedAt = now;
       const cpu = worker.cpuTimeMs();
       if (cpu === undefined) {
         // The thread may not have written its id yet; without /proc it never will.
