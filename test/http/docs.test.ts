@@ -95,6 +95,32 @@ for (const target of databaseTargets) {
       expect(res.body.paths['/'].get.responses['200'].content['application/json'].schema).toBeDefined();
       expect(res.body.paths['/docs'].get.responses['200'].content['text/html']).toBeDefined();
       expect(res.body.paths['/docs/assets/{file}'].get).toBeDefined();
+      expect(res.body.paths['/'].get.responses['200'].content['text/html']).toBeDefined();
+    });
+
+    it('describes every error answer with its body, every redirect with its Location, and what /mcp takes and answers', async () => {
+      const { paths, components } = (await call('GET', '/openapi.json')).body;
+      const undescribed: string[] = [];
+      for (const [p, methods] of Object.entries(paths as Record<string, Record<string, { responses: Record<string, any> }>>)) {
+        for (const [method, operation] of Object.entries(methods)) {
+          // Credentials sent but invalid are refused on every route, public ones too.
+          if (!p.startsWith('/mcp') && !operation.responses['401']) undescribed.push(`${method} ${p}: 401`);
+          for (const [status, response] of Object.entries(operation.responses)) {
+            if (Number(status) >= 400 && !response.content) undescribed.push(`${method} ${p}: ${status} has no body`);
+            if (Number(status) >= 300 && Number(status) < 400 && !response.headers?.Location) undescribed.push(`${method} ${p}: ${status} has no Location`);
+          }
+        }
+      }
+      expect(undescribed).toEqual([]);
+      // A 422 is either shape: request validation (the list) or a domain rule (the envelope).
+      const unprocessable = paths['/v1/tags/'].post.responses['422'].content['application/json'].schema;
+      expect(components.schemas[unprocessable.$ref.split('/').pop()].anyOf.map((s: { $ref: string }) => s.$ref)).toEqual(['#/components/schemas/ValidationErrorList', '#/components/schemas/ErrorEnvelope']);
+      // A page answers its errors with an HTML page.
+      expect(Object.keys(paths['/shared/{token}'].get.responses['404'].content)).toEqual(['text/html']);
+      const mcp = paths['/mcp'].post;
+      expect(mcp.requestBody.content['application/json'].schema).toBeDefined();
+      expect(Object.keys(mcp.responses['200'].content)).toEqual(['application/json', 'text/event-stream']);
+      expect(mcp.responses['406'].content['application/json']).toBeDefined();
     });
   });
 }
