@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/core/config.js';
 import { startService } from '../../src/service.js';
 import { createUploadActivities } from '../../src/features/uploads/activities.js';
 import { UPLOAD_EXPIRY_GRACE_MS } from '../../src/features/uploads/policy.js';
+import { readUploadId } from '../../src/features/uploads/tokens.js';
 import { UPLOAD_EXPIRY_WORKFLOW_TYPE } from '../../src/features/uploads/workflow.js';
 import { SkewedClock } from '../support/clock.js';
 import { databaseTargets } from '../support/databases.js';
@@ -23,9 +24,6 @@ import { client, registerAccount, startTestService, type TestService } from '../
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
 const webp = fs.readFileSync(path.join(fixtures, 'images/rs_sample1.webp'));
 const HOUR = 3600_000;
-
-/** The nonce an upload id names (its stream is upload-<nonce>, its file blobs/uploads/<nonce>). */
-const nonceOf = (uploadId: string) => (JSON.parse(Buffer.from(uploadId.slice(3).split('.')[0]!, 'base64url').toString('utf8')) as string[])[0]!;
 
 async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -44,6 +42,8 @@ for (const target of databaseTargets) {
   describe(`expiry of unused uploads on ${target.name}`, () => {
     const clock = new SkewedClock();
     let t: TestService;
+    /** The nonce an upload id names (its stream is upload-<nonce>, its file blobs/uploads/<nonce>), as the service unseals it (D-090). */
+    const nonceOf = (uploadId: string) => readUploadId(t.service.deps.urlSigner, uploadId)!.nonce;
     let call: ReturnType<typeof client>;
     let owner: Awaited<ReturnType<typeof registerAccount>>;
     let apiKey: string;
