@@ -125,10 +125,29 @@ export class HealthWatch {
   current = 'nothing';
   /** Requests in flight and verifications being processed, when several run at once. */
   readonly inFlight = new Set<string>();
-  /** The slowest probe and what was being sent when it started. */
-  slowest = { ms: 0, during: 'nothing' };
+  /**
+   * The slowest probe, what was being sent when it started, and the CPU time the service's main
+   * thread (the event loop) spent meanwhile: near the probe's time, code blocked the loop; far
+   * below it, the loop was waiting for a core (other threads and processes on a loaded machine).
+   */
+  slowest = { ms: 0, during: 'nothing', mainThreadCpuMs: 0 };
 
-  constructor(private readonly url: string) {}
+  constructor(
+    private readonly url: string,
+    private readonly pid?: number,
+  ) {}
+
+  /** The main thread's user + system CPU time in ms (/proc/<pid>/task/<pid>/stat, in clock ticks of 10 ms). */
+  private mainThreadCpuMs(): number {
+    if (!this.pid) return 0;
+    try {
+      const stat = fs.readFileSync(`/proc/${this.pid}/task/${this.pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      return 0;
+    }
+  }
 
   private async probe(): Promise<number> {
     const started = performance.now();
@@ -154,9 +173,10 @@ export class HealthWatch {
       while (this.running) {
         try {
           const during = this.inFlight.size ? [...this.inFlight].join(' | ') : this.current;
+          const cpuBefore = this.mainThreadCpuMs();
           const ms = await this.probe();
           this.samples.push(ms);
-          if (ms > this.slowest.ms) this.slowest = { ms, during };
+          if (ms > this.slowest.ms) this.slowest = { ms, during, mainThreadCpuMs: this.mainThreadCpuMs() - cpuBefore };
         } catch (error) {
           this.failures.push(`health probe failed: ${String(error)}`);
         }

@@ -169,7 +169,7 @@ for (const target of databaseTargets) {
       // The set-up's mail and workflows append in the background: a refusal's count must be its own.
       await quiescent(s);
 
-      watch = new HealthWatch(s.url);
+      watch = new HealthWatch(s.url, s.child.pid);
       health.baseline = await watch.baseline();
       rss = new RssWatch(s.child.pid!);
       rss.start();
@@ -285,7 +285,7 @@ for (const target of databaseTargets) {
       } finally {
         health.max = await watch.stop();
         health.failures = watch.failures;
-        health.during = watch.slowest.during;
+        health.during = `${watch.slowest.during} (the event loop's thread used ${watch.slowest.mainThreadCpuMs} ms of CPU meanwhile)`;
         rssPeak = rss.stop();
       }
     }, 1_800_000);
