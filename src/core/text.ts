@@ -75,6 +75,13 @@ const NAME_UNSAFE = /[\p{Cc}\u200B\u2028\u2029\u202A-\u202E\u2066-\u2069\uFEFF]/
 /** True when a one-line name holds a control, bidi formatting or invisible character (see NAME_UNSAFE). */
 export const hasNameUnsafeCharacter = (name: string): boolean => NAME_UNSAFE.test(name);
 
+/**
+ * The bidi embeddings, overrides and isolates alone: what multi-line text (a comment) must not
+ * carry either, since they reorder what a reader sees after them (a "Trojan Source" reversal).
+ */
+const BIDI_FORMATTING = /[\u202A-\u202E\u2066-\u2069]/u;
+export const hasBidiFormatting = (text: string): boolean => BIDI_FORMATTING.test(text);
+
 export const NAME_UNSAFE_MESSAGE = 'Control characters (line breaks, tabs, escape…), bidirectional formatting characters (U+202A-U+202E, U+2066-U+2069) and invisible characters (U+200B, U+FEFF) are not allowed.';
 export const UNREPRESENTABLE_MESSAGE = 'Text cannot contain a NUL character (U+0000) or an unpaired UTF-16 surrogate (U+D800-U+DFFF).';
 

@@ -3,6 +3,7 @@ import { AccessDeniedError, NotFoundError, UnprocessableError } from '../../core
 import { assertNever } from '../../core/events.js';
 import type { UserRole } from '../../core/principal.js';
 import { streamName } from '../../core/streams.js';
+import { hasBidiFormatting } from '../../core/text.js';
 import { commentEvents, type CommentEvent } from './events.js';
 
 export const commentsStream = (verificationId: string) => streamName('comments', verificationId);
@@ -79,6 +80,9 @@ export function checkCommentBody(raw: string): string {
   }
   if (CONTROL.test(body)) {
     throw new UnprocessableError('Control characters other than tab and line breaks are not allowed in a comment.', { suggestion: 'Remove them and send the text again.' });
+  }
+  if (hasBidiFormatting(body)) {
+    throw new UnprocessableError('Bidirectional formatting characters (U+202A-U+202E, U+2066-U+2069) are not allowed in a comment: they reorder the text shown after them.', { suggestion: 'Remove them and send the text again.' });
   }
   return body;
 }

@@ -29,7 +29,7 @@ describe('tag vocabulary', () => {
     it('creates a tag without a colour', () => {
       given(vocabularyDecider).when(create('Sea')).then([{ type: 'TagCreated', data: { tag_id: NEW, name: 'Sea', color: null, created_at: LATER.toISOString() } }]);
     });
-    for (const [why, name] of [['empty', ''], ['blank', '   '], ['41 characters', 'x'.repeat(41)], ['a comma', 'sea,boat'], ['a line break', 'sea\nboat']] as const) {
+    for (const [why, name] of [['empty', ''], ['blank', '   '], ['41 characters', 'x'.repeat(41)], ['a comma', 'sea,boat'], ['a line break', 'sea\nboat'], ['a bidi override', 'sea\u202Eboat'], ['a zero-width space', 'sea\u200Bboat']] as const) {
       it(`rejects a name that is ${why} with 422 VALIDATION_ERROR`, () => {
         given(vocabularyDecider).when(create(name)).thenThrows(UnprocessableError);
       });

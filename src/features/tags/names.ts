@@ -1,4 +1,5 @@
 import { UnprocessableError } from '../../core/errors.js';
+import { hasNameUnsafeCharacter } from '../../core/text.js';
 
 /** Spec 8: tag names are 1-40 characters without commas; at most 20 tags on a verification; at most 10 names in the list filter. */
 export const MAX_TAG_NAME_LENGTH = 40;
@@ -8,7 +9,6 @@ export const MAX_TAG_FILTER_NAMES = 10;
 export const MAX_TAGS_PER_ACCOUNT = 1000;
 
 const COLOR = /^#[0-9a-f]{6}$/i;
-const CONTROL = /\p{Cc}/u;
 
 /**
  * A name as it is stored: Unicode NFC, surrounding white space removed (so " Sports" and
@@ -26,8 +26,8 @@ export function checkTagName(raw: string): string {
   if (name.includes(',')) {
     throw new UnprocessableError(`A tag name cannot contain a comma: "${name}".`, { suggestion: 'Commas separate names in the tags filter; use another character.' });
   }
-  if (CONTROL.test(name)) {
-    throw new UnprocessableError('A tag name cannot contain control characters (line breaks, tabs).', { suggestion: 'Use printable characters only.' });
+  if (hasNameUnsafeCharacter(name)) {
+    throw new UnprocessableError('A tag name cannot contain control characters (line breaks, tabs), bidirectional formatting characters (U+202A-U+202E, U+2066-U+2069) or invisible ones (U+200B, U+FEFF).', { suggestion: 'Use printable characters only.' });
   }
   return name;
 }
