@@ -328,7 +328,7 @@ function photoFigure(report: SharedReport, fileUrl: ReportPageInput['fileUrl']):
   const size = showOriginal && width && height ? html` width="${width}" height="${height}"` : html``;
   return html`<figure class="card photo">
 ${src ? html`<img src="${src}" alt="The photo that was verified: ${report.name}"${size}>` : html`<p class="muted">No preview of this file can be shown in a browser.</p>`}
-<figcaption>${report.name}${!showOriginal && src ? html` (a preview: browsers cannot show ${format.toUpperCase()})` : ''}
+<figcaption><bdi>${report.name}</bdi>${!showOriginal && src ? html` (a preview: browsers cannot show ${format.toUpperCase()})` : ''}
 ${report.files.image ? html` · <a href="${fileUrl('image')}">Open the full image</a>` : ''}</figcaption>
 </figure>`;
 }
