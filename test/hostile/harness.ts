@@ -131,6 +131,20 @@ export class HealthWatch {
    * below it, the loop was waiting for a core (other threads and processes on a loaded machine).
    */
   slowest = { ms: 0, during: 'nothing', mainThreadCpuMs: 0 };
+  readonly probes: { ms: number; during: string; mainThreadCpuMs: number }[] = [];
+
+  /**
+   * Probes that show the service holding up other requests: over `limitMs` while the event loop's
+   * thread was busy for at least a quarter of the wait (code on the loop: a parse, a decode), or
+   * over 10 s whatever the cause. A slow probe during which the thread barely ran was waiting for
+   * a core on a loaded machine (two cores, the analyses' own threads, other suites), not stalled
+   * by the service; a freeze like issue 21 #1 (51 s parsing JSON) is on-CPU and is caught.
+   */
+  stalls(limitMs: number): string[] {
+    return this.probes
+      .filter((p) => (p.ms > limitMs && p.mainThreadCpuMs >= p.ms / 4) || p.ms > 10_000)
+      .map((p) => `${Math.round(p.ms)} ms (event loop on CPU ${p.mainThreadCpuMs} ms) while sending ${p.during}`);
+  }
 
   constructor(
     private readonly url: string,
@@ -176,7 +190,9 @@ export class HealthWatch {
           const cpuBefore = this.mainThreadCpuMs();
           const ms = await this.probe();
           this.samples.push(ms);
-          if (ms > this.slowest.ms) this.slowest = { ms, during, mainThreadCpuMs: this.mainThreadCpuMs() - cpuBefore };
+          const cpu = this.mainThreadCpuMs() - cpuBefore;
+          this.probes.push({ ms, during, mainThreadCpuMs: cpu });
+          if (ms > this.slowest.ms) this.slowest = { ms, during, mainThreadCpuMs: cpu };
         } catch (error) {
           this.failures.push(`health probe failed: ${String(error)}`);
         }

@@ -115,7 +115,7 @@ for (const target of databaseTargets) {
     let ops: Operation[];
     let apiKey: string;
     const ids: Record<string, string> = {};
-    const health = { baseline: 0, max: 0, during: '', failures: [] as string[] };
+    const health = { baseline: 0, max: 0, during: '', failures: [] as string[], stalls: [] as string[] };
     let rssPeak = 0;
     let watch: HealthWatch;
     let rss: RssWatch;
@@ -286,6 +286,7 @@ for (const target of databaseTargets) {
         health.max = await watch.stop();
         health.failures = watch.failures;
         health.during = `${watch.slowest.during} (the event loop's thread used ${watch.slowest.mainThreadCpuMs} ms of CPU meanwhile)`;
+        health.stalls = watch.stalls(healthLimitMs(health.baseline));
         rssPeak = rss.stop();
       }
     }, 1_800_000);
@@ -305,9 +306,9 @@ for (const target of databaseTargets) {
     it('unpaired surrogates and NULs in any text field are stored or refused, never a 5xx (issue 21 #2)', () => expect(problems.text).toEqual([]));
     it('the same in every MCP tool argument', () => expect(problems.mcp).toEqual([]));
     it('refused requests append nothing', () => expect(problems.events).toEqual([]));
-    it('health answered every probe within max(1 s, 10 x the quiet baseline)', () => {
+    it('health answered every probe within max(1 s, 10 x the quiet baseline), unless the machine, not the service, held it', () => {
       expect(health.failures).toEqual([]);
-      expect(health.max, `slowest probe while sending ${health.during}`).toBeLessThanOrEqual(healthLimitMs(health.baseline));
+      expect(health.stalls, `slowest probe ${Math.round(health.max)} ms while sending ${health.during}`).toEqual([]);
     });
     it('the service stayed under 1.5 GiB resident', () => {
       expect(rssPeak).toBeGreaterThan(0);

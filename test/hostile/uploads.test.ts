@@ -88,7 +88,7 @@ for (const target of databaseTargets) {
   describe(`hostile uploads (${target.name})`, { timeout: 900_000 }, () => {
     let s: HostileService;
     let all: Case[];
-    const health = { baseline: 0, max: 0, during: '', failures: [] as string[] };
+    const health = { baseline: 0, max: 0, during: '', failures: [] as string[], stalls: [] as string[] };
     let rssPeak = 0;
     const outcomes: { c: Case; status: number; body: any; record?: any; eventsBefore?: number; eventsAfter?: number }[] = [];
 
@@ -127,6 +127,7 @@ for (const target of databaseTargets) {
         health.max = await watch.stop();
         health.failures = watch.failures;
         health.during = `${watch.slowest.during} (the event loop's thread used ${watch.slowest.mainThreadCpuMs} ms of CPU meanwhile)`;
+        health.stalls = watch.stalls(healthLimitMs(health.baseline));
         rssPeak = rss.stop();
       }
     }, 1_800_000);
@@ -170,9 +171,9 @@ for (const target of databaseTargets) {
       for (const o of outcomes.filter((o) => o.c.expect === 'refused')) expect(o.eventsAfter, o.c.what).toBe(o.eventsBefore);
     });
 
-    it('health answered every probe within max(1 s, 10 x the quiet baseline)', () => {
+    it('health answered every probe within max(1 s, 10 x the quiet baseline), unless the machine, not the service, held it', () => {
       expect(health.failures).toEqual([]);
-      expect(health.max, `slowest probe while sending ${health.during}`).toBeLessThanOrEqual(healthLimitMs(health.baseline));
+      expect(health.stalls, `slowest probe ${Math.round(health.max)} ms while sending ${health.during}`).toEqual([]);
     });
 
     it('the service stayed under 1.5 GiB resident', () => {
