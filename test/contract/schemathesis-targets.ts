@@ -11,6 +11,8 @@ import { client, registerAccount, uploadImage } from '../support/service.js';
  */
 export interface Targets {
   apiKey: string;
+  /** The admin's session token, for the operations that take only a login (JWT), not a key. */
+  jwt: string;
   ids: Record<string, string[]>;
   /** Ids an operation that deletes or removes gets instead, by operation name ("DELETE /v1/tags/{tag_id}"). */
   spares: Record<string, Record<string, string>>;
@@ -36,6 +38,7 @@ export async function prepareTargets(baseUrl: string): Promise<Targets> {
   const token = new URL(share.share_url as string).pathname.split('/').pop()!;
   return {
     apiKey: key.raw_key as string,
+    jwt: admin.token,
     ids: {
       account_id: [admin.account.id],
       verification_id: [verification],

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
 import { requires } from '../support/requires.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { modules } from '../../src/modules.js';
 import { prepareTargets, writeRunConfig } from './schemathesis-targets.js';
 
 /**
@@ -110,28 +111,29 @@ for (const target of databaseTargets) {
     gate.it(`sends at least ${MIN_REQUESTS} requests over every operation: no 5xx, every answer as documented`, { timeout: 20 * 60_000 }, async () => {
       const targets = await prepareTargets(service.url);
       const config = writeRunConfig(dir, REPO, targets);
-      const report = path.join(dir, 'events.ndjson');
       const seed = process.env.SCHEMATHESIS_SEED ?? String(Math.floor(Math.random() * 2 ** 31));
-      const { code, output } = await run(
-        'st',
-        [
-          '--config-file', config,
-          'run', `${service.url}/openapi.json`,
-          // Both ways the key can travel: with only X-API-Key, Schemathesis invents an Authorization header (bearerAuth) that the service refuses as invalid credentials.
-          '-H', `X-API-Key: ${targets.apiKey}`,
-          '-H', `Authorization: Bearer ${targets.apiKey}`,
-          '--checks', CHECKS.join(','),
-          '--max-examples', String(MAX_EXAMPLES),
-          '--seed', seed,
-          '--no-shrink',
-          '--request-timeout', '60',
-          '--report', 'ndjson', '--report-ndjson-path', report,
-        ],
-        dir,
-      );
+      const schemathesis = async (name: string, extra: string[]) => {
+        const report = path.join(dir, `${name}.ndjson`);
+        const args = ['--config-file', config, 'run', `${service.url}/openapi.json`, ...extra, '--checks', CHECKS.join(','), '--seed', seed, '--no-shrink', '--request-timeout', '60', '--report', 'ndjson', '--report-ndjson-path', report];
+        const { code, output } = await run('st', args, dir);
+        expect(fs.existsSync(report), `no report: st exited ${code}\n${output.slice(-4000)}`).toBe(true);
+        return { code, output, ...readReport(report) };
+      };
+      // Every operation with the API key, both ways it can travel: with only X-API-Key,
+      // Schemathesis invents an Authorization header (bearerAuth) that the service refuses as invalid credentials.
+      const byKey = await schemathesis('api-key', ['-H', `X-API-Key: ${targets.apiKey}`, '-H', `Authorization: Bearer ${targets.apiKey}`, '--max-examples', String(MAX_EXAMPLES)]);
+      // The operations that take only a login answer a key 403: they get the admin's session token.
+      const jwtOnly = modules.flatMap((m) => m.routes?.(service.service.deps) ?? []).filter((r) => r.auth === 'jwt').map((r) => `${r.method.toUpperCase()} ${r.path}`);
+      const byJwt = await schemathesis('jwt', ['-H', `Authorization: Bearer ${targets.jwt}`, '--max-examples', String(MAX_EXAMPLES), ...jwtOnly.flatMap((name) => ['--include-name', name])]);
+      const code = byKey.code || byJwt.code;
+      const output = `${byKey.output}\n${byJwt.output}`;
       const summary = output.split('\n').filter((line) => /SUMMARY|failure|Test cases|generated|passed|Seed/i.test(line)).slice(-12).join('\n');
-      expect(fs.existsSync(report), `no report: st exited ${code}\n${output.slice(-4000)}`).toBe(true);
-      const { interactions, failures, errors } = readReport(report);
+      const interactions = [...byKey.interactions, ...byJwt.interactions];
+      const failures = [...byKey.failures, ...byJwt.failures];
+      const errors = [...byKey.errors, ...byJwt.errors];
+      expect(jwtOnly.length).toBeGreaterThan(0);
+      const reachedByJwt = new Set(byJwt.interactions.map((i) => i.operation));
+      expect(jwtOnly.filter((operation) => !reachedByJwt.has(operation)), 'JWT-only operations the login pass did not reach').toEqual([]);
 
       const documented = await (await fetch(`${service.url}/openapi.json`)).json() as { paths: Record<string, Record<string, unknown>> };
       const operations = Object.entries(documented.paths).flatMap(([p, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${p}`));
