@@ -63,7 +63,9 @@ export function readUploadId(signer: UrlSigner, id: string): UploadClaims | null
   if (!match) return null;
   const [, sealed, tag] = match as unknown as [string, string, string];
   const expected = Buffer.from(signer.tag(PURPOSE, sealed));
-  if (!crypto.timingSafeEqual(expected, Buffer.from(tag))) return null;
+  const given = Buffer.from(tag);
+  // timingSafeEqual throws on a length mismatch: checked here, not left to the pattern above.
+  if (given.length !== expected.length || !crypto.timingSafeEqual(expected, given)) return null;
   const bytes = Buffer.from(sealed, 'base64url');
   if (bytes.length < IV_BYTES + NONCE_BYTES + 5) return null;
   const decipher = crypto.createDecipheriv(CIPHER, sealingKey(signer), bytes.subarray(0, IV_BYTES));
