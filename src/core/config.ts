@@ -98,6 +98,7 @@ const configSchema = z.object({
   WORKFLOW_RUN_CONCURRENCY: positiveInt(16),
   /** PGlite's default (128 MB) is most of an idle embedded service's memory (D-049). */
   PGLITE_SHARED_BUFFERS_MB: positiveInt(16),
+  CRASH_AT: optionalString.pipe(z.string().regex(/^[A-Za-z][A-Za-z0-9]*\.[A-Za-z][A-Za-z0-9]*:(before|after)$/, 'expected <workflow>.<activity>:before|after').optional()),
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, 'DATA_DIR' | 'PUBLIC_BASE_URL'> & {
@@ -167,4 +168,5 @@ export const configDocumentation: Record<keyof z.infer<typeof configSchema>, str
   WORKFLOW_CONCURRENCY: 'Verifications analysed at the same time by the in-process workflow engine.',
   WORKFLOW_RUN_CONCURRENCY: 'Workflow runs the in-process engine executes at once (image-only checks, mail, pairs waiting for an analysis thread); runs waiting on a timer do not count.',
   PGLITE_SHARED_BUFFERS_MB: 'Shared buffers of the embedded PGlite database (ignored with DATABASE_URL); PGlite keeps them in its WebAssembly memory.',
+  CRASH_AT: 'Crash tests only, never in production: `<workflow>.<activity>:before` or `:after` makes the in-process engine kill its own process (SIGKILL) the first time a run reaches that step (test/workflows/crash-points.test.ts).',
 };

@@ -38,7 +38,7 @@ export function runNode(args: string[], env: Record<string, string | undefined>)
 }
 
 /** The service as its own OS process, so it can be killed without a chance to clean up. */
-export async function launchService(env: Record<string, string>): Promise<ChildProcess> {
+export async function launchService(env: Record<string, string>, options: { mayDie?: boolean } = {}): Promise<ChildProcess> {
   // The compiled service, as `npm start` runs it, allocator settings included (test/support/build.ts builds dist/ before the suites).
   const child = spawn(process.execPath, ['dist/main.js'], {
     cwd: repo,
@@ -46,6 +46,8 @@ export async function launchService(env: Record<string, string>): Promise<ChildP
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (let i = 0; i < 300; i++) {
+    // A failpoint (CRASH_AT) may kill it while it resumes work, before it answers.
+    if (options.mayDie && (child.exitCode !== null || child.signalCode !== null)) return child;
     const ok = await fetch(`http://127.0.0.1:${env.PORT}/v1/public/health`).then((r) => r.ok, () => false);
     if (ok) return child;
     await new Promise((r) => setTimeout(r, 200));

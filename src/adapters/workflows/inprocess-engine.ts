@@ -27,6 +27,11 @@ export interface InProcessEngineOptions {
    * (its wake time recorded) and the sweep resumes it shortly before it wakes.
    */
   holdSleepsUpToMs?: number;
+  /**
+   * A failpoint for crash tests (`CRASH_AT`): `<type>.<activity>:before|after`. The first time a
+   * run reaches it, the process kills itself with SIGKILL: no drain, no cleanup, as a power cut.
+   */
+  crashAt?: string;
 }
 
 /** Stops a run without an outcome: the engine is stopping, or the run is suspended in a long sleep. Its row stays `running`. */
@@ -93,6 +98,7 @@ export class InProcessWorkflowEngine implements WorkflowEngine {
   private readonly clock: Clock;
   private readonly sweepMs: number;
   private readonly holdSleepsUpToMs: number;
+  private readonly crashAt?: string;
   private readonly changeWaiters: (() => void)[] = [];
   private migrated?: Promise<void>;
   private sweepTimer?: NodeJS.Timeout;
@@ -113,6 +119,7 @@ export class InProcessWorkflowEngine implements WorkflowEngine {
     this.clock = options.clock ?? systemClock;
     this.sweepMs = options.sweepMs ?? 30_000;
     this.holdSleepsUpToMs = options.holdSleepsUpToMs ?? 2 * this.sweepMs;
+    this.crashAt = options.crashAt;
   }
 
   /** Resumes unfinished runs, starts the definitions' sweeps, and repeats both every `sweepMs`. */
@@ -331,9 +338,12 @@ export class InProcessWorkflowEngine implements WorkflowEngine {
     const input = args.map(jsonClone); // arguments travel as JSON on Temporal: the same here
     for (let attempt = 1; ; attempt++) {
       scope.cancel.throwIfAborted();
+      this.crashIfAt(`${run.type}.${name}:before`);
       let failure: unknown;
       try {
-        return jsonClone(await this.attempt(scope, options, implementation, input, attempt, name));
+        const result = jsonClone(await this.attempt(scope, options, implementation, input, attempt, name));
+        this.crashIfAt(`${run.type}.${name}:after`);
+        return result;
       } catch (error) {
         failure = error;
       }
@@ -345,6 +355,12 @@ export class InProcessWorkflowEngine implements WorkflowEngine {
       this.log.warn({ workflow: run.type, id: run.id, activity: name, attempt, type, retryInMs: delay }, 'activity failed; retrying');
       await this.clock.waitUntil(this.clock.now().getTime() + delay, scope.cancel);
     }
+  }
+
+  private crashIfAt(point: string): void {
+    if (this.crashAt !== point) return;
+    this.log.warn({ crash_at: point }, 'CRASH_AT reached: killing this process');
+    process.kill(process.pid, 'SIGKILL');
   }
 
   /** One attempt, raced against its signal: the deadline (or its start-to-close timeout) ends it at once. */

@@ -1,0 +1,224 @@
+import type { ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/core/config.js';
+import type { StoredEvent } from '../../src/core/event-store.js';
+import { MAIL_DELIVERY_WORKFLOW_TYPE } from '../../src/features/mail/workflow.js';
+import { VERIFICATION_WORKFLOW_TYPE } from '../../src/features/verifications/workflow.js';
+import { allProjectors, modules } from '../../src/modules.js';
+import { openStores } from '../../src/service.js';
+import { databaseTargets } from '../support/databases.js';
+import { freePort, launchService } from '../support/processes.js';
+import { client, registerAccount } from '../support/service.js';
+
+/**
+ * Crash and retry at every step (issue 21, must-work 5). The service runs as its own process on
+ * a database and data directory that outlive it. For every step of every workflow the modules
+ * register, before and after it (`CRASH_AT=<workflow>.<activity>:before|after`, a failpoint of
+ * the in-process engine), a process is started with that failpoint, given work that reaches the
+ * step, and must kill itself there with SIGKILL; the next process starts on what it left, with
+ * the next failpoint. A failpoint no process reaches fails the test, naming it, so a new step
+ * cannot go untested. After the last restart, without a failpoint: every verification finished
+ * once with the facts of an uninterrupted run (each fact once, its analyses, one grade), each
+ * pair metered exactly once and nothing released that should not be, each invitation mailed
+ * once (one MailSent, one outbox file), every event id once, and the read models the killed
+ * projectors left equal a rebuild from the log.
+ */
+const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
+const pairDir = path.join(fixtures, 'pairs/canon_eos_30d_cr2');
+const IMAGE = path.join(fixtures, 'c2pa/pt_truepic-20230212-camera.jpg');
+
+/**
+ * Steps a child process cannot reach in a test's time, and where their crash is tested instead.
+ * The upload-expiry step runs an hour after an upload: the in-process suite moves its clock
+ * over a restart instead (test/mcp/upload-expiry.test.ts).
+ */
+const TESTED_ELSEWHERE: Record<string, string> = {
+  'uploadExpiry.expireUpload': 'test/mcp/upload-expiry.test.ts',
+};
+
+/** Every workflow step the modules register, in module order. */
+function workflowSteps(): string[] {
+  // Building a registration only reads settings and closes over the rest of its dependencies.
+  const known = { config: loadConfig({ DATA_DIR: os.tmpdir() }), onStop: () => undefined } as Record<string, unknown>;
+  const deps = new Proxy(known, { get: (target, name) => target[String(name)] }) as never;
+  return modules.flatMap((m) => m.workflows?.(deps) ?? []).flatMap((r) => Object.keys(r.definition.activities).map((activity) => `${r.definition.type}.${activity}`));
+}
+
+const fact = (e: StoredEvent) => (e.type === 'RenditionStored' ? `RenditionStored ${String(e.data.kind)}` : e.type);
+const exited = (child: ChildProcess) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.signalCode) : child.once('exit', (_code, signal) => resolve(signal))));
+
+for (const target of databaseTargets) describe(`crash at every workflow step on ${target.name}`, () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pv-crash-points-'));
+  const children: ChildProcess[] = [];
+  let drop = async () => {};
+  afterAll(async () => {
+    for (const child of children) child.kill('SIGKILL');
+    await drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('a process killed before and after each step: everything done once, read models rebuild the same', async () => {
+    const steps = workflowSteps();
+    expect(steps).toContain('verification.analyzeAndGrade');
+    const points = steps.filter((step) => !TESTED_ELSEWHERE[step]).flatMap((step) => [`${step}:before`, `${step}:after`]);
+
+    const scratch = await target.scratchUrl();
+    drop = scratch.drop;
+    const env = { PORT: String(await freePort()), DATA_DIR: dataDir, DATABASE_URL: scratch.url ?? '' };
+    const base = `http://127.0.0.1:${env.PORT}`;
+    const call = client(base);
+    children.push(await launchService(env));
+    const { token } = await registerAccount(call);
+    const auth = { authorization: `Bearer ${token}` };
+
+    const ids: { id: string; pair: boolean; fails: boolean }[] = [];
+    const upload = async (files: [string, Buffer, string][]) => {
+      const form = new FormData();
+      for (const [field, bytes, name] of files) form.append(field, new Blob([new Uint8Array(bytes)]), name);
+      const res = await fetch(`${base}/v1/verifications/`, { method: 'POST', headers: auth, body: form });
+      expect(res.status, JSON.stringify(await res.clone().json())).toBe(201);
+      return (await res.json()).id as string;
+    };
+    const photo = fs.readFileSync(path.join(pairDir, 'IMG_5952.camera-preview.jpg'));
+    const raw = fs.readFileSync(path.join(pairDir, 'IMG_5952.CR2'));
+    const work = {
+      // A verified pair signs and renders; an image alone takes the other steps; a RAW cut short fails.
+      pair: async () => ids.push({ pair: true, fails: false, id: await upload([['image', photo, 'IMG_5952.jpg'], ['raw', raw, 'IMG_5952.CR2']]) }),
+      image: async () => ids.push({ pair: false, fails: false, id: await upload([['image', fs.readFileSync(IMAGE), 'camera.jpg']]) }),
+      failing: async () => ids.push({ pair: true, fails: true, id: await upload([['image', photo, 'IMG_5952.jpg'], ['raw', raw.subarray(0, Math.floor(raw.length * 0.6)), 'IMG_5952.CR2']]) }),
+    };
+    const shared = (await work.image(), ids[0]!.id);
+    expect((await call('POST', `/v1/verifications/${shared}/share`, { token, json: { access_type: 'restricted' } })).status).toBeLessThan(300);
+    const emails: string[] = [];
+    /** Invitations whose request a kill cut off: a client sees a reset connection and sends it again. */
+    const cutOff: string[] = [];
+    const invite = async (again?: string) => {
+      const email = again ?? `judge-${emails.length}-${crypto.randomUUID().slice(0, 8)}@contest.example`;
+      if (!again) emails.push(email);
+      expect((await call('POST', `/v1/verifications/${shared}/share/invites`, { token, json: { email } })).status).toBeLessThan(300);
+    };
+    children.at(-1)!.kill('SIGKILL');
+    await exited(children.at(-1)!);
+
+    // One process per failpoint: started with it, given work that reaches it, killed by it.
+    const unreached: string[] = [];
+    for (const point of points) {
+      const child = await launchService({ ...env, CRASH_AT: point }, { mayDie: true });
+      children.push(child);
+      const died = exited(child);
+      const [step] = point.split(':') as [string];
+      // The work that reaches each workflow's steps; a workflow without any fails here, by name.
+      if (step.startsWith(`${MAIL_DELIVERY_WORKFLOW_TYPE}.`)) await invite().catch(() => cutOff.push(emails.at(-1)!));
+      else if (step === `${VERIFICATION_WORKFLOW_TYPE}.fail`) await work.failing().catch(() => undefined);
+      else if (step === `${VERIFICATION_WORKFLOW_TYPE}.signAndRender`) await work.pair().catch(() => undefined);
+      else if (step.startsWith(`${VERIFICATION_WORKFLOW_TYPE}.`)) await work.image().catch(() => undefined);
+      else throw new Error(`no work in this test reaches ${step}: add it, or name where its crash is tested in TESTED_ELSEWHERE`);
+      const signal = await Promise.race([died, new Promise((r) => setTimeout(() => r('timeout'), 3 * 60_000))]);
+      if (signal !== 'SIGKILL') {
+        unreached.push(point);
+        child.kill('SIGKILL');
+        await died;
+      }
+    }
+    expect(unreached, 'failpoints no process reached').toEqual([]);
+    children.push(await launchService(env));
+    // The invitation is recorded before its message is queued (two streams): a request cut
+    // between them is completed by the client's retry, which queues the same message once.
+    for (const email of cutOff) await invite(email);
+
+    // Everything finishes after the last restart.
+    const final = new Map<string, { status: string; assurance_level: string | null; results: unknown[] }>();
+    for (const { id } of ids) {
+      for (let i = 0; i < 3000; i++) {
+        const v = (await call('GET', `/v1/verifications/${id}`, { token })).body;
+        if (v.status === 'completed' || v.status === 'failed') {
+          final.set(id, v);
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+    for (const { id, fails } of ids) expect(final.get(id)?.status, `verification ${id}`).toBe(fails ? 'failed' : 'completed');
+    // Mail: until the outbox holds every invitation and stops growing.
+    const outboxFiles = () => (fs.existsSync(path.join(dataDir, 'outbox')) ? fs.readdirSync(path.join(dataDir, 'outbox')).filter((f) => f.endsWith('.eml')) : []);
+    for (let i = 0, stable = 0, seen = -1; i < 600 && stable < 25; i++) {
+      const count = outboxFiles().length;
+      stable = count === seen && count >= emails.length ? stable + 1 : 0;
+      seen = count;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const last = children.at(-1)!;
+    last.kill('SIGTERM');
+    await new Promise((resolve) => (last.exitCode !== null || last.signalCode !== null ? resolve(undefined) : last.once('exit', resolve)));
+
+    // The log, read by this process now that no service owns the database.
+    const config = loadConfig({ DATA_DIR: dataDir, ...(scratch.url ? { DATABASE_URL: scratch.url } : {}) });
+    const { db, store, projections } = await openStores(config, pino({ level: 'silent' }));
+    try {
+      const all = await store.readAll({ after: 0n, limit: 1_000_000 });
+      const byStream = new Map<string, StoredEvent[]>();
+      for (const e of all) byStream.set(e.stream, [...(byStream.get(e.stream) ?? []), e]);
+
+      // Every verification the log holds, also one whose upload a kill cut off before its 201
+      // reached this test: a pair whose RAW was cut short fails, everything else completes.
+      const queued = all.filter((e) => e.type === 'VerificationQueued');
+      expect(queued.map((e) => e.data.verification_id)).toEqual(expect.arrayContaining(ids.map((v) => v.id)));
+      for (const q of queued) {
+        const id = String(q.data.verification_id);
+        const rawSize = (q.data.raw as { size: number } | null)?.size;
+        const pair = rawSize !== undefined;
+        const fails = pair && rawSize < raw.length;
+        const facts = (byStream.get(`verification-${id}`) ?? []).map(fact);
+        const counts = new Map<string, number>();
+        for (const f of facts) counts.set(f, (counts.get(f) ?? 0) + 1);
+        const once = fails ? ['VerificationQueued', 'VerificationStarted', 'VerificationFailed'] : ['VerificationQueued', 'VerificationStarted', 'VerificationGraded', 'VerificationCompleted'];
+        for (const type of once) expect(counts.get(type), `${type} of ${id}: ${facts.join(', ')}`).toBe(1);
+        for (const [f, n] of counts) if (f.startsWith('RenditionStored')) expect(n, `${f} of ${id}`).toBe(1);
+        expect(counts.get(fails ? 'VerificationCompleted' : 'VerificationFailed') ?? 0, `${id}: ${facts.join(', ')}`).toBe(0);
+        const view = final.get(id);
+        if (view) {
+          expect(counts.get('AnalysisRecorded') ?? 0, `analyses of ${id}`).toBe(view.results.length);
+          if (pair && !fails) expect(view.assurance_level).toBe('verified');
+        }
+      }
+      const metered = all.filter((e) => e.type === 'VerificationMetered').map((e) => e.data.verification_id);
+      expect(metered.sort()).toEqual(queued.filter((e) => e.data.raw !== null).map((e) => String(e.data.verification_id)).sort());
+      expect(all.filter((e) => e.type === 'MeteringReleased')).toHaveLength(0);
+
+      // One message per invitation.
+      const invited = all.filter((e) => e.type === 'ShareInvited');
+      expect(invited.map((e) => e.data.email).sort()).toEqual([...emails].sort());
+      const mails = all.filter((e) => e.type === 'MailQueued');
+      expect(mails).toHaveLength(invited.length);
+      const sent = all.filter((e) => e.type === 'MailSent').map((e) => e.data.mail_id);
+      expect(sent.sort()).toEqual(mails.map((e) => e.data.mail_id).sort());
+      const outbox = fs.readdirSync(path.join(dataDir, 'outbox')).filter((f) => f.endsWith('.eml'));
+      expect(outbox).toHaveLength(invited.length);
+
+      // Every event id once (no append was repeated by a retry).
+      expect(new Set(all.map((e) => e.id)).size).toBe(all.length);
+
+      // The read models the interrupted projectors left equal a rebuild from the log.
+      const snapshot = async () => {
+        expect(await projections.waitFor(await store.headPosition(), 60_000)).toBe(true);
+        const tables: Record<string, string[]> = {};
+        for (const projector of allProjectors) for (const table of projector.tables) tables[table] = (await db.knex(table).select('*')).map((r) => JSON.stringify(r)).sort();
+        return tables;
+      };
+      projections.start();
+      const before = await snapshot();
+      await projections.rebuild();
+      expect(await snapshot()).toEqual(before);
+      console.info(`crash points on ${target.name}: ${points.length} failpoints reached (${points.join(', ')}), ${ids.length} verifications, ${emails.length} mails, ${all.length} events`);
+    } finally {
+      await projections.stop();
+      await store.close();
+      await db.close();
+    }
+  }, 30 * 60_000);
+});
