@@ -45,7 +45,7 @@ for (const target of databaseTargets) {
       expect((await upload(t.url, free.token, false)).status).toBe(201);
       const usage = await call('GET', `/v1/accounts/${free.account.id}/usage`, { token: free.token });
       expect(usage.body).toMatchObject({ plan: 'free', included: 5, included_used: 5, included_remaining: 0, overage_count: 0, overage_amount: 0, currency: 'EUR' });
-    });
+    }, 10 * 60_000); // five 20 MP pairs analysed: 41 s alone, several minutes at load 10
 
     it('keeps quotas exact under 50 concurrent uploads at the edge, and every accepted one completes', async () => {
       // Basic: 25 included, then 0.25 each up to a 1.00 budget: exactly 29 may pass.
@@ -61,7 +61,7 @@ for (const target of databaseTargets) {
       expect(listed.body.items.every((v: { status: string }) => v.status === 'completed')).toBe(true);
       const usage = await call('GET', `/v1/accounts/${basic.account.id}/usage`, { token: basic.token });
       expect(usage.body).toMatchObject({ plan: 'basic', included: 25, included_used: 25, overage_count: 4, overage_amount: 1, currency: 'USD', monthly_budget_cap: 1 });
-    }, 240_000);
+    }, 30 * 60_000); // 29 pairs analysed: 179 s alone; sized for load 10 on 2 cores
 
     it('accepts a capture attestation over the uploaded files and fills the capture fields', async () => {
       const owner = await registerAccount(call, { plan: 'professional' });
