@@ -28,3 +28,13 @@ export async function unfinishedMailIds(knex: Knex): Promise<string[]> {
   const rows = await mailMessagesTable(knex).whereIn('status', ['queued', 'sending']).orderBy('queued_at').select('id');
   return rows.map((r) => r.id);
 }
+
+/** Which of `ids` are queued (in any state): what recovery sweeps of other features leave out. */
+export async function queuedMailIds(knex: Knex, ids: readonly string[]): Promise<Set<string>> {
+  const queued = new Set<string>();
+  // Bounded statements: a sweep may ask about many ids at once.
+  for (let i = 0; i < ids.length; i += 500) {
+    for (const row of await mailMessagesTable(knex).whereIn('id', ids.slice(i, i + 500)).select('id')) queued.add(row.id);
+  }
+  return queued;
+}

@@ -33,10 +33,7 @@ const SINGLE_ADDRESS = /^[^\s@<>,;"]+@[^\s@<>,;"]+\.[^\s@<>,;"]+$/;
  * up to 200) or a recipient that is not one plain address: mistakes of the caller, not of delivery.
  */
 export async function queueMail(deps: AppDeps, context: CommandContext, mail: OutgoingMail): Promise<void> {
-  if (!MAIL_ID_PATTERN.test(mail.id)) throw new ValidationError(`mail id ${JSON.stringify(mail.id)} is not usable as a Message-ID.`);
-  if (!SINGLE_ADDRESS.test(mail.to)) throw new ValidationError('The recipient must be one e-mail address.');
-  const stream = mailStream(mail.id);
-  if ((await foldStream(deps.store, stream, mailDecider)).state.status === 'none') await record(deps, context, mail);
+  await recordMail(deps, context, mail);
   try {
     await deps.workflows.start(MAIL_DELIVERY_WORKFLOW_TYPE, mail.id, {});
   } catch (error) {
@@ -45,8 +42,21 @@ export async function queueMail(deps: AppDeps, context: CommandContext, mail: Ou
   }
 }
 
+type RecordDeps = Pick<AppDeps, 'store' | 'blobs' | 'config'>;
+
+/**
+ * queueMail without starting the delivery workflow, for workflow activities (which have no
+ * engine to start it with): the mail delivery sweep starts every queued message that has no
+ * run, at its next sweep. Idempotent per id, and throws the same ValidationErrors.
+ */
+export async function recordMail(deps: RecordDeps, context: CommandContext, mail: OutgoingMail): Promise<void> {
+  if (!MAIL_ID_PATTERN.test(mail.id)) throw new ValidationError(`mail id ${JSON.stringify(mail.id)} is not usable as a Message-ID.`);
+  if (!SINGLE_ADDRESS.test(mail.to)) throw new ValidationError('The recipient must be one e-mail address.');
+  if ((await foldStream(deps.store, mailStream(mail.id), mailDecider)).state.status === 'none') await record(deps, context, mail);
+}
+
 /** Stores the bodies, then appends MailQueued (once MailQueued is recorded, delivery may start at any moment). */
-async function record(deps: AppDeps, context: CommandContext, mail: OutgoingMail): Promise<void> {
+async function record(deps: RecordDeps, context: CommandContext, mail: OutgoingMail): Promise<void> {
   const stream = mailStream(mail.id);
   const bytes = contentBytes(mail);
   const sha = sha256Hex(bytes);

@@ -5,16 +5,20 @@ import { streamInstance } from '../../core/streams.js';
 import type { StoredEvent } from '../../core/event-store.js';
 import { verificationEvents } from '../verifications/events.js';
 import { shareEvents, shareViewEvents } from './events.js';
+import { accessChangedMailId, invitationMailId } from './mail-ids.js';
 
 /**
  * shares (one per shared verification, found by its token's hash), share_invites (found by the
  * invitation token's hash) and share_views (one row per verification, UTC day and visitor: the
  * counting rule). Disabling a share removes its invitations; deleting the verification removes
  * all three. Rows remember the position they reflect; deletions only remove older rows.
+ * Each invitation row names the messages its address is owed (its invitation, and the notice of
+ * the share's latest access change when it was invited before it): the share mail sweep
+ * (workflow.ts) queues those the mail read model does not hold.
  */
 export const sharesProjector: Projector = {
   name: 'shares',
-  version: 1,
+  version: 2,
   tables: ['share_views', 'share_invites', 'shares'],
   async migrate(knex) {
     await knex.raw(`
@@ -26,6 +30,7 @@ export const sharesProjector: Projector = {
         token_sha256 text not null unique,
         enabled_at timestamptz not null,
         updated_at timestamptz not null,
+        access_changes integer not null,
         last_position numeric(20, 0) not null
       )`);
     await knex.raw(`
@@ -35,9 +40,14 @@ export const sharesProjector: Projector = {
         nonce text not null,
         token_sha256 text not null unique,
         invited_at timestamptz not null,
+        mail_id text not null,
+        access_mail_id text,
+        access_changed_at timestamptz,
         last_position numeric(20, 0) not null,
         primary key (verification_id, email)
       )`);
+    await knex.raw('create index if not exists share_invites_invited_at on share_invites (invited_at)');
+    await knex.raw('create index if not exists share_invites_access_changed_at on share_invites (access_changed_at) where access_mail_id is not null');
     await knex.raw(`
       create table if not exists share_views (
         verification_id uuid not null,
@@ -79,15 +89,26 @@ async function applyShare(trx: Knex.Transaction, stored: StoredEvent): Promise<v
         token_sha256: d.token_sha256,
         enabled_at: d.enabled_at,
         updated_at: d.enabled_at,
+        access_changes: 0,
         last_position: position,
       };
       if (existing) await trx('shares').where({ verification_id: id }).update(row);
       else await trx('shares').insert({ verification_id: id, ...row });
       return;
     }
-    case 'ShareAccessChanged':
-      await older('shares').update({ access_type: event.data.to, updated_at: event.data.changed_at, last_position: position });
+    case 'ShareAccessChanged': {
+      const share = await older('shares').first();
+      if (!share) return;
+      const changes = share.access_changes + 1;
+      await older('shares').update({ access_type: event.data.to, updated_at: event.data.changed_at, access_changes: changes, last_position: position });
+      // Every address invited before the change is told of it (the use case's rule, decider.ts accessChangesBefore).
+      for (const { email } of await older('share_invites').select('email')) {
+        await trx('share_invites')
+          .where({ verification_id: id, email })
+          .update({ access_mail_id: accessChangedMailId(id, share.nonce, changes, email), access_changed_at: event.data.changed_at, last_position: position });
+      }
       return;
+    }
     case 'ShareDisabled':
       await older('share_invites').delete();
       await older('shares').delete();
@@ -95,7 +116,7 @@ async function applyShare(trx: Knex.Transaction, stored: StoredEvent): Promise<v
     case 'ShareInvited': {
       const d = event.data;
       await trx('share_invites')
-        .insert({ verification_id: id, email: d.email, nonce: d.nonce, token_sha256: d.token_sha256, invited_at: d.invited_at, last_position: position })
+        .insert({ verification_id: id, email: d.email, nonce: d.nonce, token_sha256: d.token_sha256, invited_at: d.invited_at, mail_id: invitationMailId(id, d.nonce), last_position: position })
         .onConflict(['verification_id', 'email'])
         .ignore();
       return;

@@ -10,6 +10,8 @@ export interface ShareRow {
   token_sha256: string;
   enabled_at: Date | string;
   updated_at: Date | string;
+  /** ShareAccessChanged events since the share was enabled. */
+  access_changes: number;
   last_position: string;
 }
 
@@ -19,6 +21,11 @@ export interface InviteRow {
   nonce: string;
   token_sha256: string;
   invited_at: Date | string;
+  /** The invitation's message (mail-ids.ts). */
+  mail_id: string;
+  /** The notice of the share's latest access change, when this address was invited before it. */
+  access_mail_id: string | null;
+  access_changed_at: Date | string | null;
   last_position: string;
 }
 
@@ -63,4 +70,24 @@ export async function dailyViewCounts(knex: Knex, verificationId: string, from: 
     .select('day')
     .count<{ day: string; count: string | number }[]>('* as count');
   return new Map(rows.map((r) => [r.day, Number(r.count)]));
+}
+
+/** A message an invited address is owed: its invitation, or the notice of the share's latest access change. */
+export interface OwedShareMail {
+  mail_id: string;
+  verification_id: string;
+  email: string;
+  kind: 'invitation' | 'access_changed';
+}
+
+/** The messages owed for invitations made, and access changes, since `since` (revoked invitations have no row). */
+export async function owedShareMails(knex: Knex, since: Date): Promise<OwedShareMail[]> {
+  const [invited, changed] = await Promise.all([
+    invites(knex).where('invited_at', '>=', since).select('verification_id', 'email', 'mail_id'),
+    invites(knex).whereNotNull('access_mail_id').andWhere('access_changed_at', '>=', since).select('verification_id', 'email', 'access_mail_id'),
+  ]);
+  return [
+    ...invited.map((r) => ({ mail_id: r.mail_id, verification_id: r.verification_id, email: r.email, kind: 'invitation' as const })),
+    ...changed.map((r) => ({ mail_id: r.access_mail_id!, verification_id: r.verification_id, email: r.email, kind: 'access_changed' as const })),
+  ];
 }

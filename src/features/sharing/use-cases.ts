@@ -6,16 +6,16 @@ import type { AppDeps } from '../../core/deps.js';
 import { AccessDeniedError, AppError, NotFoundError, ValidationError } from '../../core/errors.js';
 import { callerOf, type Call, type Principal } from '../../core/principal.js';
 import { normaliseEmail } from '../accounts/decider.js';
-import { findAccount, findUser, findUserByEmail } from '../accounts/queries.js';
+import { findUser, findUserByEmail } from '../accounts/queries.js';
 import { queueMail, type OutgoingMail } from '../mail/use-cases.js';
 import { verificationStream } from '../verifications/decider.js';
 import { findVerification, resultsOf, type VerificationRow } from '../verifications/queries.js';
 import { checkOwner, decideView, notShared, shareDecider, shareStream, shareViewsStream, type ShareState, type VerificationFacts } from './decider.js';
 import { shareViewEvents, type AccessType } from './events.js';
-import { accessChangedMail, invitationMail, type RenderedMail, type ShareMailFacts } from './mail.js';
+import { accessChangedMessage, invitationMessage, sharerOf, toldOfAccessChange } from './notifications.js';
 import { dailyViewCounts, findInviteByTokenHash, findInvite, findShare, findShareByTokenHash, invitesOf, viewCounted, type ShareRow } from './queries.js';
 import { sharedFileOf, toSharedReport, type SharedFileKind, type SharedReport, type ViewerAccess } from './report.js';
-import { inviteUrl, linkKey, linkToken, newNonce, shareUrl, stableId, TOKEN_PATTERN, tokenSha256, visitorHash } from './tokens.js';
+import { linkKey, linkToken, newNonce, shareUrl, TOKEN_PATTERN, tokenSha256, visitorHash } from './tokens.js';
 
 /** The spec's Share resource (2.3). */
 export interface ShareView {
@@ -70,8 +70,9 @@ export async function getShare(deps: AppDeps, principal: Principal, verification
 
 /**
  * Shares a verification, or sets the access type of its share (the URL is kept). Invited
- * addresses are told when the access type changes (spec 4.1); a repeated call queues the same
- * messages again, which the mail port ignores, so a retry after a crash still sends them once.
+ * addresses are told when the access type changes (spec 4.1). The messages are queued here (the
+ * fast path); a crash before they are is recovered by the share mail sweep (workflow.ts), which
+ * queues the same message ids, so each is sent once.
  */
 export async function shareVerification(deps: AppDeps, call: Call, verificationId: string, accessType: AccessType): Promise<ShareView> {
   const principal = callerOf(call);
@@ -89,14 +90,10 @@ export async function shareVerification(deps: AppDeps, call: Call, verificationI
     now: context.now,
   }, context);
   const share = await currentShare(deps, verificationId);
-  if (share.accessChanges > 0) {
-    const sharer = await sharerOf(deps, principal);
-    for (const [email, invitation] of share.invitations) {
-      if (invitation.accessChangesBefore >= share.accessChanges) continue; // invited after the change: its invitation said it all
-      const link = inviteUrl(deps.config.PUBLIC_BASE_URL, shareToken(deps, verificationId, share.nonce), inviteToken(deps, verificationId, invitation.nonce));
-      const mail = accessChangedMail(mailFacts(deps, row!, sharer, email, link, share.accessType));
-      await sendMail(deps, context, row!, stableId('photoverify-share-access-changed', verificationId, share.nonce, String(share.accessChanges), email), email, mail);
-    }
+  const told = toldOfAccessChange(share);
+  if (told.length > 0) {
+    const sharer = await sharerOf(deps, principal.userId, principal.accountId);
+    for (const [email, invitation] of told) await sendMail(deps, context, accessChangedMessage(deps, row!, share, email, invitation, sharer));
   }
   return shareView(deps, verificationId, share.accessType, share.nonce, [...share.invitations.keys()]);
 }
@@ -110,7 +107,8 @@ export async function unshareVerification(deps: AppDeps, call: Call, verificatio
 
 /**
  * Invites an address to a restricted share and mails it a personal link (share URL plus the
- * invitation's proof). Repeating it changes nothing and queues the same message, which is not sent twice.
+ * invitation's proof). Repeating it changes nothing and queues the same message, which is not
+ * sent twice; a crash before the message is queued is recovered by the share mail sweep (workflow.ts).
  */
 export async function inviteToShare(deps: AppDeps, call: Call, verificationId: string, email: string): Promise<{ email: string; user_exists: boolean }> {
   const principal = callerOf(call);
@@ -130,11 +128,7 @@ export async function inviteToShare(deps: AppDeps, call: Call, verificationId: s
   }, context);
   const share = await currentShare(deps, verificationId);
   const invitation = share.invitations.get(address);
-  if (invitation) {
-    const link = inviteUrl(deps.config.PUBLIC_BASE_URL, shareToken(deps, verificationId, share.nonce), inviteToken(deps, verificationId, invitation.nonce));
-    const mail = invitationMail(mailFacts(deps, row!, await sharerOf(deps, principal), address, link, share.accessType));
-    await sendMail(deps, context, row!, stableId('photoverify-share-invitation', verificationId, invitation.nonce), address, mail);
-  }
+  if (invitation) await sendMail(deps, context, invitationMessage(deps, row!, share, address, invitation, await sharerOf(deps, principal.userId, principal.accountId)));
   return { email: address, user_exists: Boolean(await findUserByEmail(deps.knex, address)) };
 }
 
@@ -152,42 +146,16 @@ export async function revokeInvite(deps: AppDeps, call: Call, verificationId: st
   });
 }
 
-async function sharerOf(deps: AppDeps, principal: Principal): Promise<{ name: string; account: string }> {
-  const [user, account] = await Promise.all([findUser(deps.knex, principal.userId), findAccount(deps.knex, principal.accountId)]);
-  return { name: user?.name ?? 'A user', account: account?.name ?? 'their account' };
-}
-
-function mailFacts(deps: AppDeps, row: VerificationRow, sharer: { name: string; account: string }, recipient: string, link: string, accessType: AccessType): ShareMailFacts {
-  return {
-    serviceName: deps.config.SERVICE_NAME,
-    sharerName: sharer.name,
-    accountName: sharer.account,
-    recipient,
-    link,
-    accessType,
-    verification: {
-      name: row.name,
-      shortCode: row.short_code,
-      createdAt: new Date(row.created_at),
-      mode: row.verification_mode,
-      status: row.status,
-      assuranceLevel: row.assurance_level,
-      verdict: row.verdict,
-    },
-  };
-}
-
 /**
  * Queues through the mail port. Queueing never fails the sharing call: the share is recorded,
- * and repeating the request queues the same message id again.
+ * and the recovery sweep (workflow.ts) queues the same message id from it.
  */
-async function sendMail(deps: AppDeps, context: CommandContext, row: VerificationRow, id: string, to: string, mail: RenderedMail): Promise<void> {
-  const message: OutgoingMail = { id, to, accountId: row.account_id, ...mail };
+async function sendMail(deps: AppDeps, context: CommandContext, message: OutgoingMail): Promise<void> {
   try {
     await queueMail(deps, context, message);
   } catch (error) {
     // The message names no link: it is the error, not the mail.
-    deps.log.warn({ mail: id, error: (error as Error).message }, 'sharing notification not queued; repeating the request queues it again');
+    deps.log.warn({ mail: message.id, error: (error as Error).message }, 'sharing notification not queued; the share mail sweep queues it');
   }
 }
 

@@ -1,0 +1,63 @@
+/**
+ * THE share mail recovery workflow, run by both engines (src/core/workflow.ts). The sharing use
+ * cases record a change (ShareInvited, ShareAccessChanged) and then queue its messages in
+ * another stream: a process killed between the two leaves the message unqueued. This
+ * definition's sweep finds, in the read models, the messages recent invitations and access
+ * changes are owed that the mail read model does not hold, and starts one run per message (its
+ * id: the message id), which queues it from the recorded share exactly as the use case would.
+ * The message id is the use case's (mail-ids.ts), so nothing is queued twice: queueing an id
+ * again is a no-op. Deterministic code only: Temporal's workflow bundle includes this module
+ * (types and pure helpers, and the read-model queries, which import types only).
+ */
+import type { ActivityOptions, WorkflowDefinition } from '../../core/workflow.js';
+import { queuedMailIds } from '../mail/queries.js';
+import { owedShareMails } from './queries.js';
+
+export const SHARE_MAIL_WORKFLOW_TYPE = 'shareMail';
+
+/**
+ * Changes older than this are not looked at: a message a week late would tell of a share that
+ * may have changed since, and the bound keeps the sweep to recent rows. Longer than any outage
+ * after which the service is expected to come back by itself.
+ */
+export const SHARE_MAIL_RECOVERY_MS = 7 * 24 * 60 * 60_000;
+
+export interface ShareMailInput {
+  verification_id: string;
+  email: string;
+  kind: 'invitation' | 'access_changed';
+}
+
+/**
+ * `queued`: the message is queued (now, or by the use case before); `superseded`: the share no
+ * longer owes it (invitation revoked or renewed, share disabled, a later access change, the
+ * verification deleted).
+ */
+export type ShareMailOutcome = 'queued' | 'superseded';
+
+export interface ShareMailActivities {
+  /** Re-reads the share stream and queues the message `id` if the share still owes it (the delivery sweep then sends it). */
+  queueShareMail(id: string, input: ShareMailInput): Promise<ShareMailOutcome>;
+}
+
+/** Database or blob store hiccups are retried; after the last attempt the run fails and the next sweep starts it again. */
+const queueShareMail: ActivityOptions = {
+  startToCloseTimeoutMs: 60_000,
+  retry: { initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 60_000, maximumAttempts: 10, nonRetryableErrorTypes: ['InvalidMail'] },
+};
+
+export const shareMailWorkflow: WorkflowDefinition<ShareMailInput, ShareMailActivities, ShareMailOutcome> = {
+  type: SHARE_MAIL_WORKFLOW_TYPE,
+  activities: { queueShareMail },
+
+  async run(ctx, input) {
+    return ctx.activities.queueShareMail(ctx.id, input);
+  },
+
+  /** Owed messages of the last week without a queued message: normally none (the use case queued them). */
+  async sweep({ knex, now }) {
+    const owed = await owedShareMails(knex, new Date(now.getTime() - SHARE_MAIL_RECOVERY_MS));
+    const queued = await queuedMailIds(knex, owed.map((m) => m.mail_id));
+    return owed.filter((m) => !queued.has(m.mail_id)).map(({ mail_id, verification_id, email, kind }) => ({ id: mail_id, input: { verification_id, email, kind } }));
+  },
+};
