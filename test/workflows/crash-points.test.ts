@@ -7,7 +7,12 @@ import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config.js';
 import type { StoredEvent } from '../../src/core/event-store.js';
+import { runCommand } from '../../src/core/decider.js';
 import { MAIL_DELIVERY_WORKFLOW_TYPE } from '../../src/features/mail/workflow.js';
+import { shareDecider, shareStream } from '../../src/features/sharing/decider.js';
+import { invitationMailId } from '../../src/features/sharing/mail-ids.js';
+import { linkKey, linkToken, newNonce, tokenSha256 } from '../../src/features/sharing/tokens.js';
+import { SHARE_MAIL_WORKFLOW_TYPE } from '../../src/features/sharing/workflow.js';
 import { VERIFICATION_WORKFLOW_TYPE } from '../../src/features/verifications/workflow.js';
 import { allProjectors, modules } from '../../src/modules.js';
 import { openStores } from '../../src/service.js';
@@ -24,9 +29,10 @@ import { client, registerAccount } from '../support/service.js';
  * the next failpoint. A failpoint no process reaches fails the test, naming it, so a new step
  * cannot go untested. After the last restart, without a failpoint: every verification finished
  * once with the facts of an uninterrupted run (each fact once, its analyses, one grade), each
- * pair metered exactly once and nothing released that should not be, each invitation mailed
- * once (one MailSent, one outbox file), every event id once, and the read models the killed
- * projectors left equal a rebuild from the log.
+ * pair metered exactly once and nothing released that should not be, each recorded invitation
+ * mailed once (one MailSent, one outbox file) without any request being repeated (an invitation
+ * a kill cut off before its message is queued by the share mail sweep), every event id once, and
+ * the read models the killed projectors left equal a rebuild from the log.
  */
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
 const pairDir = path.join(fixtures, 'pairs/canon_eos_30d_cr2');
@@ -73,7 +79,7 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
     const base = `http://127.0.0.1:${env.PORT}`;
     const call = client(base);
     children.push(await launchService(env));
-    const { token } = await registerAccount(call);
+    const { token, account, user } = await registerAccount(call);
     const auth = { authorization: `Bearer ${token}` };
 
     const ids: { id: string; pair: boolean; fails: boolean }[] = [];
@@ -94,13 +100,44 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
     };
     const shared = (await work.image(), ids[0]!.id);
     expect((await call('POST', `/v1/verifications/${shared}/share`, { token, json: { access_type: 'restricted' } })).status).toBeLessThan(300);
+    /** Every address an invitation was asked for; those answered 2xx, and those recorded without their message. */
     const emails: string[] = [];
-    /** Invitations whose request a kill cut off: a client sees a reset connection and sends it again. */
-    const cutOff: string[] = [];
-    const invite = async (again?: string) => {
-      const email = again ?? `judge-${emails.length}-${crypto.randomUUID().slice(0, 8)}@contest.example`;
-      if (!again) emails.push(email);
-      expect((await call('POST', `/v1/verifications/${shared}/share/invites`, { token, json: { email } })).status).toBeLessThan(300);
+    const answered: string[] = [];
+    const unmailed: string[] = [];
+    const newEmail = () => {
+      const email = `judge-${emails.length}-${crypto.randomUUID().slice(0, 8)}@contest.example`;
+      emails.push(email);
+      return email;
+    };
+    // A request a kill cuts off is not repeated: what it recorded must be completed by the service alone.
+    const invite = async () => {
+      const email = newEmail();
+      const res = await call('POST', `/v1/verifications/${shared}/share/invites`, { token, json: { email } });
+      expect(res.status).toBeLessThan(300);
+      answered.push(email);
+    };
+    /**
+     * What a process killed between ShareInvited and MailQueued leaves (no failpoint falls
+     * there: it is no workflow step): the invitation appended to the log, by this process
+     * while no service holds the database, as the request's command records it.
+     */
+    const inviteWithoutMessage = async () => {
+      const email = newEmail();
+      const config = loadConfig({ DATA_DIR: dataDir, ...(scratch.url ? { DATABASE_URL: scratch.url } : {}) });
+      const { db, store, projections } = await openStores(config, pino({ level: 'silent' }));
+      try {
+        const nonce = newNonce();
+        const facts = { account_id: account.id, caller_anonymous: false, verification: { account_id: account.id, anonymous: false }, now: new Date() };
+        const token_sha256 = tokenSha256(linkToken(linkKey(dataDir), 'invite', shared, nonce));
+        const context = { accountId: account.id, actor: { type: 'user' as const, id: user.id }, correlationId: crypto.randomUUID(), causationId: crypto.randomUUID(), processingRegion: config.PROCESSING_REGION, now: new Date() };
+        const outcome = await runCommand(store, shareStream(shared), shareDecider, { type: 'Invite', ...facts, email, nonce, token_sha256 }, context);
+        expect(outcome.events.map((e) => e.type)).toEqual(['ShareInvited']);
+        unmailed.push(email);
+      } finally {
+        await projections.stop();
+        await store.close();
+        await db.close();
+      }
     };
     children.at(-1)!.kill('SIGKILL');
     await exited(children.at(-1)!);
@@ -108,12 +145,17 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
     // One process per failpoint: started with it, given work that reaches it, killed by it.
     const unreached: string[] = [];
     for (const point of points) {
+      // The share mail sweep runs when the service opens: its work is there before.
+      if (point.startsWith(`${SHARE_MAIL_WORKFLOW_TYPE}.`)) await inviteWithoutMessage();
       const child = await launchService({ ...env, CRASH_AT: point }, { mayDie: true });
       children.push(child);
       const died = exited(child);
       const [step] = point.split(':') as [string];
       // The work that reaches each workflow's steps; a workflow without any fails here, by name.
-      if (step.startsWith(`${MAIL_DELIVERY_WORKFLOW_TYPE}.`)) await invite().catch(() => cutOff.push(emails.at(-1)!));
+      if (step.startsWith(`${MAIL_DELIVERY_WORKFLOW_TYPE}.`)) await invite().catch(() => undefined);
+      else if (step.startsWith(`${SHARE_MAIL_WORKFLOW_TYPE}.`)) {
+        // Reached at open, by the invitation left without its message.
+      }
       else if (step === `${VERIFICATION_WORKFLOW_TYPE}.fail`) await work.failing().catch(() => undefined);
       else if (step === `${VERIFICATION_WORKFLOW_TYPE}.signAndRender`) await work.pair().catch(() => undefined);
       else if (step.startsWith(`${VERIFICATION_WORKFLOW_TYPE}.`)) await work.image().catch(() => undefined);
@@ -127,9 +169,11 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
     }
     expect(unreached, 'failpoints no process reached').toEqual([]);
     children.push(await launchService(env));
-    // The invitation is recorded before its message is queued (two streams): a request cut
-    // between them is completed by the client's retry, which queues the same message once.
-    for (const email of cutOff) await invite(email);
+    // What the log holds: every answered invitation and every one left without its message,
+    // and perhaps some whose request a kill cut off (never repeated).
+    const invitedEmails = (await call('GET', `/v1/verifications/${shared}/share`, { token })).body.invited_emails as string[];
+    expect(invitedEmails).toEqual(expect.arrayContaining([...answered, ...unmailed]));
+    expect(unmailed.length, 'invitations left without their message').toBeGreaterThan(0);
 
     // Everything finishes after the last restart.
     const final = new Map<string, { status: string; assurance_level: string | null; results: unknown[] }>();
@@ -148,7 +192,7 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
     const outboxFiles = () => (fs.existsSync(path.join(dataDir, 'outbox')) ? fs.readdirSync(path.join(dataDir, 'outbox')).filter((f) => f.endsWith('.eml')) : []);
     for (let i = 0, stable = 0, seen = -1; i < 600 && stable < 25; i++) {
       const count = outboxFiles().length;
-      stable = count === seen && count >= emails.length ? stable + 1 : 0;
+      stable = count === seen && count >= invitedEmails.length ? stable + 1 : 0;
       seen = count;
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -190,11 +234,11 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
       expect(metered.sort()).toEqual(queued.filter((e) => e.data.raw !== null).map((e) => String(e.data.verification_id)).sort());
       expect(all.filter((e) => e.type === 'MeteringReleased')).toHaveLength(0);
 
-      // One message per invitation.
+      // One message per recorded invitation, under the id its request would have queued.
       const invited = all.filter((e) => e.type === 'ShareInvited');
-      expect(invited.map((e) => e.data.email).sort()).toEqual([...emails].sort());
+      expect(invited.map((e) => e.data.email).sort()).toEqual([...invitedEmails].sort());
       const mails = all.filter((e) => e.type === 'MailQueued');
-      expect(mails).toHaveLength(invited.length);
+      expect(mails.map((e) => e.data.mail_id).sort()).toEqual(invited.map((e) => invitationMailId(shared, String(e.data.nonce))).sort());
       const sent = all.filter((e) => e.type === 'MailSent').map((e) => e.data.mail_id);
       expect(sent.sort()).toEqual(mails.map((e) => e.data.mail_id).sort());
       const outbox = fs.readdirSync(path.join(dataDir, 'outbox')).filter((f) => f.endsWith('.eml'));
@@ -214,7 +258,7 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
       const before = await snapshot();
       await projections.rebuild();
       expect(await snapshot()).toEqual(before);
-      console.info(`crash points on ${target.name}: ${points.length} failpoints reached (${points.join(', ')}), ${ids.length} verifications, ${emails.length} mails, ${all.length} events`);
+      console.info(`crash points on ${target.name}: ${points.length} failpoints reached (${points.join(', ')}), ${ids.length} verifications, ${invited.length} mails (${unmailed.length} left unqueued by a kill, ${emails.length - answered.length - unmailed.length} requests cut off), ${all.length} events`);
     } finally {
       await projections.stop();
       await store.close();
