@@ -9,8 +9,11 @@ import { loadConfig } from '../../src/core/config.js';
 import type { StoredEvent } from '../../src/core/event-store.js';
 import { runCommand } from '../../src/core/decider.js';
 import { MAIL_DELIVERY_WORKFLOW_TYPE } from '../../src/features/mail/workflow.js';
+import { accountDecider, accountStream, emailClaimDecider, emailClaimStream } from '../../src/features/accounts/decider.js';
+import { INVITATION_TTL_MS, invitationKey, invitationSha256, invitationToken } from '../../src/features/accounts/invitations.js';
+import { INVITATION_MAIL_WORKFLOW_TYPE, invitationMailId } from '../../src/features/accounts/invitation-workflow.js';
 import { shareDecider, shareStream } from '../../src/features/sharing/decider.js';
-import { invitationMailId } from '../../src/features/sharing/mail-ids.js';
+import { invitationMailId as shareInvitationMailId } from '../../src/features/sharing/mail-ids.js';
 import { linkKey, linkToken, newNonce, tokenSha256 } from '../../src/features/sharing/tokens.js';
 import { SHARE_MAIL_WORKFLOW_TYPE } from '../../src/features/sharing/workflow.js';
 import { VERIFICATION_WORKFLOW_TYPE } from '../../src/features/verifications/workflow.js';
@@ -31,7 +34,8 @@ import { client, registerAccount } from '../support/service.js';
  * once with the facts of an uninterrupted run (each fact once, its analyses, one grade), each
  * pair metered exactly once and nothing released that should not be, each recorded invitation
  * mailed once (one MailSent, one outbox file) without any request being repeated (an invitation
- * a kill cut off before its message is queued by the share mail sweep), every event id once, and
+ * a kill cut off before its message is queued by the share mail sweep; a member invitation so
+ * cut off, by the invitation mail sweep), every event id once, and
  * the read models the killed projectors left equal a rebuild from the log.
  */
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
@@ -139,6 +143,28 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
         await db.close();
       }
     };
+    /** What a process killed between UserInvited and MailQueued leaves: a member invited (address claimed, then UserInvited), no e-mail. */
+    const unmailedMembers: string[] = [];
+    const inviteMemberWithoutMessage = async () => {
+      const email = `member-${unmailedMembers.length}-${crypto.randomUUID().slice(0, 8)}@contest.example`;
+      const config = loadConfig({ DATA_DIR: dataDir, ...(scratch.url ? { DATABASE_URL: scratch.url } : {}) });
+      const { db, store, projections } = await openStores(config, pino({ level: 'silent' }));
+      try {
+        const userId = crypto.randomUUID();
+        const now = new Date();
+        const context = { accountId: account.id, actor: { type: 'user' as const, id: user.id }, correlationId: crypto.randomUUID(), causationId: crypto.randomUUID(), processingRegion: config.PROCESSING_REGION, now };
+        await runCommand(store, emailClaimStream(email), emailClaimDecider, { type: 'ClaimEmail', email, user_id: userId, account_id: account.id }, { ...context, accountId: null });
+        const token_sha256 = invitationSha256(invitationToken(invitationKey(dataDir), userId));
+        const command = { type: 'InviteUser' as const, by_user_id: user.id, user: { user_id: userId, email, name: 'Member', role: 'member' as const }, token_sha256, expires_at: new Date(now.getTime() + INVITATION_TTL_MS), now };
+        const outcome = await runCommand(store, accountStream(account.id), accountDecider, command, context);
+        expect(outcome.events.map((e) => e.type)).toEqual(['UserInvited']);
+        unmailedMembers.push(email);
+      } finally {
+        await projections.stop();
+        await store.close();
+        await db.close();
+      }
+    };
     children.at(-1)!.kill('SIGKILL');
     await exited(children.at(-1)!);
 
@@ -147,6 +173,8 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
     for (const point of points) {
       // The share mail sweep runs when the service opens: its work is there before.
       if (point.startsWith(`${SHARE_MAIL_WORKFLOW_TYPE}.`)) await inviteWithoutMessage();
+      // So does the invitation mail sweep's.
+      if (point.startsWith(`${INVITATION_MAIL_WORKFLOW_TYPE}.`)) await inviteMemberWithoutMessage();
       const child = await launchService({ ...env, CRASH_AT: point }, { mayDie: true });
       children.push(child);
       const died = exited(child);
@@ -155,6 +183,9 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
       if (step.startsWith(`${MAIL_DELIVERY_WORKFLOW_TYPE}.`)) await invite().catch(() => undefined);
       else if (step.startsWith(`${SHARE_MAIL_WORKFLOW_TYPE}.`)) {
         // Reached at open, by the invitation left without its message.
+      }
+      else if (step.startsWith(`${INVITATION_MAIL_WORKFLOW_TYPE}.`)) {
+        // Reached at open, by the member invitation left without its e-mail.
       }
       else if (step === `${VERIFICATION_WORKFLOW_TYPE}.fail`) await work.failing().catch(() => undefined);
       else if (step === `${VERIFICATION_WORKFLOW_TYPE}.signAndRender`) await work.pair().catch(() => undefined);
@@ -174,6 +205,7 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
     const invitedEmails = (await call('GET', `/v1/verifications/${shared}/share`, { token })).body.invited_emails as string[];
     expect(invitedEmails).toEqual(expect.arrayContaining([...answered, ...unmailed]));
     expect(unmailed.length, 'invitations left without their message').toBeGreaterThan(0);
+    expect(unmailedMembers.length, 'member invitations left without their e-mail').toBeGreaterThan(0);
 
     // Everything finishes after the last restart.
     const final = new Map<string, { status: string; assurance_level: string | null; results: unknown[] }>();
@@ -192,7 +224,7 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
     const outboxFiles = () => (fs.existsSync(path.join(dataDir, 'outbox')) ? fs.readdirSync(path.join(dataDir, 'outbox')).filter((f) => f.endsWith('.eml')) : []);
     for (let i = 0, stable = 0, seen = -1; i < 600 && stable < 25; i++) {
       const count = outboxFiles().length;
-      stable = count === seen && count >= invitedEmails.length ? stable + 1 : 0;
+      stable = count === seen && count >= invitedEmails.length + unmailedMembers.length ? stable + 1 : 0;
       seen = count;
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -234,15 +266,20 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
       expect(metered.sort()).toEqual(queued.filter((e) => e.data.raw !== null).map((e) => String(e.data.verification_id)).sort());
       expect(all.filter((e) => e.type === 'MeteringReleased')).toHaveLength(0);
 
-      // One message per recorded invitation, under the id its request would have queued.
+      // One message per recorded invitation (to a share, or of a member), under the id its request would have queued.
       const invited = all.filter((e) => e.type === 'ShareInvited');
       expect(invited.map((e) => e.data.email).sort()).toEqual([...invitedEmails].sort());
+      const members = all.filter((e) => e.type === 'UserInvited');
+      expect(members.map((e) => e.data.email).sort()).toEqual([...unmailedMembers].sort());
       const mails = all.filter((e) => e.type === 'MailQueued');
-      expect(mails.map((e) => e.data.mail_id).sort()).toEqual(invited.map((e) => invitationMailId(shared, String(e.data.nonce))).sort());
+      expect(mails.map((e) => e.data.mail_id).sort()).toEqual([
+        ...invited.map((e) => shareInvitationMailId(shared, String(e.data.nonce))),
+        ...members.map((e) => invitationMailId(String(e.data.user_id))),
+      ].sort());
       const sent = all.filter((e) => e.type === 'MailSent').map((e) => e.data.mail_id);
       expect(sent.sort()).toEqual(mails.map((e) => e.data.mail_id).sort());
       const outbox = fs.readdirSync(path.join(dataDir, 'outbox')).filter((f) => f.endsWith('.eml'));
-      expect(outbox).toHaveLength(invited.length);
+      expect(outbox).toHaveLength(invited.length + members.length);
 
       // Every event id once (no append was repeated by a retry).
       expect(new Set(all.map((e) => e.id)).size).toBe(all.length);
@@ -258,7 +295,7 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
       const before = await snapshot();
       await projections.rebuild();
       expect(await snapshot()).toEqual(before);
-      console.info(`crash points on ${target.name}: ${points.length} failpoints reached (${points.join(', ')}), ${ids.length} verifications, ${invited.length} mails (${unmailed.length} left unqueued by a kill, ${emails.length - answered.length - unmailed.length} requests cut off), ${all.length} events`);
+      console.info(`crash points on ${target.name}: ${points.length} failpoints reached (${points.join(', ')}), ${ids.length} verifications, ${invited.length + members.length} mails (${unmailed.length} share and ${unmailedMembers.length} member invitations left unqueued by a kill, ${emails.length - answered.length - unmailed.length} requests cut off), ${all.length} events`);
     } finally {
       await projections.stop();
       await store.close();

@@ -1,16 +1,34 @@
 import crypto from 'node:crypto';
+import { configuredOrPersistedSecret } from '../../core/secrets.js';
 
 /**
- * Invitation links (D-039). The token is 256 random bits, mailed once and never stored: events
- * and read model keep its SHA-256 (a fast hash suits a secret of this strength, as for API keys).
- * The link carries it in the fragment (`#`), which browsers never send to the server, so it
- * stays out of access logs and Referer headers; the page's script posts it.
+ * Invitation links (D-039, D-100). The token is 256 bits, an HMAC of the invited user's id
+ * under a key kept in DATA_DIR/secrets/invitation-link-key, mailed and never stored: events and
+ * read model keep its SHA-256 (a fast hash suits a secret of this strength, as for API keys).
+ * Being derived, the token can be derived again by the invitation mail sweep (a crash between
+ * the invitation and its message); without the key nothing recorded turns into one. The link
+ * carries it in the fragment (`#`), which browsers never send to the server, so it stays out of
+ * access logs and Referer headers; the page's script posts it.
  */
 export const INVITATION_TTL_MS = 7 * 24 * 3_600_000;
 export const SET_PASSWORD_PATH = '/accounts/set-password';
 export const INVITATION_TOKEN_PATTERN = /^pvi_[A-Za-z0-9_-]{43}$/;
 
-export const newInvitationToken = (): string => `pvi_${crypto.randomBytes(32).toString('base64url')}`;
+const keys = new Map<string, Uint8Array>();
+
+/** The invitation link key of a data directory, generated on first use (0600) and kept across restarts. */
+export function invitationKey(dataDir: string): Uint8Array {
+  let key = keys.get(dataDir);
+  if (!key) {
+    key = configuredOrPersistedSecret(undefined, dataDir, 'invitation-link-key');
+    keys.set(dataDir, key);
+  }
+  return key;
+}
+
+/** The token of a user's invitation (one per user id: inviting again makes a new user). */
+export const invitationToken = (key: Uint8Array, userId: string): string =>
+  `pvi_${crypto.createHmac('sha256', key).update(`photoverify-member-invitation\n${userId}`).digest('base64url')}`;
 export const invitationSha256 = (token: string): string => crypto.createHash('sha256').update(token).digest('hex');
 export const invitationLink = (publicBaseUrl: string, token: string): string => `${publicBaseUrl}${SET_PASSWORD_PATH}#${token}`;
 

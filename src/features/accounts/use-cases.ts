@@ -12,7 +12,8 @@ import { apiKeyDecider, apiKeyStream } from '../apikeys/decider.js';
 import { unrevokedApiKeysOfUser } from '../apikeys/queries.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { queueMail } from '../mail/use-cases.js';
-import { INVITATION_TOKEN_PATTERN, INVITATION_TTL_MS, invitationLink, invitationMail, invitationSha256, newInvitationToken } from './invitations.js';
+import { invitationMessage } from './invitation-message.js';
+import { INVITATION_TOKEN_PATTERN, INVITATION_TTL_MS, invitationKey, invitationSha256, invitationToken } from './invitations.js';
 import { findAccount, findUser, findUserByEmail, findUserByInvitation, listUsersOfAccount } from './queries.js';
 import { issueAccessToken } from './sessions.js';
 import { toAccount, toUser, type AccountView, type UserView } from './view.js';
@@ -195,31 +196,20 @@ export async function addUser(deps: AppDeps, call: Call, accountId: string, inpu
       execute(deps, call, accountStream(accountId), accountDecider, { type: 'AddUser', by_user_id: principal.userId, user: { ...user, password_hash: passwordHash }, now: context.now }, context),
     );
   } else {
-    const token = newInvitationToken();
     const expiresAt = new Date(context.now.getTime() + INVITATION_TTL_MS);
     await underEmailClaim(deps, context, claim, () =>
       execute(deps, call, accountStream(accountId), accountDecider, {
         type: 'InviteUser',
         by_user_id: principal.userId,
         user,
-        token_sha256: invitationSha256(token),
+        token_sha256: invitationSha256(invitationToken(invitationKey(deps.config.DATA_DIR), userId)),
         expires_at: expiresAt,
         now: context.now,
       }, context),
     );
-    const inviter = present(await findUser(deps.knex, principal.userId), `user ${principal.userId}`);
-    const account = present(await findAccount(deps.knex, accountId), `account ${accountId}`);
-    const mail = invitationMail({
-      serviceName: deps.config.SERVICE_NAME,
-      inviterName: inviter.name,
-      accountName: account.name,
-      inviteeName: input.name,
-      role: input.role,
-      link: invitationLink(deps.config.PUBLIC_BASE_URL, token),
-      expiresAt,
-    });
-    // One invitation per user id: a retry of this queueing sends nothing twice.
-    await queueMail(deps, context, { id: `photoverify-invitation-${userId}`, to: user.email, ...mail, accountId });
+    // A process killed before this queueing leaves the message to the invitation mail sweep (invitation-workflow.ts).
+    const mail = await invitationMessage(deps, { accountId, userId, email: user.email, name: input.name, role: input.role, expiresAt, inviterUserId: principal.userId });
+    await queueMail(deps, context, mail);
   }
   return toUser(written(await findUser(deps.knex, userId), 'The user was created but is not readable yet.'));
 }

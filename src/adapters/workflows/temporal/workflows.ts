@@ -19,12 +19,14 @@ import { verificationWorkflow as verification } from '../../../features/verifica
 import { mailDeliveryWorkflow as mailDelivery } from '../../../features/mail/workflow.js';
 import { uploadExpiryWorkflow as uploadExpiry } from '../../../features/uploads/workflow.js';
 import { shareMailWorkflow as shareMail } from '../../../features/sharing/workflow.js';
+import { invitationMailWorkflow as invitationMail } from '../../../features/accounts/invitation-workflow.js';
 
 /** One line per definition; the export's name is `temporalWorkflowType(definition.type)`. */
 export const verificationWorkflow = temporalWorkflow(verification);
 export const mailDeliveryWorkflow = temporalWorkflow(mailDelivery);
 export const uploadExpiryWorkflow = temporalWorkflow(uploadExpiry);
 export const shareMailWorkflow = temporalWorkflow(shareMail);
+export const invitationMailWorkflow = temporalWorkflow(invitationMail);
 
 /**
  * A definition as a Temporal workflow function taking `(id, input)`. Histories recorded before

@@ -1,0 +1,70 @@
+import { systemContext } from '../../core/commands.js';
+import type { AppDeps } from '../../core/deps.js';
+import { ValidationError } from '../../core/errors.js';
+import { parseEvent, type EventOf } from '../../core/events.js';
+import type { StoredEvent } from '../../core/event-store.js';
+import { ActivityError, type ActivityImplementations } from '../../core/workflow.js';
+import { sameHash } from '../apikeys/key-material.js';
+import { recordMail } from '../mail/use-cases.js';
+import { accountDecider, accountStream } from './decider.js';
+import type { accountEvents } from './events.js';
+import { actingUserId, invitationMessage } from './invitation-message.js';
+import type { InvitationMailActivities } from './invitation-workflow.js';
+import { invitationKey, invitationSha256, invitationToken } from './invitations.js';
+
+type InvitationActivityDeps = Pick<AppDeps, 'store' | 'blobs' | 'knex' | 'config' | 'now'>;
+
+export function createInvitationMailActivities(deps: InvitationActivityDeps): ActivityImplementations<InvitationMailActivities> {
+  return {
+    async queueInvitationMail(_context, id, input) {
+      const invited = await standingInvitation(deps, input.account_id, input.user_id);
+      if (!invited) return 'superseded';
+      const { stored, data: d } = invited;
+      const mail = await invitationMessage(deps, {
+        accountId: input.account_id,
+        userId: input.user_id,
+        email: d.email,
+        name: d.name,
+        role: d.role,
+        expiresAt: new Date(d.expires_at),
+        inviterUserId: await actingUserId(deps, stored.metadata.actor),
+      });
+      if (mail.id !== id) return 'superseded';
+      // The invitation's request, as the use case's context would have named it; the service acts.
+      const context = {
+        ...systemContext(deps, { actor: { type: 'system', id: 'invitation-mail-recovery' }, correlationId: stored.metadata.correlation_id, accountId: input.account_id }),
+        causationId: stored.id,
+      };
+      try {
+        await recordMail(deps, context, mail);
+      } catch (error) {
+        if (error instanceof ValidationError) throw new ActivityError('InvalidMail', error.message, { nonRetryable: true });
+        throw error;
+      }
+      return 'queued';
+    },
+  };
+}
+
+type Invited = { stored: StoredEvent; data: Extract<EventOf<typeof accountEvents>, { type: 'UserInvited' }>['data'] };
+
+/**
+ * The UserInvited event of `userId` if its invitation still stands now: not accepted, the user
+ * not removed, not expired, and its recorded token the one derived from the user id (an
+ * invitation made before tokens were derived, D-100, has a link no one can rebuild).
+ */
+async function standingInvitation(deps: InvitationActivityDeps, accountId: string, userId: string): Promise<Invited | null> {
+  const history = await deps.store.readStream(accountStream(accountId));
+  let state = accountDecider.initialState();
+  let invited: Invited | undefined;
+  for (const stored of history) {
+    const event = parseEvent(accountDecider.catalogue, stored);
+    if (!event) continue;
+    state = accountDecider.evolve(state, event);
+    if (event.type === 'UserInvited' && event.data.user_id === userId) invited = { stored, data: event.data };
+  }
+  const invitation = state.users.get(userId)?.invitation;
+  if (!invited || !invitation || deps.now().getTime() >= new Date(invitation.expiresAt).getTime()) return null;
+  // Both digests are the service's own (no caller's input), compared in constant time all the same, as every token digest is.
+  return sameHash(invitation.tokenSha256, invitationSha256(invitationToken(invitationKey(deps.config.DATA_DIR), userId))) ? invited : null;
+}

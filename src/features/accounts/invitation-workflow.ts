@@ -1,0 +1,54 @@
+/**
+ * THE invitation mail recovery workflow, run by both engines (src/core/workflow.ts). addUser
+ * records UserInvited in the account stream and then queues the invitation e-mail in another
+ * stream: a process killed between the two leaves the invited user without the message that
+ * carries their set-password link. This definition's sweep finds, in the users read model,
+ * pending invitations (not accepted, not expired; removed users have no row) whose message the
+ * mail read model does not hold, and starts one run per message (its id: the message id), which
+ * queues it from the recorded invitation exactly as the use case would (D-100). Deterministic
+ * code only: Temporal's workflow bundle includes this module (types, string ids and the
+ * read-model queries, which import types only).
+ */
+import type { ActivityOptions, WorkflowDefinition } from '../../core/workflow.js';
+import { queuedMailIds } from '../mail/queries.js';
+import { usersTable } from './queries.js';
+
+export const INVITATION_MAIL_WORKFLOW_TYPE = 'invitationMail';
+
+/** The id of a user's invitation e-mail (one per user id): the use case and the sweep queue the same. */
+export const invitationMailId = (userId: string): string => `photoverify-invitation-${userId}`;
+
+export interface InvitationMailInput {
+  account_id: string;
+  user_id: string;
+}
+
+/** `queued`: the message is queued (now, or by the use case before); `superseded`: the invitation no longer stands (accepted, expired, user removed). */
+export type InvitationMailOutcome = 'queued' | 'superseded';
+
+export interface InvitationMailActivities {
+  /** Re-reads the account stream and queues the message `id` if the invitation still stands (the delivery sweep then sends it). */
+  queueInvitationMail(id: string, input: InvitationMailInput): Promise<InvitationMailOutcome>;
+}
+
+/** Database or blob store hiccups are retried; after the last attempt the run fails and the next sweep starts it again. */
+const queueInvitationMail: ActivityOptions = {
+  startToCloseTimeoutMs: 60_000,
+  retry: { initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 60_000, maximumAttempts: 10, nonRetryableErrorTypes: ['InvalidMail'] },
+};
+
+export const invitationMailWorkflow: WorkflowDefinition<InvitationMailInput, InvitationMailActivities, InvitationMailOutcome> = {
+  type: INVITATION_MAIL_WORKFLOW_TYPE,
+  activities: { queueInvitationMail },
+
+  async run(ctx, input) {
+    return ctx.activities.queueInvitationMail(ctx.id, input);
+  },
+
+  /** Pending invitations (within their validity: at most 7 days) without a queued message: normally none (the use case queued them). */
+  async sweep({ knex, now }) {
+    const pending = await usersTable(knex).whereNull('password_hash').whereNotNull('invitation_sha256').andWhere('invitation_expires_at', '>', now).select('id', 'account_id');
+    const queued = await queuedMailIds(knex, pending.map((u) => invitationMailId(u.id)));
+    return pending.filter((u) => !queued.has(invitationMailId(u.id))).map((u) => ({ id: invitationMailId(u.id), input: { account_id: u.account_id, user_id: u.id } }));
+  },
+};
