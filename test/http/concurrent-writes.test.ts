@@ -8,6 +8,7 @@ import { COMMAND_ATTEMPTS } from '../../src/core/decider.js';
 import { WrongExpectedRevisionError } from '../../src/core/errors.js';
 import { startService, type Service } from '../../src/service.js';
 import { databaseTargets } from '../support/databases.js';
+import { requires } from '../support/requires.js';
 import { client, registerAccount, startTestService, uploadImage, type CallResult, type TestService } from '../support/service.js';
 
 /**
@@ -115,7 +116,11 @@ for (const target of databaseTargets) {
 
 /** Two service processes on one PostgreSQL database: an append lost to the other is decided again. */
 const postgres = databaseTargets.find((target) => target.name === 'postgres');
-describe.runIf(postgres)('concurrent comments through two service instances on one PostgreSQL database', { timeout: 240_000 }, () => {
+const twoInstances = requires(
+  { server: 'PostgreSQL server', variable: 'DATABASE_URL', available: Boolean(postgres), how: 'scripts/start-postgres.sh starts one and prints its URL' },
+  'concurrent comments through two service instances (PGlite has one owner process)',
+);
+twoInstances.describe('concurrent comments through two service instances on one PostgreSQL database', () => {
   let t: TestService;
   let second: Service;
 
@@ -140,5 +145,5 @@ describe.runIf(postgres)('concurrent comments through two service instances on o
     expect(statuses(answers), JSON.stringify(answers.find((res) => res.status !== 201)?.body)).toEqual(all(14, 201));
     const added = (await t.service.deps.store.readStream(`comments-${id}`)).filter((e) => e.type === 'CommentAdded');
     expect(added.map((e) => e.data.body).sort()).toEqual([...bodies].sort());
-  });
+  }, 240_000);
 });
