@@ -94,7 +94,12 @@ function run(command: string, args: string[], cwd: string): Promise<{ code: numb
   });
 }
 
-for (const target of databaseTargets) {
+/**
+ * One database: the HTTP layer Schemathesis exercises is the same on both, and one run already
+ * sends well over the 5,000 requests asked for (~100 s each at load 1). PostgreSQL when it is
+ * there (what deployments run), PGlite otherwise; the other suites cover both databases.
+ */
+for (const target of [databaseTargets.at(-1)!]) {
   describe(`Schemathesis against /openapi.json (${target.name})`, () => {
     let service: TestService;
     let dir: string;
