@@ -119,7 +119,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
         shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
       })
     : // Pair analyses are bounded by their thread pool (WORKFLOW_CONCURRENCY); the runs around them are light.
-      new InProcessWorkflowEngine(registrations, db.knex, log, { concurrency: config.WORKFLOW_RUN_CONCURRENCY, clock, sweepMs: options.workflowSweepMs, crashAt: config.CRASH_AT });
+      new InProcessWorkflowEngine(registrations, db.knex, log, { concurrency: config.WORKFLOW_RUN_CONCURRENCY, clock, sweepMs: options.workflowSweepMs ?? config.WORKFLOW_SWEEP_MS, crashAt: config.CRASH_AT });
   const deps: AppDeps = { ...base, workflows };
   const { app } = createApp(deps, modules, errorCatalogue);
   const server = http.createServer(app);

@@ -16,6 +16,9 @@ import { shareDecider, shareStream } from '../../src/features/sharing/decider.js
 import { invitationMailId as shareInvitationMailId } from '../../src/features/sharing/mail-ids.js';
 import { linkKey, linkToken, newNonce, tokenSha256 } from '../../src/features/sharing/tokens.js';
 import { SHARE_MAIL_WORKFLOW_TYPE } from '../../src/features/sharing/workflow.js';
+import { usageDecider, usageStream } from '../../src/features/usage/decider.js';
+import { monthOf } from '../../src/features/usage/plans.js';
+import { METERING_RELEASE_WORKFLOW_TYPE } from '../../src/features/usage/release-workflow.js';
 import { VERIFICATION_WORKFLOW_TYPE } from '../../src/features/verifications/workflow.js';
 import { allProjectors, modules } from '../../src/modules.js';
 import { openStores } from '../../src/service.js';
@@ -32,7 +35,8 @@ import { client, registerAccount } from '../support/service.js';
  * the next failpoint. A failpoint no process reaches fails the test, naming it, so a new step
  * cannot go untested. After the last restart, without a failpoint: every verification finished
  * once with the facts of an uninterrupted run (each fact once, its analyses, one grade), each
- * pair metered exactly once and nothing released that should not be, each recorded invitation
+ * pair metered exactly once and nothing released that should not be (a reservation a kill left
+ * without its verification is released by the metering release sweep), each recorded invitation
  * mailed once (one MailSent, one outbox file) without any request being repeated (an invitation
  * a kill cut off before its message is queued by the share mail sweep; a member invitation so
  * cut off, by the invitation mail sweep), every event id once, and
@@ -165,6 +169,29 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
         await db.close();
       }
     };
+    /**
+     * What a process killed between VerificationMetered and VerificationQueued leaves: a pair
+     * metered in the account's month, no verification; metered longer ago than the grace period
+     * an upload in progress is given, as the request of a process that died a while ago.
+     */
+    const orphans: string[] = [];
+    const meterWithoutVerification = async () => {
+      const config = loadConfig({ DATA_DIR: dataDir, ...(scratch.url ? { DATABASE_URL: scratch.url } : {}) });
+      const { db, store, projections } = await openStores(config, pino({ level: 'silent' }));
+      try {
+        const id = crypto.randomUUID();
+        const now = new Date(Date.now() - 2 * config.METERING_RELEASE_GRACE_MS);
+        const month = monthOf(now);
+        const context = { accountId: account.id, actor: { type: 'user' as const, id: user.id }, correlationId: crypto.randomUUID(), causationId: crypto.randomUUID(), processingRegion: config.PROCESSING_REGION, now };
+        const outcome = await runCommand(store, usageStream(account.id, month), usageDecider, { type: 'Meter', account_id: account.id, month, verification_id: id, plan: 'free', budget_cap: null, now }, context);
+        expect(outcome.events.map((e) => e.type)).toEqual(['VerificationMetered']);
+        orphans.push(id);
+      } finally {
+        await projections.stop();
+        await store.close();
+        await db.close();
+      }
+    };
     children.at(-1)!.kill('SIGKILL');
     await exited(children.at(-1)!);
 
@@ -175,6 +202,8 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
       if (point.startsWith(`${SHARE_MAIL_WORKFLOW_TYPE}.`)) await inviteWithoutMessage();
       // So does the invitation mail sweep's.
       if (point.startsWith(`${INVITATION_MAIL_WORKFLOW_TYPE}.`)) await inviteMemberWithoutMessage();
+      // So does the metering release sweep's.
+      if (point.startsWith(`${METERING_RELEASE_WORKFLOW_TYPE}.`)) await meterWithoutVerification();
       const child = await launchService({ ...env, CRASH_AT: point }, { mayDie: true });
       children.push(child);
       const died = exited(child);
@@ -186,6 +215,9 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
       }
       else if (step.startsWith(`${INVITATION_MAIL_WORKFLOW_TYPE}.`)) {
         // Reached at open, by the member invitation left without its e-mail.
+      }
+      else if (step.startsWith(`${METERING_RELEASE_WORKFLOW_TYPE}.`)) {
+        // Reached at open, by the reservation left without its verification.
       }
       else if (step === `${VERIFICATION_WORKFLOW_TYPE}.fail`) await work.failing().catch(() => undefined);
       else if (step === `${VERIFICATION_WORKFLOW_TYPE}.signAndRender`) await work.pair().catch(() => undefined);
@@ -199,13 +231,16 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
       }
     }
     expect(unreached, 'failpoints no process reached').toEqual([]);
-    children.push(await launchService(env));
+    // No upload is in progress any more: a reservation a kill cut off just now (between metering
+    // and queueing) is released as soon as the sweep, made frequent, sees it.
+    children.push(await launchService({ ...env, WORKFLOW_SWEEP_MS: '500', METERING_RELEASE_GRACE_MS: '1000' }));
     // What the log holds: every answered invitation and every one left without its message,
     // and perhaps some whose request a kill cut off (never repeated).
     const invitedEmails = (await call('GET', `/v1/verifications/${shared}/share`, { token })).body.invited_emails as string[];
     expect(invitedEmails).toEqual(expect.arrayContaining([...answered, ...unmailed]));
     expect(unmailed.length, 'invitations left without their message').toBeGreaterThan(0);
     expect(unmailedMembers.length, 'member invitations left without their e-mail').toBeGreaterThan(0);
+    expect(orphans.length, 'reservations left without their verification').toBeGreaterThan(0);
 
     // Everything finishes after the last restart.
     const final = new Map<string, { status: string; assurance_level: string | null; results: unknown[] }>();
@@ -225,6 +260,19 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
     for (let i = 0, stable = 0, seen = -1; i < 600 && stable < 25; i++) {
       const count = outboxFiles().length;
       stable = count === seen && count >= invitedEmails.length + unmailedMembers.length ? stable + 1 : 0;
+      seen = count;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    // Usage: until the reservations counted stop changing over several sweeps (the releases are in).
+    const months = [...new Set([monthOf(new Date(Date.now() - 3_600_000)), monthOf(new Date())])];
+    const counted = async () => {
+      let sum = 0;
+      for (const month of months) sum += (await call('GET', `/v1/accounts/${account.id}/usage?month=${month}`, { token })).body.included_used as number;
+      return sum;
+    };
+    for (let i = 0, stable = 0, seen = -1; i < 600 && stable < 25; i++) {
+      const count = await counted();
+      stable = count === seen ? stable + 1 : 0;
       seen = count;
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -262,9 +310,15 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
           if (pair && !fails) expect(view.assurance_level).toBe('verified');
         }
       }
-      const metered = all.filter((e) => e.type === 'VerificationMetered').map((e) => e.data.verification_id);
-      expect(metered.sort()).toEqual(queued.filter((e) => e.data.raw !== null).map((e) => String(e.data.verification_id)).sort());
-      expect(all.filter((e) => e.type === 'MeteringReleased')).toHaveLength(0);
+      // Every queued pair metered exactly once and kept; every reservation without its verification
+      // (those this test left, and any a kill cut off) released exactly once; nothing else released.
+      const metered = all.filter((e) => e.type === 'VerificationMetered').map((e) => String(e.data.verification_id));
+      expect(new Set(metered).size, 'a verification metered twice').toBe(metered.length);
+      const queuedIds = new Set(queued.map((e) => String(e.data.verification_id)));
+      expect(metered.filter((id) => queuedIds.has(id)).sort()).toEqual(queued.filter((e) => e.data.raw !== null).map((e) => String(e.data.verification_id)).sort());
+      const unqueued = metered.filter((id) => !queuedIds.has(id));
+      expect(unqueued).toEqual(expect.arrayContaining(orphans));
+      expect(all.filter((e) => e.type === 'MeteringReleased').map((e) => String(e.data.verification_id)).sort()).toEqual(unqueued.sort());
 
       // One message per recorded invitation (to a share, or of a member), under the id its request would have queued.
       const invited = all.filter((e) => e.type === 'ShareInvited');
@@ -295,7 +349,7 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
       const before = await snapshot();
       await projections.rebuild();
       expect(await snapshot()).toEqual(before);
-      console.info(`crash points on ${target.name}: ${points.length} failpoints reached (${points.join(', ')}), ${ids.length} verifications, ${invited.length + members.length} mails (${unmailed.length} share and ${unmailedMembers.length} member invitations left unqueued by a kill, ${emails.length - answered.length - unmailed.length} requests cut off), ${all.length} events`);
+      console.info(`crash points on ${target.name}: ${points.length} failpoints reached (${points.join(', ')}), ${ids.length} verifications, ${invited.length + members.length} mails (${unmailed.length} share and ${unmailedMembers.length} member invitations left unqueued by a kill, ${emails.length - answered.length - unmailed.length} requests cut off), ${orphans.length} reservations left without their verification, ${all.length} events`);
     } finally {
       await projections.stop();
       await store.close();

@@ -19,3 +19,16 @@ export const usageMeteringsTable = (knex: Knex) => knex<UsageMeteringRow>('usage
 /** The meterings that count for an account's month (released ones, e.g. of failed verifications, do not). */
 export const chargedMeterings = (knex: Knex, accountId: string, month: string): Promise<Pick<UsageMeteringRow, 'overage' | 'price'>[]> =>
   usageMeteringsTable(knex).where({ account_id: accountId, month, released: false }).select('overage', 'price');
+
+/**
+ * Reservations metered in [from, before), not released, whose verification has no row in the
+ * verifications read model: what a process killed between metering and queueing left (the
+ * release workflow re-checks the verification stream before it releases).
+ */
+export const orphanedMeterings = (knex: Knex, window: { from: Date; before: Date }): Promise<Pick<UsageMeteringRow, 'account_id' | 'verification_id' | 'month'>[]> =>
+  usageMeteringsTable(knex)
+    .where({ released: false })
+    .andWhere('metered_at', '>=', window.from)
+    .andWhere('metered_at', '<', window.before)
+    .whereNotExists((q) => q.select(knex.raw('1')).from('verifications').whereRaw('verifications.id = usage_meterings.verification_id'))
+    .select('account_id', 'verification_id', 'month');

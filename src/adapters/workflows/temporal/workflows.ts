@@ -20,6 +20,7 @@ import { mailDeliveryWorkflow as mailDelivery } from '../../../features/mail/wor
 import { uploadExpiryWorkflow as uploadExpiry } from '../../../features/uploads/workflow.js';
 import { shareMailWorkflow as shareMail } from '../../../features/sharing/workflow.js';
 import { invitationMailWorkflow as invitationMail } from '../../../features/accounts/invitation-workflow.js';
+import { meteringReleaseWorkflow as meteringRelease } from '../../../features/usage/release-workflow.js';
 
 /** One line per definition; the export's name is `temporalWorkflowType(definition.type)`. */
 export const verificationWorkflow = temporalWorkflow(verification);
@@ -27,6 +28,7 @@ export const mailDeliveryWorkflow = temporalWorkflow(mailDelivery);
 export const uploadExpiryWorkflow = temporalWorkflow(uploadExpiry);
 export const shareMailWorkflow = temporalWorkflow(shareMail);
 export const invitationMailWorkflow = temporalWorkflow(invitationMail);
+export const meteringReleaseWorkflow = temporalWorkflow(meteringRelease);
 
 /**
  * A definition as a Temporal workflow function taking `(id, input)`. Histories recorded before

@@ -1,0 +1,71 @@
+/**
+ * THE orphaned metering release workflow, run by both engines (src/core/workflow.ts). An upload
+ * of a RAW+image pair meters the verification in the account's month usage stream and then
+ * records VerificationQueued in the verification's own stream: a process killed between the two
+ * leaves a reservation for a verification that never came to be, and the account's quota used
+ * for nothing (a failure without a kill releases it itself: releaseMetering). This definition's
+ * sweep finds, in the usage and verifications read models, reservations not released, older
+ * than the upload's own lifetime, whose verification has no row, and starts one run per
+ * reservation, which re-reads the verification stream and, still empty, releases the
+ * reservation in the month stream it was metered in (D-101). Deterministic code only:
+ * Temporal's workflow bundle includes this module (types and the read-model query, which
+ * imports types only).
+ */
+import type { ActivityOptions, WorkflowDefinition } from '../../core/workflow.js';
+import { orphanedMeterings } from './queries.js';
+
+export const METERING_RELEASE_WORKFLOW_TYPE = 'meteringRelease';
+
+/**
+ * Reservations older than this are not looked at: the bound keeps the sweep to recent rows.
+ * The sweep also runs when the service opens, so only an outage longer than this leaves one.
+ */
+export const METERING_RELEASE_RECOVERY_MS = 7 * 24 * 60 * 60_000;
+
+/** The run's id: one per metered verification (distinct from the verification workflow's own id). */
+export const meteringReleaseId = (verificationId: string): string => `metering-release-${verificationId}`;
+
+export interface MeteringReleaseInput {
+  account_id: string;
+  verification_id: string;
+  /** The month the reservation was metered in: its usage stream (the month may have ended since). */
+  month: string;
+}
+
+/** `released`: the reservation is given back (now, or before); `queued`: the verification exists after all, its metering stands. */
+export type MeteringReleaseOutcome = 'released' | 'queued';
+
+export interface MeteringReleaseActivities {
+  /** Re-reads the verification stream and, empty, releases the reservation (idempotent). */
+  releaseOrphanedMetering(input: MeteringReleaseInput): Promise<MeteringReleaseOutcome>;
+}
+
+/** Database hiccups are retried; after the last attempt the run fails and the next sweep starts it again. */
+const releaseOrphanedMetering: ActivityOptions = {
+  startToCloseTimeoutMs: 60_000,
+  retry: { initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 60_000, maximumAttempts: 10 },
+};
+
+/**
+ * The definition; `graceMs` (METERING_RELEASE_GRACE_MS): a reservation younger than this may
+ * belong to an upload still in progress (metered, its files being committed), so only older ones
+ * are looked at; longer than any upload request lives, a reservation this old without its
+ * VerificationQueued never gets one. Only the sweep (outside the workflow bundle) reads it.
+ */
+export const meteringReleaseDefinition = (graceMs: number): WorkflowDefinition<MeteringReleaseInput, MeteringReleaseActivities, MeteringReleaseOutcome> => ({
+  type: METERING_RELEASE_WORKFLOW_TYPE,
+  activities: { releaseOrphanedMetering },
+
+  async run(ctx, input) {
+    return ctx.activities.releaseOrphanedMetering(input);
+  },
+
+  /** Reservations of the last week, past the grace period, with no verification: normally none. */
+  async sweep({ knex, now }) {
+    const orphans = await orphanedMeterings(knex, { from: new Date(now.getTime() - METERING_RELEASE_RECOVERY_MS), before: new Date(now.getTime() - graceMs) });
+    return orphans.map(({ account_id, verification_id, month }) => ({ id: meteringReleaseId(verification_id), input: { account_id, verification_id, month } }));
+  },
+});
+
+/** The definition with the default grace period (15 minutes), as Temporal's workflow bundle names it (its sweep is the registration's). */
+export const meteringReleaseWorkflow = meteringReleaseDefinition(15 * 60_000);
