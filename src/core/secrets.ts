@@ -20,3 +20,13 @@ export function configuredOrPersistedSecret(configured: string | undefined, data
   }
   return new TextEncoder().encode(fs.readFileSync(file, 'utf8').trim());
 }
+
+const persisted = new Map<string, Uint8Array>();
+
+/** A generated secret of a data directory (configuredOrPersistedSecret without a configured value), read once per process. */
+export function dataDirSecret(dataDir: string, name: string): Uint8Array {
+  const id = path.join(dataDir, name);
+  let secret = persisted.get(id);
+  if (!secret) persisted.set(id, (secret = configuredOrPersistedSecret(undefined, dataDir, name)));
+  return secret;
+}

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { configuredOrPersistedSecret } from '../../core/secrets.js';
+import { dataDirSecret } from '../../core/secrets.js';
 
 /**
  * Invitation links (D-039, D-100). The token is 256 bits, an HMAC of the invited user's id
@@ -14,17 +14,8 @@ export const INVITATION_TTL_MS = 7 * 24 * 3_600_000;
 export const SET_PASSWORD_PATH = '/accounts/set-password';
 export const INVITATION_TOKEN_PATTERN = /^pvi_[A-Za-z0-9_-]{43}$/;
 
-const keys = new Map<string, Uint8Array>();
-
 /** The invitation link key of a data directory, generated on first use (0600) and kept across restarts. */
-export function invitationKey(dataDir: string): Uint8Array {
-  let key = keys.get(dataDir);
-  if (!key) {
-    key = configuredOrPersistedSecret(undefined, dataDir, 'invitation-link-key');
-    keys.set(dataDir, key);
-  }
-  return key;
-}
+export const invitationKey = (dataDir: string): Uint8Array => dataDirSecret(dataDir, 'invitation-link-key');
 
 /** The token of a user's invitation (one per user id: inviting again makes a new user). */
 export const invitationToken = (key: Uint8Array, userId: string): string =>

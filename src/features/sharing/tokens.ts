@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { configuredOrPersistedSecret } from '../../core/secrets.js';
+import { dataDirSecret } from '../../core/secrets.js';
 
 /**
  * Share and invitation links (docs/decisions.md, D-029). A link token is never stored: it is
@@ -19,17 +19,8 @@ export const INVITE_PARAM = 'invite';
 const TOKEN_BYTES = 24;
 export const TOKEN_PATTERN = /^[A-Za-z0-9_-]{32}$/;
 
-const keys = new Map<string, Uint8Array>();
-
 /** The link key of a data directory, generated on first use (0600) and kept across restarts. */
-export function linkKey(dataDir: string): Uint8Array {
-  let key = keys.get(dataDir);
-  if (!key) {
-    key = configuredOrPersistedSecret(undefined, dataDir, 'share-link-key');
-    keys.set(dataDir, key);
-  }
-  return key;
-}
+export const linkKey = (dataDir: string): Uint8Array => dataDirSecret(dataDir, 'share-link-key');
 
 /** 128 random bits, the seed of one share's or one invitation's link. */
 export const newNonce = (): string => crypto.randomBytes(16).toString('base64url');
