@@ -1,12 +1,13 @@
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { appendFacts } from '../../src/core/decider.js';
 import { commentsStream, MAX_COMMENT_LENGTH, MAX_COMMENTS_PER_VERIFICATION } from '../../src/features/comments/decider.js';
 import { commentEvents } from '../../src/features/comments/events.js';
 import { openSharedReport } from '../../src/features/sharing/use-cases.js';
 import { databaseTargets } from '../support/databases.js';
 import { addMember, type Member } from '../support/members.js';
-import { client, registerAccount, startTestService, uploadImage, type TestService } from '../support/service.js';
+import { registerAccount, uploadImage } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
@@ -17,9 +18,8 @@ const upload = (url: string, token: string) => uploadImage(url, token, 'images/r
 
 for (const target of databaseTargets) {
   describe(`comments over HTTP on ${target.name}`, () => {
-    let t: TestService;
-    let call: ReturnType<typeof client>;
-    let admin: Account;
+    const { t, call, account } = serviceSuite(target);
+    const admin = account();
     let member: Member;
     let colleague: Member;
     let other: Account;
@@ -36,9 +36,6 @@ for (const target of databaseTargets) {
     };
 
     beforeAll(async () => {
-      t = await startTestService(target);
-      call = client(t.url);
-      admin = await registerAccount(call);
       member = await addMember(call, admin, 'member', 'Maya Member');
       colleague = await addMember(call, admin, 'member', 'Colin Colleague');
       other = await registerAccount(call);
@@ -47,7 +44,6 @@ for (const target of databaseTargets) {
       otherId = await upload(t.url, other.token);
       await t.settled();
     });
-    afterAll(async () => t?.stop());
 
     it('a member comments: the author is the calling user; listed oldest first with total; comment_count on the Verification', async () => {
       const first = await post(member.token, '  The horizon looks tilted.\n\nCheck the RAW.  ');
