@@ -1,17 +1,12 @@
 import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
-import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+import { registerAccount } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 for (const target of databaseTargets) {
   describe(`accounts and login on ${target.name}`, () => {
-    let t: TestService;
-    let call: ReturnType<typeof client>;
-    beforeAll(async () => {
-      t = await startTestService(target, { LOGIN_RATE_LIMIT_PER_15_MIN: '5' });
-      call = client(t.url);
-    });
-    afterAll(async () => t?.stop());
+    const { t, call } = serviceSuite(target, { LOGIN_RATE_LIMIT_PER_15_MIN: '5' });
 
     describe('registration', () => {
       it('creates an account on a plan with its first user as admin, billed by country', async () => {
