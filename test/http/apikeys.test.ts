@@ -1,18 +1,13 @@
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
 import { addMember } from '../support/members.js';
-import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+import { registerAccount } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 for (const target of databaseTargets) {
   describe(`API keys on ${target.name}`, () => {
-    let t: TestService;
-    let call: ReturnType<typeof client>;
-    beforeAll(async () => {
-      t = await startTestService(target);
-      call = client(t.url);
-    });
-    afterAll(async () => t?.stop());
+    const { t, call } = serviceSuite(target);
 
     const createKey = (token: string, json: Record<string, unknown>) => call('POST', '/v1/apikeys/', { token, json });
 
