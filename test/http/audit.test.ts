@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
-import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+import { registerAccount } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 for (const target of databaseTargets) {
   describe(`audit history on ${target.name}`, () => {
-    let t: TestService;
-    let call: ReturnType<typeof client>;
-    beforeAll(async () => {
-      t = await startTestService(target, { PROCESSING_REGION: 'eu-west-3' });
-      call = client(t.url);
-    });
-    afterAll(async () => t?.stop());
+    const { call } = serviceSuite(target, { PROCESSING_REGION: 'eu-west-3' });
 
     it("returns a stream's ordered events with actor, causation, correlation, region and timestamps", async () => {
       const { token, account, user } = await registerAccount(call);
