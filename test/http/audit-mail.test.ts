@@ -1,21 +1,16 @@
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { publicSendError, publicSendResponse } from '../../src/features/mail/public-text.js';
 import { databaseTargets } from '../support/databases.js';
-import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+import { registerAccount } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 type AuditEvent = { type: string; data: Record<string, unknown> };
 
 /** Issue 21, defect 13: the audit history showed members the server's outbox path ("written to /…/outbox/…"). */
 for (const target of databaseTargets) {
   describe(`mail events in the audit history on ${target.name}`, () => {
-    let t: TestService;
-    let call: ReturnType<typeof client>;
-    beforeAll(async () => {
-      t = await startTestService(target);
-      call = client(t.url);
-    }, 120_000);
-    afterAll(async () => t?.stop());
+    const { t, call } = serviceSuite(target);
 
     /** Invites a user (the invitation is mailed through the file outbox) and returns the mail stream's events. */
     async function invitationMail(admin: Awaited<ReturnType<typeof registerAccount>>): Promise<{ stream: string; events: AuditEvent[]; text: string }> {
