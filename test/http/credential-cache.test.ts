@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemContext } from '../../src/core/commands.js';
 import { runCommand } from '../../src/core/decider.js';
 import { apiKeyDecider, apiKeyStream } from '../../src/features/apikeys/decider.js';
 import { databaseTargets } from '../support/databases.js';
-import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+import { registerAccount } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 /**
  * Principals of credentials are cached for a few seconds (D-048); these tests pin down that the
@@ -12,13 +13,7 @@ import { client, registerAccount, startTestService, type TestService } from '../
  */
 for (const target of databaseTargets) {
   describe(`credential cache on ${target.name}`, () => {
-    let t: TestService;
-    let call: ReturnType<typeof client>;
-    beforeAll(async () => {
-      t = await startTestService(target);
-      call = client(t.url);
-    });
-    afterAll(async () => t?.stop());
+    const { t, call } = serviceSuite(target);
 
     async function newKey() {
       const { token, account } = await registerAccount(call);
