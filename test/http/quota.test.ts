@@ -1,10 +1,11 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newDevice, signAttestation } from '../support/capture.js';
 import { databaseTargets } from '../support/databases.js';
-import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+import { registerAccount } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
 // The 6D pair is small (0.4 MB RAW), so many verifications stay cheap on two cores.
@@ -24,13 +25,7 @@ async function upload(url: string, token: string, withRaw: boolean, extra: Recor
 
 for (const target of databaseTargets) {
   describe(`quotas, load and capture attestation on ${target.name}`, () => {
-    let t: TestService;
-    let call: ReturnType<typeof client>;
-    beforeAll(async () => {
-      t = await startTestService(target);
-      call = client(t.url);
-    });
-    afterAll(async () => t?.stop());
+    const { t, call } = serviceSuite(target);
 
     it('gives the Free plan 5 raw pairs a month, then 402 QUOTA_EXCEEDED; image-only stays free', async () => {
       const free = await registerAccount(call);
