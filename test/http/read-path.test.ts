@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
 import { keylessVerify } from '../support/mcp.js';
-import { client, registerAccount, startTestService, uploadImage, type TestService } from '../support/service.js';
+import { registerAccount, uploadImage } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 /**
  * GET /v1/verifications/{id} reads the row and its results in one query (D-047); it must
@@ -13,13 +14,7 @@ const fixture = (name: string) => new Uint8Array(fs.readFileSync(path.resolve(im
 
 for (const target of databaseTargets) {
   describe(`verification read path on ${target.name}`, () => {
-    let t: TestService;
-    let call: ReturnType<typeof client>;
-    beforeAll(async () => {
-      t = await startTestService(target);
-      call = client(t.url);
-    });
-    afterAll(async () => t?.stop());
+    const { t, call } = serviceSuite(target);
 
     const upload = (token: string, file: string) => uploadImage(t.url, token, file);
 
