@@ -2,13 +2,14 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { simpleParser, type ParsedMail } from 'mailparser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemContext } from '../../src/core/commands.js';
 import { runCommand } from '../../src/core/decider.js';
 import { accountDecider, accountStream, emailClaimStream } from '../../src/features/accounts/decider.js';
 import { databaseTargets } from '../support/databases.js';
 import { addMember } from '../support/members.js';
-import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+import { registerAccount } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 /** Every message the service wrote to its file outbox, parsed. */
 async function outbox(dataDir: string): Promise<ParsedMail[]> {
@@ -23,13 +24,7 @@ const webp = fs.readFileSync(path.resolve(import.meta.dirname, '../../../shared/
 
 for (const target of databaseTargets) {
   describe(`account members on ${target.name}`, () => {
-    let t: TestService;
-    let call: ReturnType<typeof client>;
-    beforeAll(async () => {
-      t = await startTestService(target, { LOGIN_RATE_LIMIT_PER_15_MIN: '5' });
-      call = client(t.url);
-    });
-    afterAll(async () => t?.stop());
+    const { t, call } = serviceSuite(target, { LOGIN_RATE_LIMIT_PER_15_MIN: '5' });
 
     const users = (account: { account: { id: string } }) => `/v1/accounts/${account.account.id}/users`;
 
