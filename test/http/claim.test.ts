@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
 import { callTool, connectMcp, keylessVerify } from '../support/mcp.js';
-import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+import { registerAccount } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
 const webp = fs.readFileSync(path.join(fixtures, 'images/rs_sample1.webp'));
@@ -28,13 +29,7 @@ async function keylessRead(url: string, tool: string, args: Record<string, unkno
 
 for (const target of databaseTargets) {
   describe(`anonymous use and claims on ${target.name}`, () => {
-    let t: TestService;
-    let call: ReturnType<typeof client>;
-    beforeAll(async () => {
-      t = await startTestService(target, { ANONYMOUS_UPLOADS_PER_HOUR: '5', CLAIM_ATTEMPTS_PER_15_MIN: '6' });
-      call = client(t.url);
-    });
-    afterAll(async () => t?.stop());
+    const { t, call } = serviceSuite(target, { ANONYMOUS_UPLOADS_PER_HOUR: '5', CLAIM_ATTEMPTS_PER_15_MIN: '6' });
 
     let anonymousUserId: string;
     let ids: string[];
