@@ -18,8 +18,8 @@ const upload = (url: string, token: string) => uploadImage(url, token, 'images/r
 
 for (const target of databaseTargets) {
   describe(`comments over HTTP on ${target.name}`, () => {
-    const { t, call, account } = serviceSuite(target);
-    const admin = account();
+    const { t, call, newAccount } = serviceSuite(target);
+    const admin = newAccount();
     let member: Member;
     let colleague: Member;
     let other: Account;

@@ -14,7 +14,7 @@ export interface ServiceSuite {
    * An account registered (its admin logged in) in a beforeAll of its own, after the ones declared
    * before this call; `overrides` go to registerAccount. Call it in the describe body, not in a test.
    */
-  account(overrides?: Record<string, unknown>): Account;
+  newAccount(overrides?: Record<string, unknown>): Account;
 }
 
 /**
@@ -53,7 +53,7 @@ export function serviceSuite(target: DatabaseTarget, env: Record<string, string>
   };
   const call: Call = (method, route, callOptions) => client(running().url)(method, route, callOptions);
 
-  const account = (overrides: Record<string, unknown> = {}): Account => {
+  const newAccount = (overrides: Record<string, unknown> = {}): Account => {
     let registered: Account | undefined;
     beforeAll(async () => {
       registered = await registerAccount(call, overrides);
@@ -81,5 +81,5 @@ export function serviceSuite(target: DatabaseTarget, env: Record<string, string>
     };
   };
 
-  return { t, call, account };
+  return { t, call, newAccount };
 }
