@@ -2,13 +2,13 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { simpleParser, type ParsedMail } from 'mailparser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemContext } from '../../src/core/commands.js';
 import type { EventStore } from '../../src/core/event-store.js';
 import { queueMail } from '../../src/features/mail/use-cases.js';
 import { databaseTargets } from '../support/databases.js';
 import { callTool, connectMcp, inline } from '../support/mcp.js';
-import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 /**
  * Issue 21, defects 2, 9 and 11: text PostgreSQL's JSON cannot hold (NUL, unpaired surrogates)
@@ -45,9 +45,8 @@ async function outbox(dataDir: string): Promise<ParsedMail[]> {
 
 for (const target of databaseTargets) {
   describe(`text safety on ${target.name}`, () => {
-    let t: TestService;
-    let call: ReturnType<typeof client>;
-    let owner: Awaited<ReturnType<typeof registerAccount>>;
+    const { t, call, newAccount } = serviceSuite(target, { PUBLIC_BASE_URL: BASE });
+    const owner = newAccount();
 
     /** Uploads with a hand-written Content-Disposition; the verification's stored name. */
     const uploadNamed = async (disposition: string): Promise<{ id: string; name: string }> => {
@@ -58,13 +57,6 @@ for (const target of databaseTargets) {
       const got = await call('GET', `/v1/verifications/${created.id}`, { token: owner.token });
       return { id: created.id, name: got.body.name };
     };
-
-    beforeAll(async () => {
-      t = await startTestService(target, { PUBLIC_BASE_URL: BASE });
-      call = client(t.url);
-      owner = await registerAccount(call);
-    }, 120_000);
-    afterAll(async () => t?.stop());
 
     it('refuses unstorable account and user names at registration with 422, and the address stays free', async () => {
       for (const bad of UNSTORABLE) {
