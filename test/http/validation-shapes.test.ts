@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_COMMENT_LENGTH } from '../../src/features/comments/decider.js';
 import { databaseTargets } from '../support/databases.js';
-import { client, registerAccount, startTestService, uploadImage, type TestService } from '../support/service.js';
+import { registerAccount, uploadImage } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 /**
  * Issue 21, defect 13: 422 bodies came in two shapes for the same kind of rule (tags answered
@@ -13,18 +14,14 @@ import { client, registerAccount, startTestService, uploadImage, type TestServic
  */
 for (const target of databaseTargets) {
   describe(`422 shapes on ${target.name}`, () => {
-    let t: TestService;
-    let call: ReturnType<typeof client>;
+    const { t, call } = serviceSuite(target);
     let token: string;
     let id: string;
     beforeAll(async () => {
-      t = await startTestService(target);
-      call = client(t.url);
       ({ token } = await registerAccount(call));
       id = await uploadImage(t.url, token);
       await t.settled(); // the upload's own workflow appends in the background: the event count below must not see it
     }, 120_000);
-    afterAll(async () => t?.stop());
 
     const envelope = (res: { status: number; body: any }, what: string) => {
       expect([what, res.status, Array.isArray(res.body.detail), res.body.detail?.error_code]).toEqual([what, 422, false, 'VALIDATION_ERROR']);
