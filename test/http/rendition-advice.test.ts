@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { missingRendition } from '../../src/features/verifications/rendition-advice.js';
 import { databaseTargets } from '../support/databases.js';
-import { client, registerAccount, startTestService, uploadImage, type TestService } from '../support/service.js';
+import { client, registerAccount, uploadImage } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
 const fixture = (name: string) => new Uint8Array(fs.readFileSync(path.join(fixtures, name)));
@@ -23,15 +24,11 @@ async function completed(call: ReturnType<typeof client>, token: string, id: str
  */
 for (const target of databaseTargets) {
   describe(`a missing badge explained on ${target.name}`, () => {
-    let t: TestService;
-    let call: ReturnType<typeof client>;
+    const { t, call } = serviceSuite(target);
     let token: string;
     beforeAll(async () => {
-      t = await startTestService(target);
-      call = client(t.url);
       ({ token } = await registerAccount(call));
     }, 120_000);
-    afterAll(async () => t?.stop());
 
     const badge = (id: string) => call('GET', `/v1/verifications/${id}/renditions/signed/original`, { token });
 
