@@ -11,7 +11,8 @@ import { loadConfig } from '../../src/core/config.js';
 import { startService, type Service } from '../../src/service.js';
 import { scanJsonStructure } from '../../src/adapters/http/json-limits.js';
 import { databaseTargets } from '../support/databases.js';
-import { client, registerAccount, startTestService, uploadImage, type TestService } from '../support/service.js';
+import { client, registerAccount, startTestService, uploadImage } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 import { callTool, inline } from '../support/mcp.js';
 
 /**
@@ -73,15 +74,11 @@ describe('the structural pre-scan of JSON bytes', () => {
 
 for (const target of databaseTargets) {
   describe(`hostile input at the HTTP edge on ${target.name}`, () => {
-    let t: TestService;
-    let call: ReturnType<typeof client>;
+    const { t, call } = serviceSuite(target);
     let token: string;
     beforeAll(async () => {
-      t = await startTestService(target);
-      call = client(t.url);
       ({ token } = await registerAccount(call));
     }, 120_000);
-    afterAll(async () => t?.stop());
 
     it('refuses a keyless /mcp body of 200,000 keys by its structure, before parsing it, while health answers (defect 1)', async () => {
       const body = manyKeys(200_000);
