@@ -5,12 +5,13 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { base64url, calculateJwkThumbprint, CompactSign, exportJWK } from 'jose';
 import { newDevice, signAttestation as sign, type Device } from '../support/capture.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { redeemAttestation, validateAttestationForUpload } from '../../src/features/attestations/redeem.js';
 import type { CommandContext } from '../../src/core/decider.js';
 import { AppError } from '../../src/core/errors.js';
 import { databaseTargets } from '../support/databases.js';
-import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+import { registerAccount } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 import { errorCatalogue } from '../../src/modules.js';
 import { newCall } from '../../src/core/principal.js';
 
@@ -39,18 +40,13 @@ const aCall = () => newCall(null, crypto.randomUUID(), '127.0.0.1');
 
 for (const target of databaseTargets) {
   describe(`capture attestation on ${target.name}`, () => {
-    let t: TestService;
-    let call: ReturnType<typeof client>;
+    const { t, call, newAccount } = serviceSuite(target);
     /** The capture routes require credentials: this account captures unless a test says otherwise. */
-    let me: Awaited<ReturnType<typeof registerAccount>>;
+    const me = newAccount();
     let mine: string;
     beforeAll(async () => {
-      t = await startTestService(target);
-      call = client(t.url);
-      me = await registerAccount(call);
       mine = me.account.id;
     });
-    afterAll(async () => t?.stop());
 
     const context = (accountId: string | null): CommandContext => ({
       accountId,
