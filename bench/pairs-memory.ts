@@ -1,6 +1,6 @@
 /**
  * Footprint with 10 pairs in flight (part of `npm run bench`; alone: `npx tsx bench/pairs-memory.ts`):
- * the compiled service (`node dist/main.js`, embedded PGlite, in-process workflows) as its own
+ * the compiled service (`node dist/src/main.js`, embedded PGlite, in-process workflows) as its own
  * process receives ten 30D pairs (8.2 MP CR2 + camera JPEG) at once, from two fresh accounts
  * (the Free plan allows 5 pairs a month). The kernel's high-water mark of the process (VmHWM in
  * /proc/<pid>/status: every thread, the WebAssembly heaps and the analysis threads included) is

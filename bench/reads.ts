@@ -1,7 +1,7 @@
 /**
  * The list and search reads of bench/service.ts alone, against an already seeded data directory,
  * for interleaved A/B runs of two builds (`npx tsx bench/reads.ts <data-dir> [<repo> ...]`):
- * each round starts each build's compiled service (`<repo>/dist/main.js`) on its own copy of the
+ * each round starts each build's compiled service (`<repo>/dist/src/main.js`) on its own copy of the
  * data (`<data-dir>` for the first, `<data-dir>-<i>` for the i-th next, as `cp -a` made them:
  * a run writes into its directory), runs `wrk -t2 -c10` (and -c1) for BENCH_WRK_SECONDS on the
  * list and the search (BENCH_SCENARIOS: list, search, list1, search1, get), and stops it.
@@ -29,7 +29,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function start(repo: string, dir: string): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/main.js'], {
+  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/src/main.js'], {
     cwd: repo,
     env: { ...process.env, ...allocatorEnv, DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '', DATA_DIR: dir, EVENTSTORE_URL: '', TEMPORAL_ADDRESS: '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', PASSWORD_HASH_COST: '10' },
     stdio: ['ignore', 'ignore', 'inherit'],

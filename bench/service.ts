@@ -1,6 +1,6 @@
 /**
  * Service-side figures (part of `npm run bench`; alone: `npx tsx bench/service.ts [pglite|postgres]`):
- * reads, health, image-only throughput and footprint of the compiled service (`node dist/main.js`)
+ * reads, health, image-only throughput and footprint of the compiled service (`node dist/src/main.js`)
  * run as its own process, loaded with `wrk` on loopback. Every throughput figure is also a ratio
  * against a reference measured in the same run under the same load: a bare `node:http` server
  * answering the same body. The 1-minute load average is recorded beside each figure.
@@ -99,7 +99,7 @@ interface Running {
 /** The compiled service as its own process, until GET /v1/public/health answers 200. */
 export async function startService(env: Record<string, string>): Promise<Running> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['dist/main.js'], {
+  const child = spawn(process.execPath, ['dist/src/main.js'], {
     cwd: repo,
     env: { ...process.env, ...allocatorEnv, EVENTSTORE_URL: '', TEMPORAL_ADDRESS: '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', PASSWORD_HASH_COST: '10', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -376,7 +376,7 @@ export async function benchService(kind: 'pglite' | 'postgres'): Promise<Record<
     await sleep(Number(process.env.BENCH_IDLE_WAIT_MS ?? 65_000));
     const rssIdleAgain = rssMiB(service.pid);
     return {
-      what: `compiled service (node dist/main.js) on ${kind}, in-process workflows, LOG_LEVEL=info to /dev/null; wrk -t2 -c10 ${WRK_SECONDS} s on loopback unless said; ${SEED} verifications of the one account in the read models, seeded through the event log`,
+      what: `compiled service (node dist/src/main.js) on ${kind}, in-process workflows, LOG_LEVEL=info to /dev/null; wrk -t2 -c10 ${WRK_SECONDS} s on loopback unless said; ${SEED} verifications of the one account in the read models, seeded through the event log`,
       cores: os.cpus().length,
       seed_ms: seedMs,
       projection_catch_up_ms: projectMs,

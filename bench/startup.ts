@@ -4,7 +4,7 @@
  * against a reference measured in the same run: a bare `node -e` process that starts a
  * `node:http` server and answers one request. The ratio is what to compare across machines.
  *
- * - cold: `node dist/main.js` on a fresh DATA_DIR (PGlite creates its cluster) until
+ * - cold: `node dist/src/main.js` on a fresh DATA_DIR (PGlite creates its cluster) until
  *   `GET /v1/public/health` answers 200;
  * - warm: the same on an existing DATA_DIR;
  * - npm start, warm: what `npm start` adds (npm itself and the `prestart` no-op build);
@@ -124,9 +124,9 @@ export async function benchStartup(options: { coldRuns?: number; warmRuns?: numb
     return dir;
   };
   try {
-    const cold = await times(coldRuns, () => timeToHealthy(process.execPath, ['dist/main.js'], serviceEnv(freshDir()), health));
+    const cold = await times(coldRuns, () => timeToHealthy(process.execPath, ['dist/src/main.js'], serviceEnv(freshDir()), health));
     const warmDir = dirs[0]!;
-    const warm = await times(warmRuns, () => timeToHealthy(process.execPath, ['dist/main.js'], serviceEnv(warmDir), health));
+    const warm = await times(warmRuns, () => timeToHealthy(process.execPath, ['dist/src/main.js'], serviceEnv(warmDir), health));
     const npmWarm = await times(Math.min(warmRuns, 3), () => timeToHealthy('npm', ['start', '--silent'], serviceEnv(warmDir), health));
     const cliHelp = await times(quickRuns, () => timeToExit(process.execPath, ['bin/photoverify.mjs', '--help']));
     const ratio = (s: Series, target?: number): Series => ({ ...s, ratio_to_reference: Math.round((s.median_ms / ref.median_ms) * 10) / 10, ...(target ? { target_ms: target } : {}) });

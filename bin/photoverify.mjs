@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs the compiled CLI (dist/, built by `npm install` through `prepare`, or `npm run build`).
-const entry = new URL('../dist/cli/main.js', import.meta.url);
+const entry = new URL('../dist/src/cli/main.js', import.meta.url);
 let cli;
 try {
   cli = await import(entry.href);

@@ -1,52 +1,11 @@
 /**
- * The workflow port: one definition per workflow type, run by either engine with the same
- * steps, retries, deadlines and durable timers.
- *
- * - A `WorkflowDefinition` names its activities with their options and gives a deterministic
- *   `run(ctx, input)`. Every effect is an activity called through `ctx.activities`; time comes
- *   from `ctx.now()` and waiting from `ctx.sleep`/`ctx.sleepUntil`/`ctx.withDeadline`.
- * - The activities' implementations are registered next to the definition by the composition
- *   root (`WorkflowRegistration`); each receives an `ActivityContext` (abort signal, attempt,
- *   heartbeat) before its own arguments.
- * - Two engines run registrations: in-process (src/adapters/workflows/inprocess-engine.ts) and
- *   Temporal (src/adapters/workflows/temporal/).
- *
- * This module is pure (no Node built-ins, type imports only): Temporal's workflow bundle
- * includes it, and so do definitions, which may import from it only types, the error classes
- * and the pure helpers below.
+ * The engine side of the workflow port (the definitions' side is workflows/definition.ts):
+ * a definition registered with its activities' implementations and its recovery sweep, what an
+ * implementation receives, the errors it throws, and the engine port both engines implement:
+ * in-process (src/adapters/workflows/inprocess/) and Temporal (src/adapters/workflows/temporal/).
  */
 import type { Knex } from 'knex';
-
-/** How an activity call is retried. The first attempt counts: `maximumAttempts: 1` never retries. */
-export interface RetryPolicy {
-  /** Delay before the second attempt. */
-  initialIntervalMs: number;
-  /** Each further delay is the previous one times this. */
-  backoffCoefficient: number;
-  /** No delay is longer than this. */
-  maximumIntervalMs: number;
-  maximumAttempts: number;
-  /** `ActivityError.type`s never retried (a business failure: retrying cannot change it). */
-  nonRetryableErrorTypes?: readonly string[];
-}
-
-export interface ActivityOptions {
-  /** One attempt may run this long; then it is cancelled (its signal aborts) and retried. */
-  startToCloseTimeoutMs: number;
-  /**
-   * Temporal: a worker whose attempt has not heartbeat for this long is taken for dead and the
-   * attempt is retried elsewhere; the engine heartbeats for the activity while it runs.
-   * In-process the activity shares the engine's process, so only its start-to-close applies.
-   */
-  heartbeatTimeoutMs?: number;
-  retry: RetryPolicy;
-}
-
-/** A function an activity may be called as from workflow code. Arguments and results are plain JSON. */
-export type ActivityFunction = (...args: any[]) => Promise<unknown>;
-
-/** The definition's view of its activities: `{ name(args): Promise<result> }`. */
-export type ActivityInterface<A> = { [K in keyof A]: ActivityFunction };
+import type { ActivityInterface, RetryPolicy, WorkflowDefinition } from '../../workflows/definition.js';
 
 /** What an activity implementation gets besides its arguments. */
 export interface ActivityContext {
@@ -63,35 +22,6 @@ export type ActivityImplementations<A extends ActivityInterface<A>> = {
   [K in keyof A]: (context: ActivityContext, ...args: Parameters<A[K]>) => ReturnType<A[K]>;
 };
 
-/**
- * What a definition's `run` works with. Both engines give the same meaning to every member:
- * - `activities.<name>(...)`: runs the activity with its options, retrying per its policy;
- *   after the last attempt (or at once for a non-retryable type) it throws `ActivityFailed`.
- * - `sleep(ms)` / `sleepUntil(at)`: durable timers: a restart neither loses nor lengthens them.
- *   Derive waits from recorded timestamps where there is one (`sleepUntil(completedAt + 30 days)`):
- *   the run is re-executed from the top after a restart.
- * - `withDeadline(at, work)`: runs `work`; when `at` passes first, the work is cancelled (a running
- *   activity's signal aborts, pending timers and retries stop) and `DeadlineExceeded` is thrown.
- *   A deadline already past throws at once, before `work` starts.
- * - `nonCancellable(work)`: `work` runs to its end even when an enclosing deadline passes or the
- *   engine stops (recording a failure must not be cut short).
- * - `isCancellation(error)`: the run was interrupted from outside (engine stopping, run
- *   suspended, Temporal cancellation): rethrow it, record nothing; the run resumes or restarts.
- *   A `DeadlineExceeded` is not one: the definition handles its own deadlines.
- */
-export interface WorkflowContext<A> {
-  readonly type: string;
-  /** The id the run was started with (`start(type, id, input)`): one run per (type, id). */
-  readonly id: string;
-  readonly activities: A;
-  now(): Date;
-  sleep(ms: number): Promise<void>;
-  sleepUntil(at: Date): Promise<void>;
-  withDeadline<T>(deadlineAt: Date, work: () => Promise<T>): Promise<T>;
-  nonCancellable<T>(work: () => Promise<T>): Promise<T>;
-  isCancellation(error: unknown): boolean;
-}
-
 /** Ids an engine (re)starts at `open()` and on its periodic sweep: work the domain says is unfinished. */
 export interface SweepSource {
   /** The service database (read models). */
@@ -100,33 +30,27 @@ export interface SweepSource {
   now: Date;
 }
 
-export interface WorkflowDefinition<I = unknown, A extends ActivityInterface<A> = any, R = unknown> {
-  /**
-   * The type name `start(type, …)` takes. Temporal: workflow type `<type>Workflow` (the
-   * function exported under that name by temporal/workflows.ts), workflow id `<type>-<id>`.
-   */
-  readonly type: string;
-  /** Every activity the run may call, with its options. Names are unique across definitions (one Temporal task queue). */
-  readonly activities: { readonly [K in keyof A]: ActivityOptions };
-  /** Deterministic: no I/O, no clock or randomness but `ctx`'s; every effect is an activity. */
-  run(ctx: WorkflowContext<A>, input: I): Promise<R>;
-  /**
-   * Optional recovery: ids the domain says need a run (say, verifications queued but never
-   * started after a crash between the append and `start`). Starting one that is running or
-   * finished is a no-op. Called by the engine's process, never inside a workflow.
-   */
-  sweep?(source: SweepSource): Promise<{ id: string; input: I }[]>;
-}
-
-/** A definition with its activities' implementations: what an engine is built from. */
+/**
+ * What an engine is built from: a definition, its activities' implementations and, optionally,
+ * its recovery sweep: ids the domain says need a run (say, verifications queued but never
+ * started after a crash between the append and `start`); starting one that is running or
+ * finished is a no-op. The sweep reads the database, so it lives here on the engine's side,
+ * never in the deterministic definition; the engine's process calls it at `open()` and
+ * periodically, never inside a workflow.
+ */
 export interface WorkflowRegistration<I = unknown, A extends ActivityInterface<A> = any, R = unknown> {
   definition: WorkflowDefinition<I, A, R>;
   activities: ActivityImplementations<A>;
+  sweep?(source: SweepSource): Promise<{ id: string; input: I }[]>;
 }
 
-/** Pairs a definition with its implementations, checking they match. */
-export function registerWorkflow<I, A extends ActivityInterface<A>, R>(definition: WorkflowDefinition<I, A, R>, activities: ActivityImplementations<A>): WorkflowRegistration<I, A, R> {
-  return { definition, activities };
+/** Pairs a definition with its implementations (and sweep), checking they match. */
+export function registerWorkflow<I, A extends ActivityInterface<A>, R>(
+  definition: WorkflowDefinition<I, A, R>,
+  activities: ActivityImplementations<A>,
+  sweep?: (source: SweepSource) => Promise<{ id: string; input: I }[]>,
+): WorkflowRegistration<I, A, R> {
+  return sweep ? { definition, activities, sweep } : { definition, activities };
 }
 
 /**
@@ -197,29 +121,6 @@ export class ActivityError extends Error {
     this.nonRetryable = options.nonRetryable ?? false;
     this.details = options.details ?? [];
   }
-}
-
-/** What workflow code catches from an activity call that failed for good (retries exhausted, non-retryable, timed out). */
-export class ActivityFailed extends Error {
-  override readonly name = 'ActivityFailed';
-  constructor(
-    readonly activity: string,
-    /** The `ActivityError.type`, the thrown error's name, or `Timeout`. */
-    readonly type: string,
-    message: string,
-    readonly nonRetryable: boolean,
-  ) {
-    super(message);
-  }
-}
-
-/** Thrown by `withDeadline` when its deadline passed before the work finished. */
-export class DeadlineExceeded extends Error {
-  override readonly name = 'DeadlineExceeded';
-}
-
-export function isDeadlineExceeded(error: unknown): error is DeadlineExceeded {
-  return error instanceof DeadlineExceeded || (error as Error | undefined)?.name === 'DeadlineExceeded';
 }
 
 /** Delay before attempt `attempt + 1` (attempt ≥ 1) under `policy`. */

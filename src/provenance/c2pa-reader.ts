@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../core/package-root.js';
 import { c2paWasm } from './c2pa-runtime.js';
 
 export interface C2paReader {
@@ -34,8 +34,8 @@ export const wasmReader: C2paReader = {
   },
 };
 
-/** Where `npm run build:native` (scripts/build-native.mjs) puts the addon; the same from src/ and dist/. */
-export const nativeAddonPath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../native/c2pa/photoverify-c2pa.node');
+/** Where `npm run build:native` (scripts/build-native.mjs) puts the addon, at the package's root whether run from src/ or dist/. */
+export const nativeAddonPath = path.join(packageRoot, 'native/c2pa/photoverify-c2pa.node');
 
 /** What native/c2pa/src/lib.rs exports. */
 interface NativeAddon {

@@ -209,7 +209,7 @@ describe('the thread dying or closing', () => {
   // Also a program given as text (`node --input-type=module -e`): the thread must not inherit those options.
   // Closed by the database's close(), or by knex.destroy() alone as with knex-pglite's own client (scripts, benches).
   it.each(['db.close()', 'db.knex.destroy()'])('lets a process that opened a database and called %s exit by itself (the thread ends with it)', async (closing) => {
-    const script = `const { openDatabase } = await import(${JSON.stringify(path.join(repo, 'dist/adapters/db/database.js'))});
+    const script = `const { openDatabase } = await import(${JSON.stringify(path.join(repo, 'dist/src/adapters/db/database.js'))});
       const db = await openDatabase({ inMemory: true });
       const { rows } = await db.knex.raw('select 41 + 1 as answer');
       process.stdout.write(String(rows[0].answer));

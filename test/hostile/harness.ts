@@ -1,5 +1,5 @@
 /**
- * The hostile suites' service: dist/main.js as its own OS process (so its resident memory is its
+ * The hostile suites' service: dist/src/main.js as its own OS process (so its resident memory is its
  * own, read from /proc/<pid>/status), watched the whole time by a /health probe loop and an RSS
  * sampler, with the checks every hostile answer must pass (a clear 4xx or a true record, never a
  * 5xx), and the state checks afterwards (no stray blobs, no half-written events).
@@ -46,7 +46,7 @@ export async function startHostileService(target: DatabaseTarget): Promise<Hosti
   const scratch = await target.scratchUrl();
   const port = await freePort();
   const log = fs.openSync(path.join(dataDir, 'service.log'), 'a');
-  const child = spawn(process.execPath, ['dist/main.js'], {
+  const child = spawn(process.execPath, ['dist/src/main.js'], {
     cwd: repo,
     env: {
       ...process.env,

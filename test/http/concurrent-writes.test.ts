@@ -10,6 +10,7 @@ import { startService, type Service } from '../../src/service.js';
 import { databaseTargets } from '../support/databases.js';
 import { requires } from '../support/requires.js';
 import { client, registerAccount, startTestService, uploadImage, type CallResult, type TestService } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 /**
  * Independent writes to one record sent at once all succeed (DESIGN.md, robustness rules):
@@ -23,17 +24,9 @@ const all = (n: number, status: number) => Array<number>(n).fill(status);
 
 for (const target of databaseTargets) {
   describe(`concurrent independent writes on ${target.name}`, { timeout: 240_000 }, () => {
-    let t: TestService;
-    let call: ReturnType<typeof client>;
-    let owner: Account;
+    const { t, call, newAccount } = serviceSuite(target);
+    const owner = newAccount();
     const events = async (stream: string, type: string) => (await t.service.deps.store.readStream(stream)).filter((e) => e.type === type);
-
-    beforeAll(async () => {
-      t = await startTestService(target);
-      call = client(t.url);
-      owner = await registerAccount(call);
-    }, 120_000);
-    afterAll(async () => t?.stop());
 
     for (const n of [10, 20]) {
       it(`records ${n} concurrent comments on one verification, each once`, async () => {

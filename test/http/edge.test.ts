@@ -25,13 +25,7 @@ function servedRoutes(service: TestService): { method: string; path: string }[] 
 
 for (const target of databaseTargets) {
   describe(`HTTP edge on ${target.name}`, () => {
-    let t: TestService;
-    let call: ReturnType<typeof client>;
-    beforeAll(async () => {
-      t = await startTestService(target, { JSON_BODY_LIMIT_BYTES: '2048' });
-      call = client(t.url);
-    });
-    afterAll(async () => t?.stop());
+    const { t, call } = serviceSuite(target, { JSON_BODY_LIMIT_BYTES: '2048' });
 
     it('reports the state of every dependency on the public health endpoint', async () => {
       const res = await call('GET', '/v1/public/health');

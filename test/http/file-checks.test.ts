@@ -8,10 +8,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
 import { concat, crw, crwMessage, cutJpeg, fixture, noise, pairJpeg, trailer2k, truncatedMessage } from '../support/file-variants.js';
-import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+import { registerAccount } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 const pairRaw = fixture('pairs/canon_eos_30d_cr2/IMG_5952.CR2');
 /** A camera JPEG cut right after the end-of-image marker of the thumbnail inside its EXIF (APP1). */
@@ -30,16 +31,8 @@ async function upload(url: string, token: string, parts: Part[]) {
 const target = databaseTargets[0]!;
 
 describe('upload file checks over HTTP', () => {
-  let t: TestService;
-  let call: ReturnType<typeof client>;
-  let owner: Awaited<ReturnType<typeof registerAccount>>;
-
-  beforeAll(async () => {
-    t = await startTestService(target, { MAX_UPLOAD_BYTES: String(8 * 1024 * 1024) });
-    call = client(t.url);
-    owner = await registerAccount(call);
-  });
-  afterAll(async () => t?.stop());
+  const { t, call, newAccount } = serviceSuite(target, { MAX_UPLOAD_BYTES: String(8 * 1024 * 1024) });
+  const owner = newAccount();
 
   async function waitForTerminal(id: string) {
     // Bounded by the verification's own deadline (10 minutes from upload, then it fails), not by

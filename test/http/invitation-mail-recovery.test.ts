@@ -6,8 +6,8 @@ import type { CommandContext } from '../../src/core/decider.js';
 import { appendFacts, foldStream, runCommand } from '../../src/core/decider.js';
 import { accountDecider, accountStream, emailClaimDecider, emailClaimStream } from '../../src/features/accounts/decider.js';
 import { INVITATION_TTL_MS, invitationKey, invitationSha256, invitationToken } from '../../src/features/accounts/invitations.js';
-import { createInvitationMailActivities } from '../../src/features/accounts/invitation-activities.js';
-import { invitationMailId, invitationMailWorkflow } from '../../src/features/accounts/invitation-workflow.js';
+import { createInvitationMailActivities, invitationMailSweep } from '../../src/features/accounts/invitation-activities.js';
+import { invitationMailId } from '../../workflows/accounts/invitation-workflow.js';
 import { databaseTargets } from '../support/databases.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 
@@ -100,7 +100,7 @@ for (const target of databaseTargets) {
       expect((await call('POST', '/v1/accounts/login', { json: { email: cutOff, password: 'recovered password 1' } })).status).toBe(200);
 
       // Nothing owed any more, and later sweeps queue nothing.
-      expect(await invitationMailWorkflow.sweep!({ knex: t.service.deps.knex, now: new Date() })).toEqual([]);
+      expect(await invitationMailSweep({ knex: t.service.deps.knex, now: new Date() })).toEqual([]);
       await new Promise((r) => setTimeout(r, 10 * SWEEP_MS));
       await t.settled();
       expect(await events('MailQueued')).toHaveLength(2);

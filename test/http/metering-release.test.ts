@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/core/decider.js';
 import { usageDecider, usageStream } from '../../src/features/usage/decider.js';
 import { monthOf } from '../../src/features/usage/plans.js';
-import { createMeteringReleaseActivities } from '../../src/features/usage/release-activities.js';
-import { meteringReleaseWorkflow } from '../../src/features/usage/release-workflow.js';
+import { createMeteringReleaseActivities, meteringReleaseSweep } from '../../src/features/usage/release-activities.js';
 import { databaseTargets } from '../support/databases.js';
 import { client, registerAccount, startTestService, uploadImage, type TestService } from '../support/service.js';
 
@@ -71,7 +70,7 @@ for (const target of databaseTargets) {
       await new Promise((r) => setTimeout(r, 10 * SWEEP_MS));
       await t.settled();
       expect(await events('MeteringReleased')).toHaveLength(1);
-      expect(await meteringReleaseWorkflow.sweep!({ knex: t.service.deps.knex, now: new Date() })).toEqual([]);
+      expect(await meteringReleaseSweep(t.service.deps.config.METERING_RELEASE_GRACE_MS)({ knex: t.service.deps.knex, now: new Date() })).toEqual([]);
     });
 
     it('the activity re-reads the verification stream: a verification queued there keeps its reservation, and a second release appends nothing', async () => {

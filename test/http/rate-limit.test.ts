@@ -67,13 +67,7 @@ for (const target of databaseTargets) {
 
 for (const target of databaseTargets) {
   describe(`the login limit under concurrent attempts, on ${target.name}`, { timeout: 180_000 }, () => {
-    let t: TestService;
-    let call: ReturnType<typeof client>;
-    beforeAll(async () => {
-      t = await startTestService(target, { LOGIN_RATE_LIMIT_PER_15_MIN: '20' });
-      call = client(t.url);
-    }, 120_000);
-    afterAll(async () => t?.stop());
+    const { call } = serviceSuite(target, { LOGIN_RATE_LIMIT_PER_15_MIN: '20' });
 
     const login = (email: string, password: string) => call('POST', '/v1/accounts/login', { json: { email, password } });
     const expectLimited = (res: CallResult) => {

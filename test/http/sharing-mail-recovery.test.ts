@@ -7,7 +7,7 @@ import { appendFacts, runCommand } from '../../src/core/decider.js';
 import { shareDecider, shareStream } from '../../src/features/sharing/decider.js';
 import { accessChangedMailId, invitationMailId } from '../../src/features/sharing/mail-ids.js';
 import { linkKey, linkToken, newNonce, tokenSha256 } from '../../src/features/sharing/tokens.js';
-import { shareMailWorkflow } from '../../src/features/sharing/workflow.js';
+import { shareMailSweep } from '../../src/features/sharing/activities.js';
 import { databaseTargets } from '../support/databases.js';
 import { client, registerAccount, startTestService, uploadImage, type TestService } from '../support/service.js';
 
@@ -93,7 +93,7 @@ for (const target of databaseTargets) {
       expect((await fetch(`${t.url}${pathname}${search}`)).status).toBe(200);
 
       // Nothing owed any more, and later sweeps queue nothing.
-      expect(await shareMailWorkflow.sweep!({ knex: t.service.deps.knex, now: new Date() })).toEqual([]);
+      expect(await shareMailSweep({ knex: t.service.deps.knex, now: new Date() })).toEqual([]);
       await new Promise((r) => setTimeout(r, 10 * SWEEP_MS));
       await t.settled();
       expect(await events('MailQueued')).toHaveLength(2);
@@ -114,7 +114,7 @@ for (const target of databaseTargets) {
       expect(queued.map((e) => e.data.mail_id).filter((id) => ids.includes(String(id))).sort()).toEqual([...ids].sort());
       expect(queued).toHaveLength(before + 2);
 
-      expect(await shareMailWorkflow.sweep!({ knex: t.service.deps.knex, now: new Date() })).toEqual([]);
+      expect(await shareMailSweep({ knex: t.service.deps.knex, now: new Date() })).toEqual([]);
       await new Promise((r) => setTimeout(r, 10 * SWEEP_MS));
       await t.settled();
       expect(await events('MailQueued')).toHaveLength(before + 2);

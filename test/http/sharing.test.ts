@@ -3,7 +3,7 @@ import path from 'node:path';
 import os from 'node:os';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config.js';
 import type { Principal } from '../../src/core/principal.js';
 import { startService } from '../../src/service.js';
@@ -13,7 +13,8 @@ import { linkKey, linkToken } from '../../src/features/sharing/tokens.js';
 import { openSharedFile, openSharedReport, type SharedReportRequest } from '../../src/features/sharing/use-cases.js';
 import { databaseTargets } from '../support/databases.js';
 import { callTool, connectMcp, keylessVerify } from '../support/mcp.js';
-import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+import { client, registerAccount } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
 const webp = fs.readFileSync(path.join(fixtures, 'images/rs_sample1.webp'));
@@ -49,11 +50,10 @@ async function drain(stream: NodeJS.ReadableStream): Promise<Buffer> {
 
 for (const target of databaseTargets) {
   describe(`sharing over HTTP on ${target.name}`, () => {
-    let t: TestService;
-    let call: ReturnType<typeof client>;
-    let owner: Account;
-    let other: Account;
-    let invitee: Account;
+    const { t, call, newAccount } = serviceSuite(target, { PUBLIC_BASE_URL: BASE });
+    const owner = newAccount();
+    const other = newAccount();
+    const invitee = newAccount();
     let inviteePrincipal: Principal;
     let otherPrincipal: Principal;
     let ownerPrincipal: Principal;
@@ -78,11 +78,6 @@ for (const target of databaseTargets) {
     };
 
     beforeAll(async () => {
-      t = await startTestService(target, { PUBLIC_BASE_URL: BASE });
-      call = client(t.url);
-      owner = await registerAccount(call);
-      other = await registerAccount(call);
-      invitee = await registerAccount(call);
       ownerPrincipal = await principalFromJwt(t.service.deps, owner.token);
       otherPrincipal = await principalFromJwt(t.service.deps, other.token);
       inviteePrincipal = await principalFromJwt(t.service.deps, invitee.token);
@@ -92,7 +87,6 @@ for (const target of databaseTargets) {
       anonymous = { id: keyless.output.verification_id, anonymous_user_id: keyless.output.anonymous_user_id };
       await t.settled();
     });
-    afterAll(async () => t?.stop());
 
     it('answers for a verification that is not shared: 404 NOT_SHARED, 400 SHARE_NOT_FOUND, 404 INVITE_NOT_FOUND, empty analytics', async () => {
       const got = await call('GET', share(id), { token: owner.token });

@@ -70,7 +70,7 @@ describe('the start-up log line', () => {
   it('of the real service bound to 0.0.0.0 says 0.0.0.0, a localhost URL, and its mail server without the password', { timeout: 240_000 }, async () => {
     const port = await freePort();
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pv-startlog-'));
-    const child = spawn(process.execPath, ['dist/main.js'], {
+    const child = spawn(process.execPath, ['dist/src/main.js'], {
       cwd: repo,
       env: {
         ...process.env,

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { systemContext } from '../../src/core/commands.js';
 import { appendFacts } from '../../src/core/decider.js';
 import { verificationTagsStream } from '../../src/features/tags/decider.js';
@@ -7,7 +7,8 @@ import { verificationTagEvents } from '../../src/features/tags/events.js';
 import { verificationStream } from '../../src/features/verifications/decider.js';
 import { verificationEvents } from '../../src/features/verifications/events.js';
 import { databaseTargets } from '../support/databases.js';
-import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+import { client, registerAccount } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 /** Enough verifications that a filter answered without its indexes, or paged wrongly, shows. */
 const COUNT = 2000;
@@ -26,8 +27,7 @@ const coloursOf = (i: number): string[] => COLOURS.filter((_, bit) => (i >> bit)
 
 for (const target of databaseTargets) {
   describe(`tag filters on ${COUNT} verifications on ${target.name}`, () => {
-    let t: TestService;
-    let call: ReturnType<typeof client>;
+    const { t, call } = serviceSuite(target);
     let token: string;
     let otherToken: string;
     const seeded: Seeded[] = [];
@@ -47,8 +47,6 @@ for (const target of databaseTargets) {
     const hasAny = (...names: string[]) => (s: Seeded) => names.some((n) => s.tags.has(n));
 
     beforeAll(async () => {
-      t = await startTestService(target);
-      call = client(t.url);
       const owner = await registerAccount(call);
       token = owner.token;
       otherToken = (await registerAccount(call)).token;
@@ -88,7 +86,6 @@ for (const target of databaseTargets) {
       }
       await t.settled();
     }, 600_000);
-    afterAll(async () => t?.stop());
 
     it('counts every tag across the whole account', async () => {
       const tags = (await call('GET', '/v1/tags/', { token })).body.items as { name: string; verification_count: number }[];

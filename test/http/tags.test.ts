@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { COMMAND_ATTEMPTS } from '../../src/core/decider.js';
 import type { AppDeps } from '../../src/core/deps.js';
 import { WrongExpectedRevisionError } from '../../src/core/errors.js';
@@ -9,7 +9,8 @@ import { newCall, type Principal } from '../../src/core/principal.js';
 import { principalFromJwt } from '../../src/features/accounts/sessions.js';
 import { changeVerificationTags, createTag } from '../../src/features/tags/use-cases.js';
 import { databaseTargets } from '../support/databases.js';
-import { client, registerAccount, startTestService, uploadImage, type TestService } from '../support/service.js';
+import { registerAccount, uploadImage } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 
 type Account = Awaited<ReturnType<typeof registerAccount>>;
@@ -47,10 +48,9 @@ function contendedStore(store: EventStore, stream: string, parties: number): { s
 
 for (const target of databaseTargets) {
   describe(`tags over HTTP on ${target.name}`, () => {
-    let t: TestService;
-    let call: ReturnType<typeof client>;
-    let owner: Account;
-    let other: Account;
+    const { t, call, newAccount } = serviceSuite(target);
+    const owner = newAccount();
+    const other = newAccount();
     let ownerPrincipal: Principal;
     let otherPrincipal: Principal;
     /** The owner's verifications, and one of the other account's. */
@@ -87,10 +87,6 @@ for (const target of databaseTargets) {
     const useCaseCall = (principal: Principal) => newCall(principal, crypto.randomUUID(), '127.0.0.1');
 
     beforeAll(async () => {
-      t = await startTestService(target);
-      call = client(t.url);
-      owner = await registerAccount(call);
-      other = await registerAccount(call);
       ownerPrincipal = await principalFromJwt(t.service.deps, owner.token);
       otherPrincipal = await principalFromJwt(t.service.deps, other.token);
       v1 = await upload(t.url, owner.token);
@@ -99,7 +95,6 @@ for (const target of databaseTargets) {
       foreign = await upload(t.url, other.token);
       await t.settled();
     }, 180_000);
-    afterAll(async () => t?.stop());
 
     it('creates tags (201) and lists them sorted by name, case-insensitively, with verification_count', async () => {
       const created = await call('POST', '/v1/tags/', { ...as(owner), json: { name: 'sea', color: '#1F77B4' } });

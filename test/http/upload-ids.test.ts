@@ -27,21 +27,16 @@ function readings(id: string): string[] {
 /** Issue 21, defect 13: upload ids carried the account id (and file name) in readable base64. */
 for (const target of databaseTargets) {
   describe(`upload ids on ${target.name}`, () => {
-    let t: TestService;
+    const { t, call } = serviceSuite(target);
     let agent: Client;
     let accountId: string;
     beforeAll(async () => {
-      t = await startTestService(target);
-      const call = client(t.url);
       const owner = await registerAccount(call);
       accountId = owner.account.id;
       const key = await call('POST', '/v1/apikeys/', { token: owner.token, json: { account_id: accountId } });
       agent = await connectMcp(t.url, key.body.raw_key);
     }, 120_000);
-    afterAll(async () => {
-      await agent?.close();
-      await t?.stop();
-    });
+    afterAll(async () => agent?.close());
 
     it('name neither the account nor the file in any decoding of them', async () => {
       const filename = 'harbour-at-dawn.webp';

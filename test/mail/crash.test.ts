@@ -15,7 +15,7 @@ const COUNT = 4;
  * SIGKILL during mail delivery (D-029). The service runs as its own process, delivering
  * through SMTP to an in-process receiver one message at a time (WORKFLOW_RUN_CONCURRENCY=1), and
  * is killed from inside the receiver at a chosen point of one message's SMTP conversation;
- * then the real service (dist/main.js) starts again on the same data and finishes the work.
+ * then the real service (dist/src/main.js) starts again on the same data and finishes the work.
  */
 for (const target of databaseTargets) describe(`mail delivery across SIGKILL on ${target.name}`, () => {
   const children: ChildProcess[] = [];

@@ -40,7 +40,7 @@ export function runNode(args: string[], env: Record<string, string | undefined>)
 /** The service as its own OS process, so it can be killed without a chance to clean up. */
 export async function launchService(env: Record<string, string>, options: { mayDie?: boolean } = {}): Promise<ChildProcess> {
   // The compiled service, as `npm start` runs it, allocator settings included (test/support/build.ts builds dist/ before the suites).
-  const child = spawn(process.execPath, ['dist/main.js'], {
+  const child = spawn(process.execPath, ['dist/src/main.js'], {
     cwd: repo,
     env: { ...process.env, ...allocatorEnv, DATABASE_URL: '', EVENTSTORE_URL: '', TEMPORAL_ADDRESS: '', LOG_LEVEL: 'warn', PASSWORD_HASH_COST: '10', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],

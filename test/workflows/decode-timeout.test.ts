@@ -6,7 +6,7 @@ import { InProcessWorkflowEngine } from '../../src/adapters/workflows/inprocess-
 import { registerWorkflow } from '../../src/core/workflow.js';
 import { createVerificationActivities, createVerificationWorkflowActivities } from '../../src/features/verifications/activities.js';
 import { AnalysisPool, AnalysisServiceFault } from '../../src/features/verifications/analysis-pool.js';
-import { SERVICE_FAULT_REASON, verificationWorkflow } from '../../src/features/verifications/workflow.js';
+import { SERVICE_FAULT_REASON, verificationWorkflow } from '../../workflows/verifications/workflow.js';
 import { databaseTargets } from '../support/databases.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import type { VerificationWorkflowActivities } from '../../src/features/verifications/workflow.js';
+import type { VerificationWorkflowActivities } from '../../workflows/verifications/workflow.js';
 
 /** The activities as the Temporal worker registers them (no context argument: the fakes read Temporal's). */
 type TemporalActivities = VerificationWorkflowActivities;

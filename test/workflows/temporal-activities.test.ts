@@ -5,10 +5,11 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { VERIFICATION_DEADLINE_MS } from '../../src/features/verifications/decider.js';
 import { AppError } from '../../src/core/errors.js';
-import { registerWorkflow, type WorkflowDefinition } from '../../src/core/workflow.js';
+import { type WorkflowDefinition } from '../../workflows/definition.js';
+import { registerWorkflow } from '../../src/core/workflow.js';
 import { createTemporalActivities, type TemporalActivityFunction } from '../../src/adapters/workflows/temporal/activities.js';
 import { createVerificationWorkflowActivities, failureReason, type VerificationActivities } from '../../src/features/verifications/activities.js';
-import { REJECTED, STEP_FAILED, verificationWorkflow, type VerificationWorkflowActivities } from '../../src/features/verifications/workflow.js';
+import { REJECTED, STEP_FAILED, verificationWorkflow, type VerificationWorkflowActivities } from '../../workflows/verifications/workflow.js';
 
 /** The Temporal activity wrappers alone (MockActivityEnvironment, no server): values and error translation. */
 function steps(overrides: Partial<VerificationActivities> = {}): VerificationActivities {

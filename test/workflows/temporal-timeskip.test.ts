@@ -8,8 +8,8 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { temporalWorkflowType } from '../../src/adapters/workflows/temporal/shared.js';
 import { workflowBundle } from '../../src/adapters/workflows/temporal/worker.js';
-import { DEADLINE_REASON, REJECTED, VERIFICATION_WORKFLOW_TYPE } from '../../src/features/verifications/workflow.js';
-import type { verificationWorkflow } from '../../src/adapters/workflows/temporal/workflows.js';
+import { DEADLINE_REASON, REJECTED, VERIFICATION_WORKFLOW_TYPE } from '../../workflows/verifications/workflow.js';
+import type { verificationWorkflow } from '../../workflows/index.js';
 import { requires } from '../support/requires.js';
 import { fakeActivities } from './fake-activities.js';
 

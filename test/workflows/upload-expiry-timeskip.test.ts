@@ -8,9 +8,9 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { temporalWorkflowType } from '../../src/adapters/workflows/temporal/shared.js';
 import { workflowBundle } from '../../src/adapters/workflows/temporal/worker.js';
-import type { uploadExpiryWorkflow } from '../../src/adapters/workflows/temporal/workflows.js';
-import { UPLOAD_EXPIRY_GRACE_MS } from '../../src/features/uploads/policy.js';
-import { UPLOAD_EXPIRY_WORKFLOW_TYPE, type ExpiryStep } from '../../src/features/uploads/workflow.js';
+import type { uploadExpiryWorkflow } from '../../workflows/index.js';
+import { UPLOAD_EXPIRY_GRACE_MS } from '../../workflows/uploads/policy.js';
+import { UPLOAD_EXPIRY_WORKFLOW_TYPE, type ExpiryStep } from '../../workflows/uploads/workflow.js';
 import { requires } from '../support/requires.js';
 
 /**

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../src/core/event-store.js';
-import { VERIFICATION_WORKFLOW_TYPE } from '../../src/features/verifications/workflow.js';
+import { VERIFICATION_WORKFLOW_TYPE } from '../../workflows/verifications/workflow.js';
 import { databaseTargets } from '../support/databases.js';
 import { client, registerAccount, startTestService, uploadImage, type TestService } from '../support/service.js';
 

@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type QueryOptions } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { packageRoot } from '../../core/package-root.js';
 
 /** What the thread starts with (Worker's workerData). */
 export interface PgliteThreadOptions {
@@ -79,8 +80,7 @@ function emptyClusterTemplate(): Buffer | undefined {
   let dir = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
   while (!fs.existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
   const { version } = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string };
-  // src/adapters/db and dist/adapters/db both sit three levels below the repository.
-  const file = path.resolve(import.meta.dirname, '../../..', 'dist', `pglite-${version}-empty.tgz`);
+  const file = path.join(packageRoot, 'dist', `pglite-${version}-empty.tgz`);
   return fs.existsSync(file) ? fs.readFileSync(file) : undefined;
 }
 

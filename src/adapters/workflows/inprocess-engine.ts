@@ -2,18 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { setMaxListeners } from 'node:events';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import {
-  ActivityError,
-  ActivityFailed,
-  checkRegistrations,
-  DeadlineExceeded,
-  retryDelayMs,
-  type ActivityContext,
-  type ActivityOptions,
-  type WorkflowContext,
-  type WorkflowEngine,
-  type WorkflowRegistration,
-} from '../../core/workflow.js';
+import { ActivityFailed, DeadlineExceeded, type ActivityOptions, type WorkflowContext } from '../../../workflows/definition.js';
+import { ActivityError, checkRegistrations, retryDelayMs, type ActivityContext, type WorkflowEngine, type WorkflowRegistration } from '../../core/workflow.js';
 import { systemClock, type Clock } from './clock.js';
 
 export interface InProcessEngineOptions {
@@ -74,7 +64,7 @@ const NEVER = new AbortController().signal;
 const TABLE = 'workflow_runs';
 
 /**
- * Runs workflow definitions (src/core/workflow.ts) inside the server process, with the
+ * Runs workflow definitions (workflows/definition.ts, registered as src/core/workflow.ts says) inside the server process, with the
  * semantics Temporal gives them:
  * - every activity call is retried per its policy (a non-retryable type fails at once) and
  *   bounded by its start-to-close timeout (the attempt's signal aborts, the attempt is retried);
@@ -202,9 +192,9 @@ export class InProcessWorkflowEngine implements WorkflowEngine {
       .andWhere((q) => q.whereNull('wake_at_ms').orWhere('wake_at_ms', '<=', horizon))
       .orderBy('created_at');
     for (const row of due) this.resume(toRunRow(row));
-    for (const { definition } of this.types.values()) {
-      if (!definition.sweep || this.stopped) continue;
-      for (const { id, input } of await definition.sweep({ knex: this.knex, now: this.clock.now() })) await this.start(definition.type, id, input);
+    for (const registration of this.types.values()) {
+      if (!registration.sweep || this.stopped) continue;
+      for (const { id, input } of await registration.sweep({ knex: this.knex, now: this.clock.now() })) await this.start(registration.definition.type, id, input);
     }
   }
 

@@ -9,8 +9,12 @@ import { recordMail } from '../mail/use-cases.js';
 import { accountDecider, accountStream } from './decider.js';
 import type { accountEvents } from './events.js';
 import { actingUserId, invitationMessage } from './invitation-message.js';
-import type { InvitationMailActivities } from './invitation-workflow.js';
+import type { InvitationMailActivities } from '../../../workflows/accounts/invitation-workflow.js';
 import { invitationKey, invitationSha256, invitationToken } from './invitations.js';
+import type { SweepSource } from '../../core/workflow.js';
+import { queuedMailIds } from '../mail/queries.js';
+import { usersTable } from './queries.js';
+import { invitationMailId } from '../../../workflows/accounts/invitation-workflow.js';
 
 type InvitationActivityDeps = Pick<AppDeps, 'store' | 'blobs' | 'knex' | 'config' | 'now'>;
 
@@ -67,4 +71,11 @@ async function standingInvitation(deps: InvitationActivityDeps, accountId: strin
   if (!invited || !invitation || deps.now().getTime() >= new Date(invitation.expiresAt).getTime()) return null;
   // Both digests are the service's own (no caller's input), compared in constant time all the same, as every token digest is.
   return sameHash(invitation.tokenSha256, invitationSha256(invitationToken(invitationKey(deps.config.DATA_DIR), userId))) ? invited : null;
+}
+
+/** Pending invitations (within their validity: at most 7 days) without a queued message: normally none (the use case queued them). */
+export async function invitationMailSweep({ knex, now }: SweepSource) {
+  const pending = await usersTable(knex).whereNull('password_hash').whereNotNull('invitation_sha256').andWhere('invitation_expires_at', '>', now).select('id', 'account_id');
+  const queued = await queuedMailIds(knex, pending.map((u) => invitationMailId(u.id)));
+  return pending.filter((u) => !queued.has(invitationMailId(u.id))).map((u) => ({ id: invitationMailId(u.id), input: { account_id: u.account_id, user_id: u.id } }));
 }

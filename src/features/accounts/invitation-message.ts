@@ -3,7 +3,7 @@ import type { EventActor } from '../../core/event-store.js';
 import { findApiKey } from '../apikeys/queries.js';
 import type { OutgoingMail } from '../mail/use-cases.js';
 import type { UserRole } from './events.js';
-import { invitationMailId } from './invitation-workflow.js';
+import { invitationMailId } from '../../../workflows/accounts/invitation-workflow.js';
 import { invitationKey, invitationLink, invitationMail, invitationToken } from './invitations.js';
 import { findAccount, findUser } from './queries.js';
 

@@ -3,9 +3,9 @@ import type { FeatureModule } from '../../core/module.js';
 import { registerWorkflow } from '../../core/workflow.js';
 import { accountErrors } from './errors.js';
 import { accountEvents, emailClaimEvents } from './events.js';
-import { accountsProjector } from './projection.js';
-import { createInvitationMailActivities } from './invitation-activities.js';
-import { invitationMailWorkflow } from './invitation-workflow.js';
+import { accountsProjector } from '../../../projections/accounts/projection.js';
+import { createInvitationMailActivities, invitationMailSweep } from './invitation-activities.js';
+import { invitationMailWorkflow } from '../../../workflows/accounts/invitation-workflow.js';
 import { accountRoutes } from './routes.js';
 
 export const accountsModule: FeatureModule = {
@@ -19,5 +19,5 @@ export const accountsModule: FeatureModule = {
 
 /** The recovery of invitation e-mails a crash left unqueued (invitation-workflow.ts). */
 function accountWorkflows(deps: WorkflowDeps) {
-  return [registerWorkflow(invitationMailWorkflow, createInvitationMailActivities(deps))];
+  return [registerWorkflow(invitationMailWorkflow, createInvitationMailActivities(deps), invitationMailSweep)];
 }

@@ -1,7 +1,7 @@
 import type { FeatureModule } from '../../core/module.js';
 import { apikeyErrors } from './errors.js';
 import { apiKeyEvents } from './events.js';
-import { apiKeysProjector } from './projection.js';
+import { apiKeysProjector } from '../../../projections/apikeys/projection.js';
 import { apiKeyRoutes } from './routes.js';
 
 export const apiKeysModule: FeatureModule = {

@@ -1,7 +1,7 @@
 import type { FeatureModule } from '../../core/module.js';
 import { attestationErrors } from './errors.js';
 import { attestationEvents } from './events.js';
-import { attestationsProjector } from './projection.js';
+import { attestationsProjector } from '../../../projections/attestations/projection.js';
 import { captureRoutes } from './routes.js';
 
 /** Capture attestation: challenges, signed attestations, and their single-use redemption. */

@@ -1,6 +1,6 @@
 import type { FeatureModule } from '../../core/module.js';
 import { auditErrors } from './errors.js';
-import { streamOwnersProjector } from './projection.js';
+import { streamOwnersProjector } from '../../../projections/audit/projection.js';
 import { auditRoutes } from './routes.js';
 
 /** The audit history: every stream a caller owns, event by event, with secrets redacted. */

@@ -1,7 +1,7 @@
 import type { FeatureModule } from '../../core/module.js';
 import { commentErrors } from './errors.js';
 import { commentEvents } from './events.js';
-import { commentsProjector } from './projection.js';
+import { commentsProjector } from '../../../projections/comments/projection.js';
 import { commentCountColumn } from './queries.js';
 import { commentRoutes } from './routes.js';
 

@@ -4,12 +4,15 @@ import { foldStream, runCommand, type CommandContext } from '../../core/decider.
 import type { Config } from '../../core/config.js';
 import type { EventStore } from '../../core/event-store.js';
 import { MailSendError, type Mailer } from '../../core/mail.js';
-import type { ActivityContext, ActivityImplementations, RetryPolicy } from '../../core/workflow.js';
+import type { RetryPolicy } from '../../../workflows/definition.js';
+import type { ActivityContext, ActivityImplementations } from '../../core/workflow.js';
 import type { Logger } from 'pino';
 import { contentKey, parseContent, type MailContent } from './content.js';
 import { mailDecider, mailStream, type AttemptFailure, type MailCommand, type MailMessageState } from './decider.js';
 import { publicSendError, publicSendResponse } from './public-text.js';
-import type { DeliveryStep, MailDeliveryActivities } from './workflow.js';
+import type { DeliveryStep, MailDeliveryActivities } from '../../../workflows/mail/workflow.js';
+import type { SweepSource } from '../../core/workflow.js';
+import { unfinishedMailIds } from './queries.js';
 
 export interface MailActivityDeps {
   store: EventStore;
@@ -129,4 +132,9 @@ export function createMailActivities(deps: MailActivityDeps): ActivityImplementa
 function asFailure(error: unknown): AttemptFailure {
   if (error instanceof MailSendError) return { error: publicSendError(error.message), smtp_code: error.details.responseCode, permanent: error.permanent };
   return { error: publicSendError((error as Error)?.message ?? String(error)), smtp_code: null, permanent: false };
+}
+
+/** The delivery runs owed: messages neither sent nor failed (a crash between MailQueued and `start`, runs that failed). */
+export async function mailDeliverySweep({ knex }: SweepSource) {
+  return (await unfinishedMailIds(knex)).map((id) => ({ id, input: {} }));
 }

@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
 import { given } from '../../../test/support/decider-spec.js';
-import type { RetryPolicy } from '../../core/workflow.js';
+import type { RetryPolicy } from '../../../workflows/definition.js';
 import { mailDecider, type AttemptFailure, type MailCommand } from './decider.js';
 import type { MailEvent } from './events.js';
 

@@ -1,7 +1,8 @@
 import type { Decider } from '../../core/decider.js';
 import { assertNever } from '../../core/events.js';
 import { streamName } from '../../core/streams.js';
-import { retryDelayMs, type RetryPolicy } from '../../core/workflow.js';
+import { type RetryPolicy } from '../../../workflows/definition.js';
+import { retryDelayMs } from '../../core/workflow.js';
 import { mailEvents, type MailEvent, type MailTransport } from './events.js';
 
 export const MAIL_STREAM_CATEGORY = 'mail';

@@ -1,10 +1,10 @@
 import type { WorkflowDeps } from '../../core/deps.js';
 import type { FeatureModule } from '../../core/module.js';
 import { registerWorkflow } from '../../core/workflow.js';
-import { createMailActivities, mailRetryPolicy } from './activities.js';
+import { createMailActivities, mailDeliverySweep, mailRetryPolicy } from './activities.js';
 import { mailEvents } from './events.js';
-import { mailMessagesProjector } from './projection.js';
-import { mailDeliveryWorkflow } from './workflow.js';
+import { mailMessagesProjector } from '../../../projections/mail/projection.js';
+import { mailDeliveryWorkflow } from '../../../workflows/mail/workflow.js';
 
 /** Outgoing e-mail: queued by other features (use-cases.ts: queueMail), delivered by a workflow. No routes of its own. */
 export const mailModule: FeatureModule = {
@@ -24,5 +24,5 @@ function mailWorkflows(deps: WorkflowDeps) {
     config: deps.config,
     policy: mailRetryPolicy(deps.config),
   });
-  return [registerWorkflow(mailDeliveryWorkflow, activities)];
+  return [registerWorkflow(mailDeliveryWorkflow, activities, mailDeliverySweep)];
 }

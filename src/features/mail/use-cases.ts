@@ -5,7 +5,7 @@ import { ValidationError } from '../../core/errors.js';
 import { MAIL_ID_PATTERN, messageIdFor } from '../../core/mail.js';
 import { contentBytes, contentKey, sha256Hex, subjectLine } from './content.js';
 import { mailDecider, mailStream } from './decider.js';
-import { MAIL_DELIVERY_WORKFLOW_TYPE } from './workflow.js';
+import { MAIL_DELIVERY_WORKFLOW_TYPE } from '../../../workflows/mail/workflow.js';
 
 /** A message to send. Plain data: the caller renders subject, text and HTML. */
 export interface OutgoingMail {

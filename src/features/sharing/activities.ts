@@ -8,7 +8,11 @@ import { recordMail, type OutgoingMail } from '../mail/use-cases.js';
 import { findVerification } from '../verifications/queries.js';
 import { shareDecider, shareStream, type ShareState } from './decider.js';
 import { accessChangedMessage, actingUser, invitationMessage, sharerOf, toldOfAccessChange } from './notifications.js';
-import type { ShareMailActivities, ShareMailInput } from './workflow.js';
+import type { ShareMailActivities, ShareMailInput } from '../../../workflows/sharing/workflow.js';
+import type { SweepSource } from '../../core/workflow.js';
+import { queuedMailIds } from '../mail/queries.js';
+import { owedShareMails } from './queries.js';
+import { SHARE_MAIL_RECOVERY_MS } from '../../../workflows/sharing/workflow.js';
 
 type ShareActivityDeps = Pick<AppDeps, 'store' | 'blobs' | 'knex' | 'config' | 'now'>;
 
@@ -64,4 +68,11 @@ async function owedMessage(deps: ShareActivityDeps, input: ShareMailInput): Prom
   // Only the latest access change is told (an earlier one's notice would contradict it).
   if (!toldOfAccessChange(state).some(([email]) => email === input.email)) return null;
   return { mail: accessChangedMessage(deps, row, state, input.email, invitation, sharer), cause };
+}
+
+/** Owed messages of the last week without a queued message: normally none (the use case queued them). */
+export async function shareMailSweep({ knex, now }: SweepSource) {
+  const owed = await owedShareMails(knex, new Date(now.getTime() - SHARE_MAIL_RECOVERY_MS));
+  const queued = await queuedMailIds(knex, owed.map((m) => m.mail_id));
+  return owed.filter((m) => !queued.has(m.mail_id)).map(({ mail_id, verification_id, email, kind }) => ({ id: mail_id, input: { verification_id, email, kind } }));
 }

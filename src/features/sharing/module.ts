@@ -1,14 +1,14 @@
 import type { WorkflowDeps } from '../../core/deps.js';
 import type { FeatureModule } from '../../core/module.js';
 import { registerWorkflow } from '../../core/workflow.js';
-import { createShareMailActivities } from './activities.js';
+import { shareMailSweep, createShareMailActivities } from './activities.js';
 import { sharingErrors } from './errors.js';
 import { shareEvents, shareViewEvents } from './events.js';
-import { sharesProjector } from './projection.js';
+import { sharesProjector } from '../../../projections/sharing/projection.js';
 import { reportPageRoutes } from './page-routes.js';
 import { sharingRoutes } from './routes.js';
 import { sharingTools } from './tools.js';
-import { shareMailWorkflow } from './workflow.js';
+import { shareMailWorkflow } from '../../../workflows/sharing/workflow.js';
 
 /** Sharing: report links (anyone with the link, or restricted to invited addresses), invitations by e-mail, view analytics. */
 export const sharingModule: FeatureModule = {
@@ -23,5 +23,5 @@ export const sharingModule: FeatureModule = {
 
 /** The recovery of notifications a crash left unqueued (workflow.ts). */
 function sharingWorkflows(deps: WorkflowDeps) {
-  return [registerWorkflow(shareMailWorkflow, createShareMailActivities(deps))];
+  return [registerWorkflow(shareMailWorkflow, createShareMailActivities(deps), shareMailSweep)];
 }

@@ -5,8 +5,11 @@ import { runCommand } from '../../core/decider.js';
 import type { EventStore } from '../../core/event-store.js';
 import type { ActivityImplementations } from '../../core/workflow.js';
 import { uploadDecider, uploadStream } from './decider.js';
-import { uploadDeletableAt } from './policy.js';
-import type { UploadExpiryActivities } from './workflow.js';
+import { uploadDeletableAt } from '../../../workflows/uploads/policy.js';
+import type { UploadExpiryActivities } from '../../../workflows/uploads/workflow.js';
+import type { SweepSource } from '../../core/workflow.js';
+import { UPLOAD_EXPIRY_GRACE_MS } from '../../../workflows/uploads/policy.js';
+import { expiredReceivedUploads } from './queries.js';
 
 export interface UploadActivityDeps {
   store: EventStore;
@@ -47,4 +50,14 @@ export function createUploadActivities(deps: UploadActivityDeps): ActivityImplem
       }
     },
   };
+}
+
+/**
+ * Unused uploads due for deletion and not deleted: covers a crash between UploadReceived and
+ * `start`, and runs that failed. Only those due: the run of an upload still valid was started
+ * by its PUT, and starting one per waiting upload every sweep would cost a call each (Temporal).
+ */
+export async function uploadExpirySweep({ knex, now }: SweepSource) {
+  const uploads = await expiredReceivedUploads(knex, new Date(now.getTime() - UPLOAD_EXPIRY_GRACE_MS));
+  return uploads.map(({ nonce, expires_at }) => ({ id: nonce, input: { expires_at } }));
 }

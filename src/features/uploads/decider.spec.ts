@@ -2,7 +2,7 @@ import { describe, it } from 'vitest';
 import { given } from '../../../test/support/decider-spec.js';
 import { uploadDecider, type UploadCommand } from './decider.js';
 import type { UploadEvent } from './events.js';
-import { UPLOAD_EXPIRY_GRACE_MS } from './policy.js';
+import { UPLOAD_EXPIRY_GRACE_MS } from '../../../workflows/uploads/policy.js';
 
 const RECEIVED_AT = new Date('2026-03-01T10:00:00.000Z');
 const EXPIRES_AT = new Date('2026-03-01T11:00:00.000Z');

@@ -3,7 +3,7 @@ import { assertNever } from '../../core/events.js';
 import { streamName } from '../../core/streams.js';
 import { uploadAlreadyReceived, uploadExpired } from './errors.js';
 import { uploadEvents, type UploadEvent } from './events.js';
-import { uploadDeletableAt } from './policy.js';
+import { uploadDeletableAt } from '../../../workflows/uploads/policy.js';
 
 export const uploadStream = (nonce: string) => streamName('upload', nonce);
 

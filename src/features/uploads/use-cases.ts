@@ -7,9 +7,9 @@ import { AppError } from '../../core/errors.js';
 import type { Call } from '../../core/principal.js';
 import { uploadDecider, uploadStream } from './decider.js';
 import { uploadAlreadyReceived, uploadExpired, uploadNotFound } from './errors.js';
-import { UPLOAD_TTL_SECONDS } from './policy.js';
+import { UPLOAD_TTL_SECONDS } from '../../../workflows/uploads/policy.js';
 import { issueUploadId, readUploadId, uploadBlobKey, type UploadClaims } from './tokens.js';
-import { UPLOAD_EXPIRY_WORKFLOW_TYPE } from './workflow.js';
+import { UPLOAD_EXPIRY_WORKFLOW_TYPE } from '../../../workflows/uploads/workflow.js';
 
 export interface UploadTicket {
   upload_id: string;

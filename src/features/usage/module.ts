@@ -3,9 +3,9 @@ import type { FeatureModule } from '../../core/module.js';
 import { registerWorkflow } from '../../core/workflow.js';
 import { usageErrors } from './errors.js';
 import { usageEvents } from './events.js';
-import { usageProjector } from './projection.js';
-import { createMeteringReleaseActivities } from './release-activities.js';
-import { meteringReleaseDefinition } from './release-workflow.js';
+import { usageProjector } from '../../../projections/usage/projection.js';
+import { createMeteringReleaseActivities, meteringReleaseSweep } from './release-activities.js';
+import { meteringReleaseWorkflow } from '../../../workflows/usage/release-workflow.js';
 import { usageRoutes } from './routes.js';
 import { usageTools } from './tools.js';
 
@@ -21,5 +21,5 @@ export const usageModule: FeatureModule = {
 
 /** The release of reservations a crash left without their verification (release-workflow.ts). */
 function usageWorkflows(deps: WorkflowDeps) {
-  return [registerWorkflow(meteringReleaseDefinition(deps.config.METERING_RELEASE_GRACE_MS), createMeteringReleaseActivities(deps))];
+  return [registerWorkflow(meteringReleaseWorkflow, createMeteringReleaseActivities(deps), meteringReleaseSweep(deps.config.METERING_RELEASE_GRACE_MS))];
 }

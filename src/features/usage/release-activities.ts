@@ -4,7 +4,10 @@ import type { ActivityImplementations } from '../../core/workflow.js';
 import { verificationStream } from '../verifications/decider.js';
 import { usageStream } from './decider.js';
 import { refundMetering } from './metering.js';
-import type { MeteringReleaseActivities } from './release-workflow.js';
+import type { MeteringReleaseActivities } from '../../../workflows/usage/release-workflow.js';
+import type { SweepSource } from '../../core/workflow.js';
+import { orphanedMeterings } from './queries.js';
+import { METERING_RELEASE_RECOVERY_MS, meteringReleaseId } from '../../../workflows/usage/release-workflow.js';
 
 type ReleaseActivityDeps = Pick<AppDeps, 'store' | 'config' | 'now'>;
 
@@ -26,5 +29,18 @@ export function createMeteringReleaseActivities(deps: ReleaseActivityDeps): Acti
       await refundMetering(deps.store, { accountId: input.account_id, verificationId: input.verification_id, month: input.month }, context);
       return 'released';
     },
+  };
+}
+
+/**
+ * Reservations of the last week, older than `graceMs` (METERING_RELEASE_GRACE_MS), with no
+ * verification: normally none. A younger one may belong to an upload still in progress (metered,
+ * its files being committed); longer than any upload request lives, a reservation this old
+ * without its VerificationQueued never gets one.
+ */
+export function meteringReleaseSweep(graceMs: number) {
+  return async ({ knex, now }: SweepSource) => {
+    const orphans = await orphanedMeterings(knex, { from: new Date(now.getTime() - METERING_RELEASE_RECOVERY_MS), before: new Date(now.getTime() - graceMs) });
+    return orphans.map(({ account_id, verification_id, month }) => ({ id: meteringReleaseId(verification_id), input: { account_id, verification_id, month } }));
   };
 }

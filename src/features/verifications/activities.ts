@@ -21,7 +21,9 @@ import { AnalysisServiceFault, type AnalysisPool } from './analysis-pool.js';
 import { ActivityError, type ActivityContext, type ActivityImplementations } from '../../core/workflow.js';
 import { refundMetering } from '../usage/metering.js';
 import { monthOf } from '../usage/plans.js';
-import { GENERIC_REASON, isServiceFaultReason, REJECTED, SERVICE_FAULT, SERVICE_FAULT_REASON, STEP_FAILED, type VerificationWorkflowActivities } from './workflow.js';
+import { GENERIC_REASON, isServiceFaultReason, REJECTED, SERVICE_FAULT, SERVICE_FAULT_REASON, STEP_FAILED, type VerificationWorkflowActivities } from '../../../workflows/verifications/workflow.js';
+import type { SweepSource } from '../../core/workflow.js';
+import { unfinishedVerificationIds } from './queries.js';
 
 export interface ActivityDeps {
   store: EventStore;
@@ -266,4 +268,9 @@ async function encodePng({ width, height, data }: RgbImage): Promise<Uint8Array>
 function jpegTrailer(bytes: Uint8Array): { trailing_bytes?: number } {
   const structure = inspectJpeg(bytes);
   return structure.ok ? { trailing_bytes: structure.trailingBytes } : {};
+}
+
+/** Verifications the read model shows unfinished: covers a crash between `VerificationQueued` and `start`. */
+export async function verificationSweep({ knex }: SweepSource) {
+  return (await unfinishedVerificationIds(knex)).map((id) => ({ id, input: {} }));
 }

@@ -2,14 +2,14 @@ import { shutdownRawDecoders } from '../../analysis/raw/index.js';
 import type { WorkflowDeps } from '../../core/deps.js';
 import type { FeatureModule } from '../../core/module.js';
 import { registerWorkflow } from '../../core/workflow.js';
-import { createVerificationActivities, createVerificationWorkflowActivities } from './activities.js';
+import { createVerificationActivities, createVerificationWorkflowActivities, verificationSweep } from './activities.js';
 import { AnalysisPool } from './analysis-pool.js';
 import { verificationErrors } from './errors.js';
 import { verificationEvents } from './events.js';
-import { verificationsProjector } from './projection.js';
+import { verificationsProjector } from '../../../projections/verifications/projection.js';
 import { verificationRoutes } from './routes.js';
 import { verificationTools } from './tools.js';
-import { verificationWorkflow } from './workflow.js';
+import { verificationWorkflow } from '../../../workflows/verifications/workflow.js';
 
 export const verificationsModule: FeatureModule = {
   name: 'verifications',
@@ -40,5 +40,5 @@ function verificationWorkflows(deps: WorkflowDeps) {
     signer: deps.signer,
     analysisPool,
   });
-  return [registerWorkflow(verificationWorkflow, createVerificationWorkflowActivities(steps, deps.log))];
+  return [registerWorkflow(verificationWorkflow, createVerificationWorkflowActivities(steps, deps.log), verificationSweep)];
 }

@@ -19,7 +19,7 @@ import { checkImage, checkRaw } from './file-checks.js';
 import { findVerification, findVerificationWithResults, imageOf, parseReadRows, readColumns, readRowsJson, renditionsOf, selectReadRows, verificationCount, verificationsTable, type ReadRow, type RenditionRef, type VerificationRow } from './queries.js';
 import { missingRendition } from './rendition-advice.js';
 import { toVerificationView, type VerificationView } from './view.js';
-import { VERIFICATION_WORKFLOW_TYPE } from './workflow.js';
+import { VERIFICATION_WORKFLOW_TYPE } from '../../../workflows/verifications/workflow.js';
 
 const SORT_FIELDS = ['created_at', 'updated_at', 'status'] as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

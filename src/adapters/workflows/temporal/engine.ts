@@ -33,7 +33,7 @@ interface Start {
 const FOLLOWERS_GRACE_MS = 5_000;
 
 /**
- * Runs the registered workflow definitions on a Temporal server (temporal/workflows.ts turns
+ * Runs the registered workflow definitions on a Temporal server (workflows/index.ts turns
  * each into a workflow function). This process is both a client (it starts `<type>-<id>`
  * workflows of type `<type>Workflow`) and a worker (it runs them and their activities). The
  * workflow id makes `start` idempotent: a running workflow is reused, a completed one is not
@@ -226,9 +226,9 @@ export class TemporalWorkflowEngine implements WorkflowEngine {
 
   /** Every definition's sweep: ids the domain says are unfinished (a start for one running or finished is a no-op). */
   private async sweep(): Promise<void> {
-    for (const { definition } of this.registrations) {
-      if (!definition.sweep) continue;
-      for (const { id, input } of await definition.sweep({ knex: this.knex, now: new Date() })) void this.start(definition.type, id, input);
+    for (const registration of this.registrations) {
+      if (!registration.sweep) continue;
+      for (const { id, input } of await registration.sweep({ knex: this.knex, now: new Date() })) void this.start(registration.definition.type, id, input);
     }
   }
 }

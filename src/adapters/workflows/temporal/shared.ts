@@ -3,7 +3,7 @@
  * (workflows.ts) may only import deterministic code.
  */
 
-/** The Temporal workflow type of a definition: the name temporal/workflows.ts exports its function under. */
+/** The Temporal workflow type of a definition: the name workflows/index.ts (the bundle's entry) exports its function under. */
 export const temporalWorkflowType = (type: string) => `${type}Workflow`;
 
 /** One workflow per (type, id): `verification-<id>` for verifications (the ids existing histories carry). */

@@ -3,8 +3,8 @@ import { bundleWorkflowCode, Runtime, Worker, type LogLevel, type LogMetadata, t
 import type { Logger } from 'pino';
 import type { TemporalActivities } from './activities.js';
 
-/** The workflow code the worker runs in its sandbox (bundled with webpack, once per process): .js when compiled. */
-export const workflowsPath = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './workflows.ts' : './workflows.js', import.meta.url));
+/** The workflow code the worker runs in its sandbox (bundled with webpack, once per process): the top-level workflows/ folder's entry, .js when compiled. */
+export const workflowsPath = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../../../../workflows/index.ts' : '../../../../workflows/index.js', import.meta.url));
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 

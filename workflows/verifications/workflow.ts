@@ -1,5 +1,5 @@
 /**
- * THE verification workflow, run by both engines (src/core/workflow.ts). Deterministic code
+ * THE verification workflow, run by both engines (workflows/definition.ts). Deterministic code
  * only: Temporal's workflow bundle includes this module, so it imports types and the port's
  * pure helpers, nothing else. The steps are the activities of ./activities.ts
  * (`createVerificationWorkflowActivities`).
@@ -7,8 +7,7 @@
  * Temporal replays recorded histories against this code (test/workflows/histories): the
  * order of activities and timers is part of the contract. Change it only with versioning.
  */
-import { unfinishedVerificationIds } from './queries.js';
-import { ActivityFailed, isDeadlineExceeded, type ActivityOptions, type RetryPolicy, type WorkflowDefinition } from '../../core/workflow.js';
+import { ActivityFailed, isDeadlineExceeded, type ActivityOptions, type RetryPolicy, type WorkflowDefinition } from '../definition.js';
 
 export const VERIFICATION_WORKFLOW_TYPE = 'verification';
 
@@ -112,12 +111,6 @@ export const verificationWorkflow: WorkflowDefinition<VerificationWorkflowInput,
       await ctx.nonCancellable(() => a.fail(id, accountId, reasonFor(error)));
       return 'failed';
     }
-  },
-
-  /** Verifications the read model shows unfinished: covers a crash between `VerificationQueued` and `start`. */
-  async sweep({ knex }) {
-    const ids = await unfinishedVerificationIds(knex);
-    return ids.map((id) => ({ id, input: {} }));
   },
 };
 

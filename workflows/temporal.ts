@@ -1,8 +1,8 @@
 /**
- * The workflow bundle's entry: every definition (src/core/workflow.ts) turned into a Temporal
- * workflow function, exported under its Temporal type name `<type>Workflow`. Deterministic code
- * only (no Node built-ins, no I/O, no clocks but the workflow's); every effect is an activity
- * called through `proxyActivities`, one proxy per distinct option set.
+ * A definition (workflows/definition.ts) as a Temporal workflow function: its activities called
+ * through `proxyActivities` (one proxy per distinct option set) and the port's context mapped
+ * onto Temporal's deterministic timers and cancellation scopes. Bundled by Temporal with
+ * workflows/index.ts; the in-process engine never loads it.
  */
 import {
   ActivityFailure,
@@ -14,21 +14,7 @@ import {
   TimeoutFailure,
   type ActivityOptions as TemporalActivityOptions,
 } from '@temporalio/workflow';
-import { ActivityFailed, DeadlineExceeded, isDeadlineExceeded, type ActivityInterface, type ActivityOptions, type WorkflowContext, type WorkflowDefinition } from '../../../core/workflow.js';
-import { verificationWorkflow as verification } from '../../../features/verifications/workflow.js';
-import { mailDeliveryWorkflow as mailDelivery } from '../../../features/mail/workflow.js';
-import { uploadExpiryWorkflow as uploadExpiry } from '../../../features/uploads/workflow.js';
-import { shareMailWorkflow as shareMail } from '../../../features/sharing/workflow.js';
-import { invitationMailWorkflow as invitationMail } from '../../../features/accounts/invitation-workflow.js';
-import { meteringReleaseWorkflow as meteringRelease } from '../../../features/usage/release-workflow.js';
-
-/** One line per definition; the export's name is `temporalWorkflowType(definition.type)`. */
-export const verificationWorkflow = temporalWorkflow(verification);
-export const mailDeliveryWorkflow = temporalWorkflow(mailDelivery);
-export const uploadExpiryWorkflow = temporalWorkflow(uploadExpiry);
-export const shareMailWorkflow = temporalWorkflow(shareMail);
-export const invitationMailWorkflow = temporalWorkflow(invitationMail);
-export const meteringReleaseWorkflow = temporalWorkflow(meteringRelease);
+import { ActivityFailed, DeadlineExceeded, isDeadlineExceeded, type ActivityInterface, type ActivityOptions, type WorkflowContext, type WorkflowDefinition } from './definition.js';
 
 /**
  * A definition as a Temporal workflow function taking `(id, input)`. Histories recorded before

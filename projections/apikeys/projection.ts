@@ -1,6 +1,6 @@
-import { apiKeyEvents } from './events.js';
-import { assertNever, parseEvent } from '../../core/events.js';
-import { type Projector, unapplied } from '../../core/projector.js';
+import { apiKeyEvents } from '../../src/features/apikeys/events.js';
+import { assertNever, parseEvent } from '../../src/core/events.js';
+import { type Projector, unapplied } from '../../src/core/projector.js';
 
 export const apiKeysProjector: Projector = {
   name: 'api_keys',

@@ -1,5 +1,5 @@
 /**
- * THE mail delivery workflow, run by both engines (src/core/workflow.ts). Deterministic code
+ * THE mail delivery workflow, run by both engines (workflows/definition.ts). Deterministic code
  * only: Temporal's workflow bundle includes this module (types and the port's pure helpers).
  *
  * The back-off between attempts is not the activity's retry policy but durable timers here,
@@ -8,8 +8,7 @@
  * retries), its attempt count and next attempt survive a restart on either engine, and every
  * attempt is an event in the audit history (D-029).
  */
-import type { ActivityOptions, WorkflowDefinition } from '../../core/workflow.js';
-import { unfinishedMailIds } from './queries.js';
+import type { ActivityOptions, WorkflowDefinition } from '../definition.js';
 
 export const MAIL_DELIVERY_WORKFLOW_TYPE = 'mailDelivery';
 
@@ -54,11 +53,5 @@ export const mailDeliveryWorkflow: WorkflowDefinition<MailDeliveryInput, MailDel
       if (step.outcome !== 'retry') return step.outcome;
       await ctx.sleepUntil(new Date(Math.max(step.retryAt, ctx.now().getTime() + MIN_WAIT_MS)));
     }
-  },
-
-  /** Messages neither sent nor failed: covers a crash between MailQueued and `start`, and runs that failed. */
-  async sweep({ knex }) {
-    const ids = await unfinishedMailIds(knex);
-    return ids.map((id) => ({ id, input: {} }));
   },
 };

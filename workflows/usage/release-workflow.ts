@@ -1,18 +1,16 @@
 /**
- * THE orphaned metering release workflow, run by both engines (src/core/workflow.ts). An upload
+ * THE orphaned metering release workflow, run by both engines (workflows/definition.ts). An upload
  * of a RAW+image pair meters the verification in the account's month usage stream and then
  * records VerificationQueued in the verification's own stream: a process killed between the two
  * leaves a reservation for a verification that never came to be, and the account's quota used
- * for nothing (a failure without a kill releases it itself: releaseMetering). This definition's
- * sweep finds, in the usage and verifications read models, reservations not released, older
+ * for nothing (a failure without a kill releases it itself: releaseMetering). Its registration's
+ * sweep (src/features/usage/release-activities.ts) finds, in the usage and verifications read models, reservations not released, older
  * than the upload's own lifetime, whose verification has no row, and starts one run per
  * reservation, which re-reads the verification stream and, still empty, releases the
  * reservation in the month stream it was metered in (D-101). Deterministic code only:
- * Temporal's workflow bundle includes this module (types and the read-model query, which
- * imports types only).
+ * Temporal's workflow bundle includes this module (types and pure helpers).
  */
-import type { ActivityOptions, WorkflowDefinition } from '../../core/workflow.js';
-import { orphanedMeterings } from './queries.js';
+import type { ActivityOptions, WorkflowDefinition } from '../definition.js';
 
 export const METERING_RELEASE_WORKFLOW_TYPE = 'meteringRelease';
 
@@ -46,26 +44,11 @@ const releaseOrphanedMetering: ActivityOptions = {
   retry: { initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 60_000, maximumAttempts: 10 },
 };
 
-/**
- * The definition; `graceMs` (METERING_RELEASE_GRACE_MS): a reservation younger than this may
- * belong to an upload still in progress (metered, its files being committed), so only older ones
- * are looked at; longer than any upload request lives, a reservation this old without its
- * VerificationQueued never gets one. Only the sweep (outside the workflow bundle) reads it.
- */
-export const meteringReleaseDefinition = (graceMs: number): WorkflowDefinition<MeteringReleaseInput, MeteringReleaseActivities, MeteringReleaseOutcome> => ({
+export const meteringReleaseWorkflow: WorkflowDefinition<MeteringReleaseInput, MeteringReleaseActivities, MeteringReleaseOutcome> = {
   type: METERING_RELEASE_WORKFLOW_TYPE,
   activities: { releaseOrphanedMetering },
 
   async run(ctx, input) {
     return ctx.activities.releaseOrphanedMetering(input);
   },
-
-  /** Reservations of the last week, past the grace period, with no verification: normally none. */
-  async sweep({ knex, now }) {
-    const orphans = await orphanedMeterings(knex, { from: new Date(now.getTime() - METERING_RELEASE_RECOVERY_MS), before: new Date(now.getTime() - graceMs) });
-    return orphans.map(({ account_id, verification_id, month }) => ({ id: meteringReleaseId(verification_id), input: { account_id, verification_id, month } }));
-  },
-});
-
-/** The definition with the default grace period (15 minutes), as Temporal's workflow bundle names it (its sweep is the registration's). */
-export const meteringReleaseWorkflow = meteringReleaseDefinition(15 * 60_000);
+};

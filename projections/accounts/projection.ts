@@ -1,6 +1,6 @@
-import { accountEvents } from './events.js';
-import { assertNever, parseEvent } from '../../core/events.js';
-import { type Projector, unapplied } from '../../core/projector.js';
+import { accountEvents } from '../../src/features/accounts/events.js';
+import { assertNever, parseEvent } from '../../src/core/events.js';
+import { type Projector, unapplied } from '../../src/core/projector.js';
 
 /**
  * accounts and users (an invited user has no password hash until they accept, and is found by

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
-import { assertNever, parseEvent } from '../../core/events.js';
-import { verificationEvents } from './events.js';
+import { assertNever, parseEvent } from '../../src/core/events.js';
+import { verificationEvents } from '../../src/features/verifications/events.js';
 import type { Knex } from 'knex';
-import { type Projector, unapplied } from '../../core/projector.js';
-import { streamInstance } from '../../core/streams.js';
+import { type Projector, unapplied } from '../../src/core/projector.js';
+import { streamInstance } from '../../src/core/streams.js';
 
 const json = (value: unknown) => JSON.stringify(value);
 

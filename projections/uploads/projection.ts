@@ -1,7 +1,7 @@
-import { assertNever, parseEvent } from '../../core/events.js';
-import { type Projector, unapplied } from '../../core/projector.js';
-import { streamInstance } from '../../core/streams.js';
-import { uploadEvents } from './events.js';
+import { assertNever, parseEvent } from '../../src/core/events.js';
+import { type Projector, unapplied } from '../../src/core/projector.js';
+import { streamInstance } from '../../src/core/streams.js';
+import { uploadEvents } from '../../src/features/uploads/events.js';
 
 /** Each received upload and where it stands: what the expiry workflow's sweep starts runs for. */
 export const uploadsProjector: Projector = {

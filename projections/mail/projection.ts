@@ -1,6 +1,6 @@
-import { assertNever, parseEvent } from '../../core/events.js';
-import { type Projector, unapplied } from '../../core/projector.js';
-import { mailEvents } from './events.js';
+import { assertNever, parseEvent } from '../../src/core/events.js';
+import { type Projector, unapplied } from '../../src/core/projector.js';
+import { mailEvents } from '../../src/features/mail/events.js';
 
 /** Delivery state per message: what the workflow sweep restarts, and what an operator queries. */
 export const mailMessagesProjector: Projector = {

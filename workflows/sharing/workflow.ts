@@ -1,17 +1,15 @@
 /**
- * THE share mail recovery workflow, run by both engines (src/core/workflow.ts). The sharing use
+ * THE share mail recovery workflow, run by both engines (workflows/definition.ts). The sharing use
  * cases record a change (ShareInvited, ShareAccessChanged) and then queue its messages in
  * another stream: a process killed between the two leaves the message unqueued. This
- * definition's sweep finds, in the read models, the messages recent invitations and access
+ * registration's sweep (src/features/sharing/activities.ts) finds, in the read models, the messages recent invitations and access
  * changes are owed that the mail read model does not hold, and starts one run per message (its
  * id: the message id), which queues it from the recorded share exactly as the use case would.
- * The message id is the use case's (mail-ids.ts), so nothing is queued twice: queueing an id
+ * The message id is the use case's (src/features/sharing/mail-ids.ts), so nothing is queued twice: queueing an id
  * again is a no-op. Deterministic code only: Temporal's workflow bundle includes this module
- * (types and pure helpers, and the read-model queries, which import types only).
+ * (types and pure helpers).
  */
-import type { ActivityOptions, WorkflowDefinition } from '../../core/workflow.js';
-import { queuedMailIds } from '../mail/queries.js';
-import { owedShareMails } from './queries.js';
+import type { ActivityOptions, WorkflowDefinition } from '../definition.js';
 
 export const SHARE_MAIL_WORKFLOW_TYPE = 'shareMail';
 
@@ -52,12 +50,5 @@ export const shareMailWorkflow: WorkflowDefinition<ShareMailInput, ShareMailActi
 
   async run(ctx, input) {
     return ctx.activities.queueShareMail(ctx.id, input);
-  },
-
-  /** Owed messages of the last week without a queued message: normally none (the use case queued them). */
-  async sweep({ knex, now }) {
-    const owed = await owedShareMails(knex, new Date(now.getTime() - SHARE_MAIL_RECOVERY_MS));
-    const queued = await queuedMailIds(knex, owed.map((m) => m.mail_id));
-    return owed.filter((m) => !queued.has(m.mail_id)).map(({ mail_id, verification_id, email, kind }) => ({ id: mail_id, input: { verification_id, email, kind } }));
   },
 };

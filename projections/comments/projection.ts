@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
-import type { StoredEvent } from '../../core/event-store.js';
-import { assertNever, parseEvent } from '../../core/events.js';
-import { type Projector, unapplied } from '../../core/projector.js';
-import { streamInstance } from '../../core/streams.js';
-import { verificationEvents } from '../verifications/events.js';
-import { commentEvents } from './events.js';
+import type { StoredEvent } from '../../src/core/event-store.js';
+import { assertNever, parseEvent } from '../../src/core/events.js';
+import { type Projector, unapplied } from '../../src/core/projector.js';
+import { streamInstance } from '../../src/core/streams.js';
+import { verificationEvents } from '../../src/features/verifications/events.js';
+import { commentEvents } from '../../src/features/comments/events.js';
 
 /**
  * comments: one row per live comment. `added_position` (the position of its CommentAdded)

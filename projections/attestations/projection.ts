@@ -1,6 +1,6 @@
-import { attestationEvents } from './events.js';
-import { assertNever, parseEvent } from '../../core/events.js';
-import { type Projector, unapplied } from '../../core/projector.js';
+import { attestationEvents } from '../../src/features/attestations/events.js';
+import { assertNever, parseEvent } from '../../src/core/events.js';
+import { type Projector, unapplied } from '../../src/core/projector.js';
 
 /**
  * Capture challenges (found by nonce hash when an attestation arrives) and attestations

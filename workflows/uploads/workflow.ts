@@ -1,13 +1,12 @@
 /**
- * THE upload expiry workflow, run by both engines (src/core/workflow.ts): one run per received
+ * THE upload expiry workflow, run by both engines (workflows/definition.ts): one run per received
  * upload (id: the upload's nonce), started when its file arrives. It waits until the upload id
  * has expired and the grace after it has passed (policy.ts), then deletes the file unless a
  * verification used it, recording UploadExpired. Deterministic code only: Temporal's workflow
  * bundle includes this module (types and pure helpers).
  */
-import type { ActivityOptions, WorkflowDefinition } from '../../core/workflow.js';
-import { UPLOAD_EXPIRY_GRACE_MS, uploadDeletableAt } from './policy.js';
-import { expiredReceivedUploads } from './queries.js';
+import type { ActivityOptions, WorkflowDefinition } from '../definition.js';
+import { uploadDeletableAt } from './policy.js';
 
 export const UPLOAD_EXPIRY_WORKFLOW_TYPE = 'uploadExpiry';
 
@@ -51,15 +50,5 @@ export const uploadExpiryWorkflow: WorkflowDefinition<UploadExpiryInput, UploadE
       if (step.outcome !== 'not_due') return step.outcome;
       await ctx.sleepUntil(new Date(Math.max(step.dueAt, ctx.now().getTime() + MIN_WAIT_MS)));
     }
-  },
-
-  /**
-   * Unused uploads due for deletion and not deleted: covers a crash between UploadReceived and
-   * `start`, and runs that failed. Only those due: the run of an upload still valid was started
-   * by its PUT, and starting one per waiting upload every sweep would cost a call each (Temporal).
-   */
-  async sweep({ knex, now }) {
-    const uploads = await expiredReceivedUploads(knex, new Date(now.getTime() - UPLOAD_EXPIRY_GRACE_MS));
-    return uploads.map(({ nonce, expires_at }) => ({ id: nonce, input: { expires_at } }));
   },
 };

@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
-import type { StoredEvent } from '../../core/event-store.js';
-import { assertNever, parseEvent } from '../../core/events.js';
-import { type Projector, unapplied } from '../../core/projector.js';
-import { streamInstance } from '../../core/streams.js';
-import { verificationEvents } from '../verifications/events.js';
-import { tagEvents, verificationTagEvents } from './events.js';
-import { tagKey } from './names.js';
+import type { StoredEvent } from '../../src/core/event-store.js';
+import { assertNever, parseEvent } from '../../src/core/events.js';
+import { type Projector, unapplied } from '../../src/core/projector.js';
+import { streamInstance } from '../../src/core/streams.js';
+import { verificationEvents } from '../../src/features/verifications/events.js';
+import { tagEvents, verificationTagEvents } from '../../src/features/tags/events.js';
+import { tagKey } from '../../src/features/tags/names.js';
 
 /**
  * tags (the vocabulary, one row per live tag, unique per account and name key),

@@ -1,17 +1,14 @@
 /**
- * THE invitation mail recovery workflow, run by both engines (src/core/workflow.ts). addUser
+ * THE invitation mail recovery workflow, run by both engines (workflows/definition.ts). addUser
  * records UserInvited in the account stream and then queues the invitation e-mail in another
  * stream: a process killed between the two leaves the invited user without the message that
- * carries their set-password link. This definition's sweep finds, in the users read model,
+ * carries their set-password link. Its registration's sweep (src/features/accounts/invitation-activities.ts) finds, in the users read model,
  * pending invitations (not accepted, not expired; removed users have no row) whose message the
  * mail read model does not hold, and starts one run per message (its id: the message id), which
  * queues it from the recorded invitation exactly as the use case would (D-100). Deterministic
- * code only: Temporal's workflow bundle includes this module (types, string ids and the
- * read-model queries, which import types only).
+ * code only: Temporal's workflow bundle includes this module (types and string ids).
  */
-import type { ActivityOptions, WorkflowDefinition } from '../../core/workflow.js';
-import { queuedMailIds } from '../mail/queries.js';
-import { usersTable } from './queries.js';
+import type { ActivityOptions, WorkflowDefinition } from '../definition.js';
 
 export const INVITATION_MAIL_WORKFLOW_TYPE = 'invitationMail';
 
@@ -43,12 +40,5 @@ export const invitationMailWorkflow: WorkflowDefinition<InvitationMailInput, Inv
 
   async run(ctx, input) {
     return ctx.activities.queueInvitationMail(ctx.id, input);
-  },
-
-  /** Pending invitations (within their validity: at most 7 days) without a queued message: normally none (the use case queued them). */
-  async sweep({ knex, now }) {
-    const pending = await usersTable(knex).whereNull('password_hash').whereNotNull('invitation_sha256').andWhere('invitation_expires_at', '>', now).select('id', 'account_id');
-    const queued = await queuedMailIds(knex, pending.map((u) => invitationMailId(u.id)));
-    return pending.filter((u) => !queued.has(invitationMailId(u.id))).map((u) => ({ id: invitationMailId(u.id), input: { account_id: u.account_id, user_id: u.id } }));
   },
 };

@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
-import { assertNever, parseEvent } from '../../core/events.js';
-import { type Projector, unapplied } from '../../core/projector.js';
-import { streamInstance } from '../../core/streams.js';
-import type { StoredEvent } from '../../core/event-store.js';
-import { verificationEvents } from '../verifications/events.js';
-import { shareEvents, shareViewEvents } from './events.js';
-import { accessChangedMailId, invitationMailId } from './mail-ids.js';
+import { assertNever, parseEvent } from '../../src/core/events.js';
+import { type Projector, unapplied } from '../../src/core/projector.js';
+import { streamInstance } from '../../src/core/streams.js';
+import type { StoredEvent } from '../../src/core/event-store.js';
+import { verificationEvents } from '../../src/features/verifications/events.js';
+import { shareEvents, shareViewEvents } from '../../src/features/sharing/events.js';
+import { accessChangedMailId, invitationMailId } from '../../src/features/sharing/mail-ids.js';
 
 /**
  * shares (one per shared verification, found by its token's hash), share_invites (found by the

@@ -1,6 +1,6 @@
-import { assertNever, parseEvent } from '../../core/events.js';
-import { usageEvents } from './events.js';
-import { type Projector, unapplied } from '../../core/projector.js';
+import { assertNever, parseEvent } from '../../src/core/events.js';
+import { usageEvents } from '../../src/features/usage/events.js';
+import { type Projector, unapplied } from '../../src/core/projector.js';
 
 /** One row per metered verification; monthly usage is summed from it at read time. */
 export const usageProjector: Projector = {

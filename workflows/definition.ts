@@ -1,0 +1,107 @@
+/**
+ * What a durable workflow definition is written against: one definition per workflow type, run
+ * by either engine (src/core/workflow.ts is the engine side: registrations, the engine port,
+ * what activity implementations receive) with the same steps, retries, deadlines and timers.
+ *
+ * - A `WorkflowDefinition` names its activities with their options and gives a deterministic
+ *   `run(ctx, input)`. Every effect is an activity called through `ctx.activities`; time comes
+ *   from `ctx.now()` and waiting from `ctx.sleep`/`ctx.sleepUntil`/`ctx.withDeadline`.
+ * - Temporal bundles this folder (workflows/index.ts is the bundle's entry); the in-process
+ *   engine runs the same definitions. So everything here is deterministic code only: types,
+ *   the workflow SDK and pure helpers; no Node built-ins, no I/O, no knex
+ *   (test/architecture/ enforces it).
+ */
+/** How an activity call is retried. The first attempt counts: `maximumAttempts: 1` never retries. */
+export interface RetryPolicy {
+  /** Delay before the second attempt. */
+  initialIntervalMs: number;
+  /** Each further delay is the previous one times this. */
+  backoffCoefficient: number;
+  /** No delay is longer than this. */
+  maximumIntervalMs: number;
+  maximumAttempts: number;
+  /** `ActivityError.type`s never retried (a business failure: retrying cannot change it). */
+  nonRetryableErrorTypes?: readonly string[];
+}
+
+export interface ActivityOptions {
+  /** One attempt may run this long; then it is cancelled (its signal aborts) and retried. */
+  startToCloseTimeoutMs: number;
+  /**
+   * Temporal: a worker whose attempt has not heartbeat for this long is taken for dead and the
+   * attempt is retried elsewhere; the engine heartbeats for the activity while it runs.
+   * In-process the activity shares the engine's process, so only its start-to-close applies.
+   */
+  heartbeatTimeoutMs?: number;
+  retry: RetryPolicy;
+}
+
+/** A function an activity may be called as from workflow code. Arguments and results are plain JSON. */
+export type ActivityFunction = (...args: any[]) => Promise<unknown>;
+
+/** The definition's view of its activities: `{ name(args): Promise<result> }`. */
+export type ActivityInterface<A> = { [K in keyof A]: ActivityFunction };
+
+/**
+ * What a definition's `run` works with. Both engines give the same meaning to every member:
+ * - `activities.<name>(...)`: runs the activity with its options, retrying per its policy;
+ *   after the last attempt (or at once for a non-retryable type) it throws `ActivityFailed`.
+ * - `sleep(ms)` / `sleepUntil(at)`: durable timers: a restart neither loses nor lengthens them.
+ *   Derive waits from recorded timestamps where there is one (`sleepUntil(completedAt + 30 days)`):
+ *   the run is re-executed from the top after a restart.
+ * - `withDeadline(at, work)`: runs `work`; when `at` passes first, the work is cancelled (a running
+ *   activity's signal aborts, pending timers and retries stop) and `DeadlineExceeded` is thrown.
+ *   A deadline already past throws at once, before `work` starts.
+ * - `nonCancellable(work)`: `work` runs to its end even when an enclosing deadline passes or the
+ *   engine stops (recording a failure must not be cut short).
+ * - `isCancellation(error)`: the run was interrupted from outside (engine stopping, run
+ *   suspended, Temporal cancellation): rethrow it, record nothing; the run resumes or restarts.
+ *   A `DeadlineExceeded` is not one: the definition handles its own deadlines.
+ */
+export interface WorkflowContext<A> {
+  readonly type: string;
+  /** The id the run was started with (`start(type, id, input)`): one run per (type, id). */
+  readonly id: string;
+  readonly activities: A;
+  now(): Date;
+  sleep(ms: number): Promise<void>;
+  sleepUntil(at: Date): Promise<void>;
+  withDeadline<T>(deadlineAt: Date, work: () => Promise<T>): Promise<T>;
+  nonCancellable<T>(work: () => Promise<T>): Promise<T>;
+  isCancellation(error: unknown): boolean;
+}
+
+export interface WorkflowDefinition<I = unknown, A extends ActivityInterface<A> = any, R = unknown> {
+  /**
+   * The type name `start(type, …)` takes. Temporal: workflow type `<type>Workflow` (the
+   * function exported under that name by workflows/index.ts, the bundle's entry), workflow id `<type>-<id>`.
+   */
+  readonly type: string;
+  /** Every activity the run may call, with its options. Names are unique across definitions (one Temporal task queue). */
+  readonly activities: { readonly [K in keyof A]: ActivityOptions };
+  /** Deterministic: no I/O, no clock or randomness but `ctx`'s; every effect is an activity. */
+  run(ctx: WorkflowContext<A>, input: I): Promise<R>;
+}
+
+/** What workflow code catches from an activity call that failed for good (retries exhausted, non-retryable, timed out). */
+export class ActivityFailed extends Error {
+  override readonly name = 'ActivityFailed';
+  constructor(
+    readonly activity: string,
+    /** The `ActivityError.type`, the thrown error's name, or `Timeout`. */
+    readonly type: string,
+    message: string,
+    readonly nonRetryable: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/** Thrown by `withDeadline` when its deadline passed before the work finished. */
+export class DeadlineExceeded extends Error {
+  override readonly name = 'DeadlineExceeded';
+}
+
+export function isDeadlineExceeded(error: unknown): error is DeadlineExceeded {
+  return error instanceof DeadlineExceeded || (error as Error | undefined)?.name === 'DeadlineExceeded';
+}

@@ -1,0 +1,22 @@
+/**
+ * The Temporal workflow bundle's entry: every definition turned into a workflow function,
+ * exported under its Temporal type name `<type>Workflow` (Temporal finds a workflow by its
+ * export's name, so the list is written out). A test (test/architecture/) checks it against
+ * the module list's registrations, both ways: a workflow a module registers and this file
+ * does not export would never run on Temporal.
+ */
+import { temporalWorkflow } from './temporal.js';
+import { verificationWorkflow as verification } from './verifications/workflow.js';
+import { mailDeliveryWorkflow as mailDelivery } from './mail/workflow.js';
+import { uploadExpiryWorkflow as uploadExpiry } from './uploads/workflow.js';
+import { shareMailWorkflow as shareMail } from './sharing/workflow.js';
+import { invitationMailWorkflow as invitationMail } from './accounts/invitation-workflow.js';
+import { meteringReleaseWorkflow as meteringRelease } from './usage/release-workflow.js';
+
+export const verificationWorkflow = temporalWorkflow(verification);
+export const mailDeliveryWorkflow = temporalWorkflow(mailDelivery);
+export const uploadExpiryWorkflow = temporalWorkflow(uploadExpiry);
+export const shareMailWorkflow = temporalWorkflow(shareMail);
+export const invitationMailWorkflow = temporalWorkflow(invitationMail);
+export const meteringReleaseWorkflow = temporalWorkflow(meteringRelease);
+
