@@ -17,7 +17,6 @@ import { serviceSuite } from '../support/suite.js';
  * commands on a stream take turns within a process and are decided again on a fresh stream when
  * another process wins, so none answers 409 and each is recorded exactly once.
  */
-type Account = Awaited<ReturnType<typeof registerAccount>>;
 
 const statuses = (answers: CallResult[]) => answers.map((res) => res.status);
 const all = (n: number, status: number) => Array<number>(n).fill(status);

@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { allProjectors } from '../../src/modules.js';
 import { databaseTargets } from '../support/databases.js';
-import { client, startTestService, type TestService } from '../support/service.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 /** Walks express 5's router stack for every (method, path) the app serves. */
 function servedRoutes(service: TestService): { method: string; path: string }[] {

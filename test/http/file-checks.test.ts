@@ -11,7 +11,6 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
 import { concat, crw, crwMessage, cutJpeg, fixture, noise, pairJpeg, trailer2k, truncatedMessage } from '../support/file-variants.js';
-import { registerAccount } from '../support/service.js';
 import { serviceSuite } from '../support/suite.js';
 
 const pairRaw = fixture('pairs/canon_eos_30d_cr2/IMG_5952.CR2');

@@ -3,7 +3,8 @@ import { migrateRateLimits, RateLimiter } from '../../src/core/rate-limit.js';
 import { AppError } from '../../src/core/errors.js';
 import type { Database } from '../../src/adapters/db/database.js';
 import { databaseTargets } from '../support/databases.js';
-import { client, registerAccount, startTestService, type CallResult, type TestService } from '../support/service.js';
+import { registerAccount, type CallResult } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 const refusal = async (work: Promise<unknown>) => {
   const error = await work.then(() => undefined, (e: unknown) => e);

@@ -13,15 +13,12 @@ import { linkKey, linkToken } from '../../src/features/sharing/tokens.js';
 import { openSharedFile, openSharedReport, type SharedReportRequest } from '../../src/features/sharing/use-cases.js';
 import { databaseTargets } from '../support/databases.js';
 import { callTool, connectMcp, keylessVerify } from '../support/mcp.js';
-import { client, registerAccount } from '../support/service.js';
 import { serviceSuite } from '../support/suite.js';
 
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
 const webp = fs.readFileSync(path.join(fixtures, 'images/rs_sample1.webp'));
 const BASE = 'https://photos.example.eu';
 const SHARE_URL = /^https:\/\/photos\.example\.eu\/shared\/([A-Za-z0-9_-]{32})$/;
-
-type Account = Awaited<ReturnType<typeof registerAccount>>;
 
 async function upload(url: string, headers: Record<string, string>) {
   const form = new FormData();

@@ -7,7 +7,7 @@ import { verificationTagEvents } from '../../src/features/tags/events.js';
 import { verificationStream } from '../../src/features/verifications/decider.js';
 import { verificationEvents } from '../../src/features/verifications/events.js';
 import { databaseTargets } from '../support/databases.js';
-import { client, registerAccount } from '../support/service.js';
+import { registerAccount } from '../support/service.js';
 import { serviceSuite } from '../support/suite.js';
 
 /** Enough verifications that a filter answered without its indexes, or paged wrongly, shows. */
