@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 
 /**
@@ -9,24 +10,7 @@ import type { Knex } from 'knex';
  * on every connection for the connection's life. The PGlite thread prepares them too, as
  * PREPARE and EXECUTE (pglite-thread.ts).
  */
-export const statementName = (sql: string): string => `pv_${textHash(sql)}_${sql.length.toString(36)}`;
-
-/**
- * Two independent 32-bit FNV-1a hashes of the text (64 bits with its length beside them: no two
- * of the few statement texts collide). Plain arithmetic, no node:crypto: Temporal's workflow
- * bundle reaches this module (workflow.ts imports the verification queries) and may not load
- * Node's modules.
- */
-function textHash(text: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193) >>> 0;
-    b = Math.imul(b ^ c, 0x050c5d1f) >>> 0;
-  }
-  return a.toString(36) + b.toString(36);
-}
+export const statementName = (sql: string): string => `pv_${crypto.createHash('sha256').update(sql).digest('hex').slice(0, 16)}_${sql.length.toString(36)}`;
 
 /** Runs the query as a named statement, named after its SQL text (compiled once, as knex would). */
 export async function runPrepared(knex: Knex, query: Knex.QueryBuilder): Promise<Record<string, unknown>[]> {
