@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { prefersHtml } from '../../src/features/docs/negotiation.js';
 import { databaseTargets } from '../support/databases.js';
-import { client, startTestService, type TestService } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
 
@@ -20,13 +20,7 @@ describe('content negotiation of GET /', () => {
 
 for (const target of databaseTargets) {
   describe(`the front door and the API reference on ${target.name}`, () => {
-    let t: TestService;
-    let call: ReturnType<typeof client>;
-    beforeAll(async () => {
-      t = await startTestService(target, { PUBLIC_BASE_URL: 'https://verify.example.eu' });
-      call = client(t.url);
-    });
-    afterAll(async () => t?.stop());
+    const { t, call } = serviceSuite(target, { PUBLIC_BASE_URL: 'https://verify.example.eu' });
 
     it('answers API clients at / with a JSON index of absolute links', async () => {
       for (const accept of [undefined, '*/*', 'application/json']) {
