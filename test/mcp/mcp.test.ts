@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newDevice, signAttestation } from '../support/capture.js';
 import { databaseTargets } from '../support/databases.js';
 import { callTool, connectMcp, inline, type ToolOutcome } from '../support/mcp.js';
-import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+import { client, registerAccount } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
 const webp = fs.readFileSync(path.join(fixtures, 'images/rs_sample1.webp'));
@@ -43,16 +44,12 @@ async function apiKey(call: ReturnType<typeof client>, token: string, accountId:
 
 for (const target of databaseTargets) {
   describe(`MCP server at /mcp on ${target.name}`, () => {
-    let t: TestService;
-    let call: ReturnType<typeof client>;
-    let owner: Awaited<ReturnType<typeof registerAccount>>;
+    const { t, call, newAccount } = serviceSuite(target, { UPGRADE_URL: 'https://billing.example.eu/upgrade', MCP_INLINE_MAX_BYTES: String(420 * 1024) });
+    const owner = newAccount({ plan: 'basic' });
     let ownerKey: string;
     let agent: Client;
     let keyless: Client;
     beforeAll(async () => {
-      t = await startTestService(target, { UPGRADE_URL: 'https://billing.example.eu/upgrade', MCP_INLINE_MAX_BYTES: String(420 * 1024) });
-      call = client(t.url);
-      owner = await registerAccount(call, { plan: 'basic' });
       ownerKey = await apiKey(call, owner.token, owner.account.id);
       agent = await connectMcp(t.url, ownerKey);
       keyless = await connectMcp(t.url);
@@ -60,7 +57,6 @@ for (const target of databaseTargets) {
     afterAll(async () => {
       await agent?.close();
       await keyless?.close();
-      await t?.stop();
     });
 
     it('initializes and lists every tool with valid JSON Schemas for input and output', async () => {
@@ -383,11 +379,7 @@ for (const target of databaseTargets) {
   });
 
   describe(`MCP keyless limits on ${target.name}`, () => {
-    let t: TestService;
-    beforeAll(async () => {
-      t = await startTestService(target, { ANONYMOUS_UPLOADS_PER_HOUR: '2' });
-    }, 120_000);
-    afterAll(async () => t?.stop());
+    const { t } = serviceSuite(target, { ANONYMOUS_UPLOADS_PER_HOUR: '2' });
 
     it('rate-limits keyless verifications per address, and keyless uploads once the limit is reached', async () => {
       const keyless = await connectMcp(t.url);
