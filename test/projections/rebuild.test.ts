@@ -2,13 +2,14 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { simpleParser } from 'mailparser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { allProjectors } from '../../src/modules.js';
 import { ProjectionGapError, ProjectionRunner } from '../../src/adapters/db/projection-runner.js';
 import { openSharedReport } from '../../src/features/sharing/use-cases.js';
 import { databaseTargets } from '../support/databases.js';
 import { callTool, connectMcp, keylessVerify } from '../support/mcp.js';
-import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+import { registerAccount, type TestService } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 /** Every read-model row, once the projectors have reached the head of the log. */
 async function snapshot(t: TestService): Promise<Record<string, unknown[]>> {
@@ -29,7 +30,7 @@ const pairs = path.resolve(import.meta.dirname, '../../../shared/fixtures/pairs/
 
 for (const target of databaseTargets) {
   describe(`projections on ${target.name}`, () => {
-    let t: TestService;
+    const { t, call } = serviceSuite(target);
     async function uploadTwo(apiKey: string) {
       const agent = await connectMcp(t.url, apiKey);
       try {
@@ -47,8 +48,6 @@ for (const target of databaseTargets) {
     }
 
     beforeAll(async () => {
-      t = await startTestService(target);
-      const call = client(t.url);
       // A history touching every read model: accounts (settings changed), users (added, promoted, removed), keys created, used and revoked.
       for (let i = 0; i < 3; i++) {
         const { token, account, password } = await registerAccount(call);
@@ -119,7 +118,6 @@ for (const target of databaseTargets) {
       // The invitation mails are delivered in the background: their events must be in before the snapshots.
       await t.settled();
     });
-    afterAll(async () => t?.stop());
 
     it('rebuilds every read model from the events into identical rows', async () => {
       const before = await snapshot(t);
