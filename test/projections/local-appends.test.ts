@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PostgresEventStore } from '../../src/adapters/eventstore/postgres.js';
 import type { NewEvent } from '../../src/core/event-store.js';
 import { databaseTargets } from '../support/databases.js';
-import { startTestService, type TestService } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 /**
  * The read models take a page from the events this process appended when it starts right after
@@ -23,11 +23,7 @@ function event(stream: string): NewEvent {
 
 for (const target of databaseTargets) {
   describe(`read models and this process's appends on ${target.name}`, () => {
-    let t: TestService;
-    beforeAll(async () => {
-      t = await startTestService(target);
-    });
-    afterAll(async () => t?.stop());
+    const { t } = serviceSuite(target);
 
     /** stream_owners (the audit read model) counts every event of every stream. */
     const counted = async (stream: string) => Number((await t.service.deps.knex('stream_owners').where({ stream }).first())?.event_count ?? 0);
