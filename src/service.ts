@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { allProjectors, errorCatalogue, eventCatalogues, modules, resourceExtensions } from './modules.js';
-import { InProcessWorkflowEngine } from './adapters/workflows/inprocess-engine.js';
+import { InProcessWorkflowEngine } from './adapters/workflows/inprocess/engine.js';
 import { systemClock, type Clock } from './adapters/workflows/clock.js';
 import { ProjectionRunner } from './adapters/db/projection-runner.js';
 import type { WorkflowEngine } from './core/workflow.js';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InProcessWorkflowEngine } from '../../src/adapters/workflows/inprocess-engine.js';
+import { InProcessWorkflowEngine } from '../../src/adapters/workflows/inprocess/engine.js';
 import { registerWorkflow } from '../../src/core/workflow.js';
 import { createVerificationActivities, createVerificationWorkflowActivities } from '../../src/features/verifications/activities.js';
 import { AnalysisPool, AnalysisServiceFault } from '../../src/features/verifications/analysis-pool.js';

@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/adapters/db/database.js';
 import type { Clock } from '../../src/adapters/workflows/clock.js';
-import { InProcessWorkflowEngine, type InProcessEngineOptions } from '../../src/adapters/workflows/inprocess-engine.js';
+import { InProcessWorkflowEngine, type InProcessEngineOptions } from '../../src/adapters/workflows/inprocess/engine.js';
 import { ActivityFailed, isDeadlineExceeded, type ActivityOptions, type WorkflowDefinition } from '../../workflows/definition.js';
 import { ActivityError, registerWorkflow, type ActivityImplementations } from '../../src/core/workflow.js';
 import { databaseTargets } from '../support/databases.js';

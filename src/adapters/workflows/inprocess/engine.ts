@@ -1,0 +1,177 @@
+/**
+ * The in-process workflow engine: the `WorkflowEngine` port (src/core/workflow.ts) served inside
+ * the server process, for deployments without Temporal. This module is its lifecycle (open,
+ * start, stop, idle), the periodic sweep, and which runs execute when; the run's durable row
+ * (runs-table.ts), the context its definition runs with (run-context.ts), activity calls
+ * (activity-runner.ts), execution slots (slots.ts) and crash failpoints (failpoints.ts) are
+ * each their own module.
+ */
+import { setMaxListeners } from 'node:events';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { checkRegistrations, type WorkflowEngine, type WorkflowRegistration } from '../../../core/workflow.js';
+import { systemClock, type Clock } from '../clock.js';
+import { ActivityRunner } from './activity-runner.js';
+import { failpoints } from './failpoints.js';
+import { RunContexts, RunInterrupted, type ActiveRun } from './run-context.js';
+import { RunsTable, type RunRow } from './runs-table.js';
+import { Slots } from './slots.js';
+
+export interface InProcessEngineOptions {
+  /** Runs executing at the same time (a run waiting on a durable timer does not count). */
+  concurrency?: number;
+  clock?: Clock;
+  /** Unfinished runs and the definitions' sweeps are looked at this often. */
+  sweepMs?: number;
+  /**
+   * A durable sleep ending further away than this is not held in memory: the run is suspended
+   * (its wake time recorded) and the sweep resumes it shortly before it wakes.
+   */
+  holdSleepsUpToMs?: number;
+  /**
+   * A failpoint for crash tests (`CRASH_AT`): `<type>.<activity>:before|after`. The first time a
+   * run reaches it, the process kills itself with SIGKILL: no drain, no cleanup, as a power cut.
+   */
+  crashAt?: string;
+}
+
+/**
+ * Runs workflow definitions (workflows/definition.ts, registered as src/core/workflow.ts says) inside the server process, with the
+ * semantics Temporal gives them:
+ * - every activity call is retried per its policy (a non-retryable type fails at once) and
+ *   bounded by its start-to-close timeout (the attempt's signal aborts, the attempt is retried);
+ * - `withDeadline` aborts the signal its activities received and stops the work where it is;
+ * - durable: each started run (type, id, input, status, its sleeps' wake times) is a row of
+ *   `workflow_runs` in the service database. `open()` and a periodic sweep resume every row
+ *   still `running`; a resumed run re-executes its definition from the top, which is safe
+ *   because every activity is idempotent, and its sleeps keep their recorded wake times;
+ * - the definitions' own sweeps (ids the domain says are unfinished) are started on the same
+ *   schedule, covering a crash between a domain append and `start`.
+ * One engine per database: two processes running this engine on one database would both
+ * resume the same rows (the activities' idempotency keeps that correct, not efficient).
+ */
+export class InProcessWorkflowEngine implements WorkflowEngine {
+  readonly kind = 'inprocess' as const;
+  private readonly types: Map<string, WorkflowRegistration>;
+  private readonly runs = new Map<string, ActiveRun>();
+  private readonly stopping = new AbortController();
+  private readonly slots: Slots;
+  private readonly table: RunsTable;
+  private readonly contexts: RunContexts;
+  private readonly clock: Clock;
+  private readonly sweepMs: number;
+  private readonly holdSleepsUpToMs: number;
+  private readonly changeWaiters: (() => void)[] = [];
+  private sweepTimer?: NodeJS.Timeout;
+  private stopped = false;
+
+  constructor(
+    registrations: readonly WorkflowRegistration[],
+    private readonly knex: Knex,
+    private readonly log: Logger,
+    options: InProcessEngineOptions = {},
+  ) {
+    checkRegistrations(registrations);
+    // Every waiting run and timer listens to the engine's stop signal (50 queued uploads: 50
+    // listeners, each removed when it settles): many listeners are expected, not a leak.
+    setMaxListeners(0, this.stopping.signal);
+    this.types = new Map(registrations.map((registration) => [registration.definition.type, registration]));
+    this.slots = new Slots(options.concurrency ?? 2);
+    this.clock = options.clock ?? systemClock;
+    this.sweepMs = options.sweepMs ?? 30_000;
+    this.holdSleepsUpToMs = options.holdSleepsUpToMs ?? 2 * this.sweepMs;
+    this.table = new RunsTable(knex);
+    this.contexts = new RunContexts({
+      clock: this.clock,
+      stopping: this.stopping.signal,
+      holdSleepsUpToMs: this.holdSleepsUpToMs,
+      table: this.table,
+      slots: this.slots,
+      activities: new ActivityRunner(this.clock, log, failpoints(options.crashAt, log)),
+      changed: () => this.changed(),
+    });
+  }
+
+  /** Resumes unfinished runs, starts the definitions' sweeps, and repeats both every `sweepMs`. */
+  async open(): Promise<void> {
+    await this.sweep();
+    this.sweepTimer = setInterval(() => void this.sweep().catch((error) => this.log.error({ err: error }, 'workflow sweep failed')), this.sweepMs);
+    this.sweepTimer.unref();
+  }
+
+  /**
+   * Records the run and starts executing it. A run already running or completed is left as it
+   * is; one that failed (its definition threw) starts afresh.
+   */
+  async start(type: string, id: string, input: unknown = {}): Promise<void> {
+    if (!this.types.has(type)) throw new Error(`no workflow definition of type ${type}`);
+    if (this.stopped) return;
+    const row = await this.table.start(type, id, input);
+    if (row) this.resume(row);
+  }
+
+  /** Stops taking work: waits and timers end at once, running activities finish, runs stay `running` for the next `open()`. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.sweepTimer);
+    this.stopping.abort(new RunInterrupted('the workflow engine is stopping'));
+    await Promise.allSettled([...this.runs.values()].map((run) => run.done));
+  }
+
+  /** Resolves when every run of this process has finished or waits on a durable timer. */
+  async idle(): Promise<void> {
+    for (;;) {
+      const busy = [...this.runs.values()].filter((run) => !run.sleeping);
+      if (busy.length === 0) return;
+      await Promise.race([Promise.allSettled(busy.map((run) => run.done)), new Promise<void>((resolve) => this.changeWaiters.push(resolve))]);
+    }
+  }
+
+  private changed(): void {
+    for (const wake of this.changeWaiters.splice(0)) wake();
+  }
+
+  private async sweep(): Promise<void> {
+    const due = await this.table.due(this.clock.now().getTime() + this.holdSleepsUpToMs);
+    for (const row of due) this.resume(row);
+    for (const registration of this.types.values()) {
+      if (!registration.sweep || this.stopped) continue;
+      for (const { id, input } of await registration.sweep({ knex: this.knex, now: this.clock.now() })) await this.start(registration.definition.type, id, input);
+    }
+  }
+
+  /** Executes a `running` row unless this process already does, or it sleeps beyond the hold horizon (the sweep resumes it). */
+  private resume(row: RunRow): void {
+    const key = runKey(row.type, row.id);
+    const registration = this.types.get(row.type);
+    if (this.stopped || row.status !== 'running' || this.runs.has(key) || !registration) return;
+    if (row.wakeAtMs !== null && row.wakeAtMs > this.clock.now().getTime() + this.holdSleepsUpToMs) return;
+    const run: ActiveRun = { type: row.type, id: row.id, sleeping: false, holdsSlot: false, done: Promise.resolve() };
+    this.runs.set(key, run);
+    run.done = this.execute(registration, row, run)
+      .catch((error: unknown) => this.log.error({ err: error, workflow: row.type, id: row.id }, 'workflow run could not record its outcome'))
+      .finally(() => {
+        if (run.holdsSlot) this.slots.release();
+        run.holdsSlot = false;
+        this.runs.delete(key);
+        this.changed();
+      });
+  }
+
+  private async execute(registration: WorkflowRegistration, row: RunRow, run: ActiveRun): Promise<void> {
+    let result: unknown;
+    try {
+      await this.slots.acquire(this.stopping.signal);
+      run.holdsSlot = true;
+      result = await this.contexts.execute(registration, row, run);
+    } catch (error) {
+      if (error instanceof RunInterrupted) return; // stopping or suspended: the row stays running
+      this.log.error({ err: error, workflow: row.type, id: row.id }, 'workflow run failed');
+      await this.table.finish(row, { status: 'failed', error: (error as Error)?.message ?? String(error) });
+      return;
+    }
+    await this.table.finish(row, { status: 'completed', result: JSON.stringify(result ?? null) });
+  }
+}
+
+const runKey = (type: string, id: string) => `${type}\u0000${id}`;
