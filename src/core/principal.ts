@@ -1,3 +1,5 @@
+import { AccessDeniedError } from './errors.js';
+
 /** Roles of a user in an account (spec 2.6). */
 export const userRoles = ['admin', 'member'] as const;
 export type UserRole = (typeof userRoles)[number];
@@ -41,4 +43,9 @@ export function newCall(principal: Principal | null, correlationId: string, clie
 export function callerOf(call: Call): Principal {
   if (!call.principal) throw new Error('This use case needs an authenticated caller; its route must require one.');
   return call.principal;
+}
+
+/** A user may see and act on their own account only (every feature's account-scoped use cases). */
+export function assertAccountAccess(principal: Principal, accountId: string): void {
+  if (principal.accountId !== accountId) throw new AccessDeniedError('You do not have access to this account.');
 }

@@ -30,3 +30,10 @@ export function dataDirSecret(dataDir: string, name: string): Uint8Array {
   if (!secret) persisted.set(id, (secret = configuredOrPersistedSecret(undefined, dataDir, name)));
   return secret;
 }
+
+/** Whether two hex digests are equal, compared in constant time (token and key digests are always compared so). */
+export function sameHash(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'hex');
+  const right = Buffer.from(b, 'hex');
+  return left.length === right.length && crypto.timingSafeEqual(left, right);
+}

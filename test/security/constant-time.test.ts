@@ -11,7 +11,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UrlSigner } from '../../src/core/signed-urls.js';
-import { hashApiKey, sameHash } from '../../src/features/apikeys/key-material.js';
+import { hashApiKey } from '../../src/features/apikeys/key-material.js';
+import { sameHash } from '../../src/core/secrets.js';
 import { hashPassword, verifyPassword } from '../../src/features/accounts/passwords.js';
 import { issueUploadId, readUploadId } from '../../src/features/uploads/tokens.js';
 

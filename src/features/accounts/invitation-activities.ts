@@ -4,15 +4,15 @@ import { ValidationError } from '../../core/errors.js';
 import { parseEvent, type EventOf } from '../../core/events.js';
 import type { StoredEvent } from '../../core/event-store.js';
 import { ActivityError, type ActivityImplementations } from '../../core/workflow.js';
-import { sameHash } from '../apikeys/key-material.js';
-import { recordMail } from '../mail/use-cases.js';
+import { sameHash } from '../../core/secrets.js';
+import { actingUserId } from '../apikeys/index.js';
+import { queuedMailIds, recordMail } from '../mail/index.js';
 import { accountDecider, accountStream } from './decider.js';
 import type { accountEvents } from './events.js';
-import { actingUserId, invitationMessage } from './invitation-message.js';
+import { invitationMessage } from './invitation-message.js';
 import type { InvitationMailActivities } from '../../../workflows/accounts/invitation-workflow.js';
 import { invitationKey, invitationSha256, invitationToken } from './invitations.js';
 import type { SweepSource } from '../../core/workflow.js';
-import { queuedMailIds } from '../mail/queries.js';
 import { usersTable } from './queries.js';
 import { invitationMailId } from '../../../workflows/accounts/invitation-workflow.js';
 
@@ -31,7 +31,7 @@ export function createInvitationMailActivities(deps: InvitationActivityDeps): Ac
         name: d.name,
         role: d.role,
         expiresAt: new Date(d.expires_at),
-        inviterUserId: await actingUserId(deps, stored.metadata.actor),
+        inviterUserId: await actingUserId(deps.knex, stored.metadata.actor),
       });
       if (mail.id !== id) return 'superseded';
       // The invitation's request, as the use case's context would have named it; the service acts.

@@ -1,7 +1,5 @@
 import type { AppDeps } from '../../core/deps.js';
-import type { EventActor } from '../../core/event-store.js';
-import { findApiKey } from '../apikeys/queries.js';
-import type { OutgoingMail } from '../mail/use-cases.js';
+import type { OutgoingMail } from '../mail/index.js';
 import type { UserRole } from './events.js';
 import { invitationMailId } from '../../../workflows/accounts/invitation-workflow.js';
 import { invitationKey, invitationLink, invitationMail, invitationToken } from './invitations.js';
@@ -40,11 +38,4 @@ export async function invitationMessage(deps: MessageDeps, f: InvitationFacts): 
   });
   // One invitation per user id: a retry, or the sweep, queues nothing twice.
   return { id: invitationMailId(f.userId), to: f.email, ...mail, accountId: f.accountId };
-}
-
-/** The user an event's actor acted as (an API key acts for its user). */
-export async function actingUserId(deps: MessageDeps, actor: EventActor): Promise<string | undefined> {
-  if (actor.type === 'user') return actor.id;
-  if (actor.type === 'api_key') return (await findApiKey(deps.knex, actor.id))?.user_id;
-  return undefined;
 }

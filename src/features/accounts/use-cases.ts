@@ -3,15 +3,13 @@ import { commandContext, execute } from '../../core/commands.js';
 import { foldStream, runCommand, type CommandContext } from '../../core/decider.js';
 import type { AppDeps } from '../../core/deps.js';
 import { AccessDeniedError, AppError, AuthenticationError, NotFoundError } from '../../core/errors.js';
-import type { Call, Principal } from '../../core/principal.js';
 import { assertStorableText } from '../../core/text.js';
-import { callerOf } from '../../core/principal.js';
+import { assertAccountAccess, callerOf, type Call, type Principal } from '../../core/principal.js';
 import { accountDecider, accountStream, emailClaimDecider, emailClaimStream, invitationNotFound, normaliseEmail, type AccountSettings } from './decider.js';
 import type { selfServicePlans, UserRole } from './events.js';
-import { apiKeyDecider, apiKeyStream } from '../apikeys/decider.js';
-import { unrevokedApiKeysOfUser } from '../apikeys/queries.js';
+import { revokeApiKeysOfUser } from '../apikeys/index.js';
 import { hashPassword, verifyPassword } from './passwords.js';
-import { queueMail } from '../mail/use-cases.js';
+import { queueMail } from '../mail/index.js';
 import { invitationMessage } from './invitation-message.js';
 import { INVITATION_TOKEN_PATTERN, INVITATION_TTL_MS, invitationKey, invitationSha256, invitationToken } from './invitations.js';
 import { findAccount, findUser, findUserByEmail, findUserByInvitation, listUsersOfAccount } from './queries.js';
@@ -19,11 +17,6 @@ import { issueAccessToken } from './sessions.js';
 import { toAccount, toUser, type AccountView, type UserView } from './view.js';
 
 export type SelfServicePlan = (typeof selfServicePlans)[number];
-
-/** A user may see and act on their own account only. */
-export function assertAccountAccess(principal: Principal, accountId: string): void {
-  if (principal.accountId !== accountId) throw new AccessDeniedError('You do not have access to this account.');
-}
 
 /**
  * The e-mail claim streams are the service's address registry, not any account's history: an
@@ -268,9 +261,7 @@ export async function removeUser(deps: AppDeps, call: Call, accountId: string, u
 
 /** After UserRemoved: revokes the user's keys and releases their address. Each step is idempotent. */
 async function finishRemoval(deps: AppDeps, call: Call, context: CommandContext, accountId: string, userId: string, email: string): Promise<void> {
-  for (const key of await unrevokedApiKeysOfUser(deps.knex, userId)) {
-    await execute(deps, call, apiKeyStream(key.id), apiKeyDecider, { type: 'RevokeApiKey', account_id: accountId, now: context.now }, context);
-  }
+  await revokeApiKeysOfUser(deps, call, context, accountId, userId);
   await runCommand(deps.store, emailClaimStream(email), emailClaimDecider, { type: 'ReleaseEmail', email, user_id: userId, now: context.now }, registryContext(context));
 }
 

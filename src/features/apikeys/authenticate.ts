@@ -2,37 +2,34 @@ import { runCommand } from '../../core/decider.js';
 import { systemContext } from '../../core/commands.js';
 import type { AppDeps } from '../../core/deps.js';
 import { AuthenticationError } from '../../core/errors.js';
-import type { Principal } from '../../core/principal.js';
-import { findUser } from '../accounts/queries.js';
+import { sameHash } from '../../core/secrets.js';
 import { apiKeyDecider, apiKeyStream, KEY_USE_RECORD_INTERVAL_MS } from './decider.js';
-import { hashApiKey, parseApiKey, sameHash } from './key-material.js';
-import { findApiKeyByPrefix } from './queries.js';
+import { hashApiKey, parseApiKey } from './key-material.js';
+import { findApiKeyByPrefix, type ApiKeyRow } from './queries.js';
 
 /**
- * The principal an API key stands for, and when the key expires (callers that keep the
- * principal keep it no longer); 401 INVALID_API_KEY for anything unusable.
+ * The key side of authenticating with an API key. The key stands for its user, with the user's
+ * role as it is now: the accounts feature, which knows users, makes the principal
+ * (accounts/api-key-principal.ts), so this feature needs nothing of accounts.
  */
-export async function resolveApiKey(deps: AppDeps, raw: string): Promise<{ principal: Principal; expiresAt: Date }> {
-  const invalid = (message: string) =>
-    new AuthenticationError('INVALID_API_KEY', message, { suggestion: 'Create a new key with POST /v1/apikeys/ (requires a login token).' });
+
+/** 401 INVALID_API_KEY: what every unusable key answers, with why. */
+export const invalidApiKey = (message: string) =>
+  new AuthenticationError('INVALID_API_KEY', message, { suggestion: 'Create a new key with POST /v1/apikeys/ (requires a login token).' });
+
+/** The row of a usable key (well formed, known, not revoked, not expired at `now`); 401 INVALID_API_KEY otherwise. */
+export async function usableApiKey(deps: Pick<AppDeps, 'knex'>, raw: string, now: Date): Promise<ApiKeyRow> {
   const parsed = parseApiKey(raw);
-  if (!parsed) throw invalid('The API key is malformed.');
+  if (!parsed) throw invalidApiKey('The API key is malformed.');
   const key = await findApiKeyByPrefix(deps.knex, parsed.prefix);
-  if (!key || !sameHash(key.key_hash, hashApiKey(raw))) throw invalid('The API key is not valid.');
-  if (key.revoked_at) throw invalid('The API key has been revoked.');
-  const now = deps.now();
-  if (new Date(key.expires_at) <= now) throw invalid('The API key has expired.');
-  const user = await findUser(deps.knex, key.user_id);
-  if (!user) throw invalid('The API key belongs to no existing user.');
-  await recordKeyUse(deps, key, now);
-  return {
-    principal: { via: 'api_key', userId: user.id, accountId: key.account_id, role: user.role, keyId: key.id, scope: key.scope },
-    expiresAt: new Date(key.expires_at),
-  };
+  if (!key || !sameHash(key.key_hash, hashApiKey(raw))) throw invalidApiKey('The API key is not valid.');
+  if (key.revoked_at) throw invalidApiKey('The API key has been revoked.');
+  if (new Date(key.expires_at) <= now) throw invalidApiKey('The API key has expired.');
+  return key;
 }
 
 /** Usage is telemetry: recorded at most once a minute per key, never failing the request. */
-async function recordKeyUse(deps: AppDeps, key: { id: string; account_id: string; last_used_at: Date | string | null }, now: Date): Promise<void> {
+export async function recordApiKeyUse(deps: AppDeps, key: Pick<ApiKeyRow, 'id' | 'account_id' | 'last_used_at'>, now: Date): Promise<void> {
   if (key.last_used_at && now.getTime() - new Date(key.last_used_at).getTime() < KEY_USE_RECORD_INTERVAL_MS) return;
   const keyId = key.id;
   try {

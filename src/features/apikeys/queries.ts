@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { EventActor } from '../../core/event-store.js';
 import type { ApiKeyScope } from './events.js';
 
 /** A row of the api_keys read model (projection.ts owns the table). Never holds the raw key. */
@@ -43,3 +44,10 @@ export const findVisibleApiKey = (knex: Knex, id: string, keys: VisibleKeys): Pr
 
 /** A user's keys not revoked yet, expired ones included. */
 export const unrevokedApiKeysOfUser = (knex: Knex, userId: string): Promise<ApiKeyRow[]> => apiKeysTable(knex).where({ user_id: userId }).whereNull('revoked_at');
+
+/** The user an event's actor acted as (an API key acts for its user). */
+export async function actingUserId(knex: Knex, actor: EventActor): Promise<string | undefined> {
+  if (actor.type === 'user') return actor.id;
+  if (actor.type === 'api_key') return (await findApiKey(knex, actor.id))?.user_id;
+  return undefined;
+}

@@ -1,13 +1,13 @@
 import crypto from 'node:crypto';
 import { commandContext, execute } from '../../core/commands.js';
+import type { CommandContext } from '../../core/decider.js';
 import type { AppDeps } from '../../core/deps.js';
 import { AppError, NotFoundError } from '../../core/errors.js';
-import { callerOf, type Call, type Principal } from '../../core/principal.js';
-import { assertAccountAccess } from '../accounts/use-cases.js';
+import { assertAccountAccess, callerOf, type Call, type Principal } from '../../core/principal.js';
 import { apiKeyDecider, apiKeyStream } from './decider.js';
 import type { ApiKeyScope } from './events.js';
 import { generateApiKey } from './key-material.js';
-import { findApiKey, findVisibleApiKey, listVisibleApiKeys, type VisibleKeys } from './queries.js';
+import { findApiKey, findVisibleApiKey, listVisibleApiKeys, unrevokedApiKeysOfUser, type VisibleKeys } from './queries.js';
 import { toApiKey, type ApiKeyCreatedView, type ApiKeyView } from './view.js';
 
 /**
@@ -68,4 +68,15 @@ export async function revokeApiKey(deps: AppDeps, call: Call, keyId: string): Pr
   if (!row) throw new NotFoundError('API_KEY_NOT_FOUND', 'API key not found.', { suggestion: 'List your keys with GET /v1/apikeys/.' });
   const context = commandContext(deps, call);
   await execute(deps, call, apiKeyStream(keyId), apiKeyDecider, { type: 'RevokeApiKey', account_id: principal.accountId, now: context.now }, context);
+}
+
+/**
+ * Revokes every key of a user the account has removed (accounts' removal runs it in the same
+ * call, under the removal's context), so the key list says so. Idempotent: revoked keys are not
+ * listed again, so asking again after a crash revokes the rest.
+ */
+export async function revokeApiKeysOfUser(deps: AppDeps, call: Call, context: CommandContext, accountId: string, userId: string): Promise<void> {
+  for (const key of await unrevokedApiKeysOfUser(deps.knex, userId)) {
+    await execute(deps, call, apiKeyStream(key.id), apiKeyDecider, { type: 'RevokeApiKey', account_id: accountId, now: context.now }, context);
+  }
 }

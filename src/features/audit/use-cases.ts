@@ -4,7 +4,7 @@ import type { EventActor } from '../../core/event-store.js';
 import { redactedData } from '../../core/events.js';
 import type { Principal } from '../../core/principal.js';
 import { isoDate } from '../../core/schemas.js';
-import { publicMailEventData } from '../mail/public-text.js';
+import { publicMailEventData } from '../mail/index.js';
 import { findStreamOwner, pageStreamsOfAccount } from './queries.js';
 
 export interface StreamSummary {

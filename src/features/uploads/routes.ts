@@ -2,9 +2,8 @@ import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { route, type RouteSpec } from '../../core/route-spec.js';
 import type { AppDeps } from '../../core/deps.js';
+import { uploadIdSchema } from './schemas.js';
 import { receiveUpload } from './use-cases.js';
-
-export const uploadIdSchema = z.string().regex(/^up_[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/, 'An upload_id from create_upload.').max(1500);
 
 /** The pre-signed PUT target of create_upload (the file blob store's stand-in for an S3 presigned PUT). */
 export function uploadRoutes(deps: AppDeps): RouteSpec[] {

@@ -2,7 +2,7 @@ import type { CommandContext } from '../../core/decider.js';
 import { runCommand } from '../../core/decider.js';
 import type { AppDeps } from '../../core/deps.js';
 import type { EventStore } from '../../core/event-store.js';
-import { findAccount } from '../accounts/queries.js';
+import { findAccount } from '../accounts/index.js';
 import { usageDecider, usageStream } from './decider.js';
 import { monthOf } from './plans.js';
 

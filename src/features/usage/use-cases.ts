@@ -1,9 +1,7 @@
 import type { AppDeps } from '../../core/deps.js';
-import type { Principal } from '../../core/principal.js';
-import { billingCurrency } from '../accounts/billing.js';
+import { assertAccountAccess, type Principal } from '../../core/principal.js';
 import type { Plan } from '../accounts/events.js';
-import { findAccount } from '../accounts/queries.js';
-import { assertAccountAccess } from '../accounts/use-cases.js';
+import { billingCurrency, findAccount } from '../accounts/index.js';
 import { includedPerMonth, monthOf, OVERAGE_PRICE } from './plans.js';
 import { chargedMeterings } from './queries.js';
 

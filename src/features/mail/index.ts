@@ -1,0 +1,7 @@
+/**
+ * The mail feature's public entry: what other features use (a feature reaches another
+ * only through its index.ts or its events.ts). Each line is used by another feature.
+ */
+export { publicMailEventData } from './public-text.js';
+export { queuedMailIds } from './queries.js';
+export { queueMail, recordMail, type OutgoingMail } from './use-cases.js';
