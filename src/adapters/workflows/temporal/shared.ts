@@ -1,6 +1,6 @@
 /**
  * Names shared by the workflow bundle and the Node side. No imports: the workflow bundle
- * (workflows.ts) may only import deterministic code.
+ * (workflows/, entry workflows/index.ts) may only import deterministic code.
  */
 
 /** The Temporal workflow type of a definition: the name workflows/index.ts (the bundle's entry) exports its function under. */
