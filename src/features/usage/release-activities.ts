@@ -1,7 +1,7 @@
 import { systemContext } from '../../core/commands.js';
 import type { AppDeps } from '../../core/deps.js';
 import type { ActivityImplementations } from '../../core/workflow.js';
-import { verificationStream } from '../verifications/decider.js';
+import { verificationStream } from '../verifications/events.js';
 import { usageStream } from './decider.js';
 import { refundMetering } from './metering.js';
 import type { MeteringReleaseActivities } from '../../../workflows/usage/release-workflow.js';

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { analysisNames, assuranceLevels, verdictReasons, verdicts } from '../../analysis/types.js';
 import { defineEvent, type EventOf } from '../../core/events.js';
+import { streamName } from '../../core/streams.js';
+
+/** The stream holding one verification's events: part of their contract (usage's metering release reads it). */
+export const verificationStream = (id: string) => streamName('verification', id);
 
 export const verificationModes = ['raw_pair', 'image_only'] as const;
 export const verificationStatuses = ['pending', 'queued', 'in_progress', 'completed', 'failed'] as const;
