@@ -5,7 +5,7 @@ import { streamInstance } from '../../src/core/streams.js';
 import type { StoredEvent } from '../../src/core/event-store.js';
 import { verificationEvents } from '../../src/features/verifications/events.js';
 import { shareEvents, shareViewEvents } from '../../src/features/sharing/events.js';
-import { accessChangedMailId, invitationMailId } from '../../src/features/sharing/mail-ids.js';
+import { accessChangedMailId, invitationMailId } from './mail-ids.js';
 
 /**
  * shares (one per shared verification, found by its token's hash), share_invites (found by the

@@ -5,7 +5,7 @@ import { type Projector, unapplied } from '../../src/core/projector.js';
 import { streamInstance } from '../../src/core/streams.js';
 import { verificationEvents } from '../../src/features/verifications/events.js';
 import { tagEvents, verificationTagEvents } from '../../src/features/tags/events.js';
-import { tagKey } from '../../src/features/tags/names.js';
+import { tagKey } from './tag-key.js';
 
 /**
  * tags (the vocabulary, one row per live tag, unique per account and name key),

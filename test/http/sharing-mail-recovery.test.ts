@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandContext } from '../../src/core/decider.js';
 import { appendFacts, runCommand } from '../../src/core/decider.js';
 import { shareDecider, shareStream } from '../../src/features/sharing/decider.js';
-import { accessChangedMailId, invitationMailId } from '../../src/features/sharing/mail-ids.js';
+import { accessChangedMailId, invitationMailId } from '../../projections/sharing/mail-ids.js';
 import { linkKey, linkToken, newNonce, tokenSha256 } from '../../src/features/sharing/tokens.js';
 import { shareMailSweep } from '../../src/features/sharing/activities.js';
 import { databaseTargets } from '../support/databases.js';

@@ -13,7 +13,7 @@ import { accountDecider, accountStream, emailClaimDecider, emailClaimStream } fr
 import { INVITATION_TTL_MS, invitationKey, invitationSha256, invitationToken } from '../../src/features/accounts/invitations.js';
 import { INVITATION_MAIL_WORKFLOW_TYPE, invitationMailId } from '../../workflows/accounts/invitation-workflow.js';
 import { shareDecider, shareStream } from '../../src/features/sharing/decider.js';
-import { invitationMailId as shareInvitationMailId } from '../../src/features/sharing/mail-ids.js';
+import { invitationMailId as shareInvitationMailId } from '../../projections/sharing/mail-ids.js';
 import { linkKey, linkToken, newNonce, tokenSha256 } from '../../src/features/sharing/tokens.js';
 import { SHARE_MAIL_WORKFLOW_TYPE } from '../../workflows/sharing/workflow.js';
 import { usageDecider, usageStream } from '../../src/features/usage/decider.js';

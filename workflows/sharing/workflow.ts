@@ -5,7 +5,7 @@
  * registration's sweep (src/features/sharing/activities.ts) finds, in the read models, the messages recent invitations and access
  * changes are owed that the mail read model does not hold, and starts one run per message (its
  * id: the message id), which queues it from the recorded share exactly as the use case would.
- * The message id is the use case's (src/features/sharing/mail-ids.ts), so nothing is queued twice: queueing an id
+ * The message id is the use case's (projections/sharing/mail-ids.ts), so nothing is queued twice: queueing an id
  * again is a no-op. Deterministic code only: Temporal's workflow bundle includes this module
  * (types and pure helpers).
  */

@@ -1,13 +1,13 @@
 import type { AppDeps } from '../../core/deps.js';
 import type { EventActor } from '../../core/event-store.js';
-import { findAccount, findUser } from '../accounts/queries.js';
-import { findApiKey } from '../apikeys/queries.js';
-import type { OutgoingMail } from '../mail/use-cases.js';
-import type { VerificationRow } from '../verifications/queries.js';
+import { findAccount, findUser } from '../accounts/index.js';
+import { findApiKey } from '../apikeys/index.js';
+import type { OutgoingMail } from '../mail/index.js';
+import type { VerificationRow } from '../verifications/index.js';
 import type { Invitation, ShareState } from './decider.js';
 import type { AccessType } from './events.js';
 import { accessChangedMail, invitationMail, type ShareMailFacts } from './mail.js';
-import { accessChangedMailId, invitationMailId } from './mail-ids.js';
+import { accessChangedMailId, invitationMailId } from '../../../projections/sharing/mail-ids.js';
 import { inviteUrl, linkKey, linkToken } from './tokens.js';
 
 /**

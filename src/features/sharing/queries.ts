@@ -21,7 +21,7 @@ export interface InviteRow {
   nonce: string;
   token_sha256: string;
   invited_at: Date | string;
-  /** The invitation's message (mail-ids.ts). */
+  /** The invitation's message (projections/sharing/mail-ids.ts). */
   mail_id: string;
   /** The notice of the share's latest access change, when this address was invited before it. */
   access_mail_id: string | null;

@@ -44,12 +44,6 @@ export const inviteUrl = (baseUrl: string, shareToken: string, inviteToken: stri
 export const visitorHash = (key: Uint8Array, visitorKey: string): string =>
   crypto.createHmac('sha256', key).update(`photoverify-share-visitor\n${visitorKey}`).digest('hex').slice(0, 32);
 
-/** A UUID (v8 layout) determined by its parts: stable ids for mail, so a retry queues the same message. */
-export function stableId(...parts: string[]): string {
-  const h = crypto.createHash('sha256').update(parts.join('\n')).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h.slice(16, 17), 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
-}
-
 /** A request URL as it may be logged: a share link's token and invitation proof removed. */
 export function withoutLinkTokens(url: string): string {
   const at = url.indexOf(SHARE_PATH_PREFIX);

@@ -32,8 +32,8 @@ export function checkTagName(raw: string): string {
   return name;
 }
 
-/** The key names are unique by within an account: case-insensitive (spec 2.4). */
-export const tagKey = (name: string): string => name.normalize('NFC').trim().toLowerCase();
+/** The key names are unique by within an account (the read side stores it, so it lives there). */
+export { tagKey } from '../../../projections/tags/tag-key.js';
 
 /** A colour as stored: `#rrggbb` in lower case; null clears it. Throws 422 VALIDATION_ERROR otherwise. */
 export function checkColor(color: string | null): string | null {
