@@ -74,13 +74,14 @@ describe('the import graph', () => {
     expect(classify('workflows/definition.ts')).toEqual({ unit: 'workflows', rank: 0, feature: null });
     expect(classify('workflows/index.ts')).toEqual({ unit: 'workflows/index.ts', rank: 0, feature: null });
     expect(classify('src/core/errors.ts')).toEqual({ unit: 'core', rank: 1, feature: null });
-    expect(classify('src/features/tags/events.ts')).toEqual({ unit: 'events/tags', rank: 2, feature: 'tags' });
-    expect(classify('projections/tags/projection.ts')).toEqual({ unit: 'projections/tags', rank: 3, feature: 'tags' });
-    expect(classify('src/analysis/raw/index.ts')).toEqual({ unit: 'analysis', rank: 4, feature: null });
-    expect(classify('src/features/tags/sub/events.ts')).toEqual({ unit: 'features/tags', rank: 5, feature: 'tags' });
-    expect(classify('src/adapters/http/app.ts')).toEqual({ unit: 'adapters/http', rank: 6, feature: null });
-    expect(classify('src/cli/commands/verify.ts')).toEqual({ unit: 'cli', rank: 7, feature: null });
-    expect(classify('src/service.ts')).toEqual({ unit: 'root', rank: 7, feature: null });
+    expect(classify('src/features/tags/events.ts')).toEqual({ unit: 'events/tags', rank: 4, feature: 'tags' });
+    expect(classify('projections/tags/projection.ts')).toEqual({ unit: 'projections/tags', rank: 5, feature: 'tags' });
+    expect(classify('src/analysis/raw/index.ts')).toEqual({ unit: 'analysis', rank: 2, feature: null });
+    expect(classify('src/provenance/grade.ts')).toEqual({ unit: 'provenance', rank: 3, feature: null });
+    expect(classify('src/features/tags/sub/events.ts')).toEqual({ unit: 'features/tags', rank: 6, feature: 'tags' });
+    expect(classify('src/adapters/http/app.ts')).toEqual({ unit: 'adapters/http', rank: 7, feature: null });
+    expect(classify('src/cli/commands/verify.ts')).toEqual({ unit: 'cli', rank: 8, feature: null });
+    expect(classify('src/service.ts')).toEqual({ unit: 'root', rank: 8, feature: null });
     expect(classify('test/support/service.ts')).toBeNull();
   });
 
@@ -153,8 +154,8 @@ describe('the import graph', () => {
     });
     expect(format(upwardArrows(graph))).toBe(
       [
-        'src/adapters/mcp/server.ts → src/adapters/http/app.ts: sideways: adapters/mcp imports adapters/http (same rank 6)',
-        'src/core/summary.ts → src/features/tags/index.ts: upward: core (rank 1) imports features/tags (rank 5)',
+        'src/adapters/mcp/server.ts → src/adapters/http/app.ts: sideways: adapters/mcp imports adapters/http (same rank 7)',
+        'src/core/summary.ts → src/features/tags/index.ts: upward: core (rank 1) imports features/tags (rank 6)',
       ].join('\n'),
     );
   });
@@ -191,7 +192,7 @@ describe('the import graph', () => {
         'projections/tags/rebuild.ts → src/features/tags/names.ts: projections import only projections/**, src/core/** and src/features/*/events.ts',
       ].join('\n'),
     );
-    expect(format(upwardArrows(graph))).toBe('projections/tags/rebuild.ts → src/features/tags/names.ts: upward: projections/tags (rank 3) imports features/tags (rank 5)');
+    expect(format(upwardArrows(graph))).toBe('projections/tags/rebuild.ts → src/features/tags/names.ts: upward: projections/tags (rank 5) imports features/tags (rank 6)');
   });
 
   it("rule 4: names a feature reaching past another feature's public entry, from src/ and from projections/", () => {
