@@ -1,4 +1,6 @@
 import { coreErrors, reservedErrors, type ErrorStatuses } from './core/errors.js';
+import type { Authenticator } from './core/authenticator.js';
+import type { DependencyBase, FeatureDeps } from './core/deps.js';
 import type { EventDefinition } from './core/events.js';
 import type { ResourceExtension } from './core/extensions.js';
 import type { FeatureModule } from './core/module.js';
@@ -19,7 +21,7 @@ import { usageModule } from './features/usage/module.js';
 import { verificationsModule } from './features/verifications/module.js';
 
 /** The service, feature by feature. Order: read models migrate, and routes match, in this order. */
-export const modules: readonly FeatureModule[] = [
+export const modules: readonly FeatureModule[] = everyDependencyProvided([
   healthModule,
   accountsModule,
   apiKeysModule,
@@ -34,14 +36,45 @@ export const modules: readonly FeatureModule[] = [
   uploadsModule,
   mailModule,
   docsModule,
-];
+] as const);
+
+/** The members of FeatureDeps a module's `dependencies` return (each module keeps its precise type: `satisfies FeatureModule`). */
+type ProvidedBy<M> = M extends { dependencies: (core: DependencyBase) => infer R } ? keyof Awaited<R> : never;
+
+/**
+ * The list, unchanged, if every member of FeatureDeps (declared by the features) is provided by
+ * some module's `dependencies`: otherwise a compile error whose type names the members missing
+ * (`unprovided`), so a service without them is never built. featureDependencies checks the rest
+ * at start (no member provided twice or as undefined).
+ */
+function everyDependencyProvided<const L extends readonly FeatureModule[]>(
+  list: L & ([Exclude<keyof FeatureDeps, ProvidedBy<L[number]>>] extends [never] ? unknown : { unprovided: Exclude<keyof FeatureDeps, ProvidedBy<L[number]>> }),
+): L {
+  return list;
+}
+
+/** Every module's dependencies, built once, in list order, from the core (src/service.ts). */
+export async function featureDependencies(core: DependencyBase): Promise<FeatureDeps> {
+  const provided: Record<string, unknown> = {};
+  const providers = new Map<string, string>();
+  for (const module of modules) {
+    for (const [name, value] of Object.entries((await module.dependencies?.(core)) ?? {})) {
+      if (providers.has(name)) throw new Error(`The dependency ${name} is provided by both the ${providers.get(name)} and the ${module.name} module.`);
+      if (value === undefined) throw new Error(`The ${module.name} module provides its dependency ${name} as undefined.`);
+      providers.set(name, module.name);
+      provided[name] = value;
+    }
+  }
+  return provided as unknown as FeatureDeps;
+}
 
 export const allProjectors: readonly Projector[] = modules.flatMap((m) => m.projectors ?? []);
 
 export const resourceExtensions: readonly ResourceExtension[] = modules.flatMap((m) => m.extensions ?? []);
 
-export const eventCatalogues: readonly Record<string, EventDefinition>[] = modules.flatMap((m) => m.events ?? []);
+export const authenticators: readonly Authenticator[] = modules.flatMap((m) => m.authenticators ?? []);
 
+export const eventCatalogues: readonly Record<string, EventDefinition>[] = modules.flatMap((m) => m.events ?? []);
 
 /** Every error code the service may answer with (and the reserved ones), with its status. */
 export const errorCatalogue: ErrorStatuses = Object.assign({}, coreErrors, reservedErrors, ...modules.map((m) => m.errors ?? {}));

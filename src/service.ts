@@ -2,14 +2,15 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
-import { allProjectors, errorCatalogue, eventCatalogues, modules, resourceExtensions } from './modules.js';
+import { allProjectors, authenticators, errorCatalogue, eventCatalogues, featureDependencies, modules, resourceExtensions } from './modules.js';
 import { InProcessWorkflowEngine } from './adapters/workflows/inprocess/engine.js';
 import { systemClock, type Clock } from './adapters/workflows/clock.js';
 import { ProjectionRunner } from './adapters/db/projection-runner.js';
 import type { WorkflowEngine } from './core/workflow.js';
 import { createApp } from './adapters/http/app.js';
-import type { AppDeps } from './core/deps.js';
-import { migrateRateLimits, RateLimiter } from './core/rate-limit.js';
+import type { AppDeps, DependencyBase } from './core/deps.js';
+import { checkAuthenticators } from './core/authenticator.js';
+import { migrateRateLimits } from './core/rate-limit.js';
 import type { Config } from './core/config.js';
 import { openDatabase, type Database } from './adapters/db/database.js';
 import type { EventStore } from './core/event-store.js';
@@ -17,11 +18,9 @@ import { migrateEventStore, PostgresEventStore } from './adapters/eventstore/pos
 import { FileBlobStore } from './adapters/blobs/file-store.js';
 import { UrlSigner } from './core/signed-urls.js';
 import { KeyedLock } from './core/keyed-lock.js';
-import { decoyHash } from './features/accounts/passwords.js';
-import { loadTrustConfiguration } from './provenance/trust-config.js';
 import { configuredOrPersistedSecret } from './core/secrets.js';
 import { createMailer } from './adapters/mail/index.js';
-import { boundAddress, describeComponents, localUrl } from './core/startup-summary.js';
+import { boundAddress, describeComponents, localUrl } from './startup-summary.js';
 import { describeAllocator } from './core/allocator.js';
 import { PrincipalCache } from './core/principal-cache.js';
 
@@ -80,9 +79,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const principals = new PrincipalCache();
   principals.watch(projections);
   projections.start();
-  // Trust anchors and the credential signer, loaded exactly as the CLI loads them.
-  const { signer, trust } = await loadTrustConfiguration(config, { dataDir: config.DATA_DIR });
-  const base: Omit<AppDeps, 'workflows'> = {
+  checkAuthenticators(authenticators);
+  const core: DependencyBase = {
     config,
     knex: db.knex,
     databaseKind: db.kind,
@@ -90,22 +88,17 @@ export async function startService(config: Config, options: ServiceOptions = {})
     readModels: projections,
     eventCatalogues,
     extensions: resourceExtensions,
+    authenticators,
     log,
     now: () => clock.now(),
-    jwtSecret: configuredOrPersistedSecret(config.JWT_SECRET, config.DATA_DIR, 'jwt-secret'),
     principals,
-    loginLimiter: new RateLimiter(db.knex, 'login', config.LOGIN_RATE_LIMIT_PER_15_MIN, 15 * 60_000),
-    anonymousLimiter: new RateLimiter(db.knex, 'anonymous', config.ANONYMOUS_UPLOADS_PER_HOUR, 60 * 60_000),
-    claimLimiter: new RateLimiter(db.knex, 'claim', config.CLAIM_ATTEMPTS_PER_15_MIN, 15 * 60_000),
-    decoyPasswordHash: decoyHash(config.PASSWORD_HASH_COST),
     blobs: new FileBlobStore(config.DATA_DIR),
     urlSigner: new UrlSigner(configuredOrPersistedSecret(undefined, config.DATA_DIR, 'url-signing-key'), config.PUBLIC_BASE_URL),
-    pipelineBuild: `photoverify-${process.env.npm_package_version ?? '0.1.0'}`,
     streamLocks: new KeyedLock(),
-    trust,
-    signer,
     mailer: createMailer(config),
   };
+  // What the features add for themselves (rate limiters, keys, trust anchors), from their modules.
+  const base: Omit<AppDeps, 'workflows'> = { ...core, ...(await featureDependencies(core)) };
   // Every module's workflows with their activities; both engines run the same list.
   const releases: (() => Promise<void>)[] = [];
   const registrations = modules.flatMap((m) => m.workflows?.({ ...base, onStop: (release) => releases.push(release) }) ?? []);

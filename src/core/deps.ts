@@ -12,14 +12,15 @@ import type { ResourceExtension } from './extensions.js';
 import type { BlobStore } from './blob-store.js';
 import type { UrlSigner } from './signed-urls.js';
 import type { KeyedLock } from './keyed-lock.js';
-import type { SignerConfig } from '../provenance/signer-config.js';
-import type { TrustAnchors } from '../provenance/trust.js';
-import type { RateLimiter } from './rate-limit.js';
 import type { Mailer } from './mail.js';
 import type { PrincipalCache } from './principal-cache.js';
+import type { Authenticator } from './authenticator.js';
 
-/** Everything the use cases need, built once by the composition root (src/service.ts). */
-export interface AppDeps {
+/**
+ * What every feature may use, built by the composition root (src/service.ts) from
+ * configuration and the adapters, before any feature's own dependencies.
+ */
+export interface CoreDeps {
   config: Config;
   knex: Knex;
   databaseKind: DatabaseKind;
@@ -29,32 +30,36 @@ export interface AppDeps {
   eventCatalogues: readonly Record<string, EventDefinition>[];
   /** Every module's contributions to other features' resources (views, list filters, search). */
   extensions: readonly ResourceExtension[];
+  /** Every module's ways of turning a request's credentials into a caller, in list order (adapters/http/auth.ts). */
+  authenticators: readonly Authenticator[];
   log: Logger;
   now: () => Date;
-  jwtSecret: Uint8Array;
   /** Principals of recently seen credentials, emptied when credentials change (D-048). */
   principals: PrincipalCache;
-  loginLimiter: RateLimiter;
-  /** Keyless uploads per client address. */
-  anonymousLimiter: RateLimiter;
-  /** Claim attempts per account. */
-  claimLimiter: RateLimiter;
-  /** Hash checked when a login names an unknown user, so timing does not reveal which e-mails exist. */
-  decoyPasswordHash: Promise<string>;
   blobs: BlobStore;
   urlSigner: UrlSigner;
-  /** Identifies the analysis code that produced a result (recorded on every verification). */
-  pipelineBuild: string;
   workflows: WorkflowEngine;
-  /** C2PA trust anchors (signer, TSA, legacy lists) used to validate credentials. */
-  trust: TrustAnchors;
-  /** The C2PA signer of verified pairs' credentials (loaded once, on first use). */
-  signer: () => Promise<SignerConfig>;
-  /** Serialises this process's writers of contended streams (monthly usage). */
+  /** Serialises this process's writers of contended streams (monthly usage, an account's tags). */
   streamLocks: KeyedLock;
   /** Outgoing mail: SMTP, or the file outbox (only the mail delivery workflow sends; others call queueMail). */
   mailer: Mailer;
 }
+
+/**
+ * What features add for themselves (rate limiters, keys, trust anchors): empty here, augmented
+ * by each feature in its own dependencies file
+ * (`declare module '../../core/deps.js' { interface FeatureDeps { ... } }`) and provided by its
+ * module's `dependencies` (core/module.ts). src/modules.ts checks at compile time that every
+ * member is provided by some module; the composition root checks at start that none is
+ * provided twice or left undefined (buildFeatureDeps).
+ */
+export interface FeatureDeps {}
+
+/** Everything the use cases need, built once by the composition root (src/service.ts). */
+export type AppDeps = CoreDeps & FeatureDeps;
+
+/** What a module's dependencies are built from: the core, before the workflow engine (built from the workflows, which may use them). */
+export type DependencyBase = Omit<CoreDeps, 'workflows'>;
 
 /**
  * What a module's workflows are built from: every dependency but the engine itself (which is

@@ -4,7 +4,7 @@
  * under `DATA_DIR/outbox` (one `.eml` per message, named by its Message-ID).
  *
  * A send is one attempt, never retried here: retries, back-off and the record of every attempt
- * belong to the mail delivery workflow (src/features/mail/workflow.ts).
+ * belong to the caller (the mail delivery workflow, the one sender: workflows/ and its module).
  */
 
 export interface MailMessage {

@@ -1,6 +1,9 @@
 import type { RouteSpec } from './route-spec.js';
 import type { ToolSpec } from './tool-spec.js';
-import type { AppDeps, WorkflowDeps } from './deps.js';
+import type { AppDeps, DependencyBase, FeatureDeps, WorkflowDeps } from './deps.js';
+import type { Authenticator } from './authenticator.js';
+import type { LogRedaction } from './log-redaction.js';
+import type { OperatorCommand } from './operator-command.js';
 import type { ErrorStatuses } from './errors.js';
 import type { ResourceExtension } from './extensions.js';
 import type { EventDefinition } from './events.js';
@@ -9,11 +12,26 @@ import type { WorkflowRegistration } from './workflow.js';
 
 /**
  * A feature as the service is composed from it. src/modules.ts lists the modules; the
- * projectors, routes (and with them the OpenAPI document), agent tools (MCP), workflows, the audit
- * catalogue and the error catalogue are all derived from that one list, so adding a feature is its folder plus a line.
+ * dependencies, projectors, routes (and with them the OpenAPI document), agent tools (MCP),
+ * workflows, authenticators, log redactions, extensions, operator commands, the audit catalogue
+ * and the error catalogue are all derived from that one list, so adding a feature is its folder
+ * plus a line: nothing outside the feature's folder and the list names it.
  */
 export interface FeatureModule {
   name: string;
+  /**
+   * What the feature's own use cases need beyond the core (rate limiters, keys, trust anchors),
+   * declared as members of FeatureDeps in the feature's files and built here once at start, in
+   * list order, from the core. Give the precise return type (a Pick of FeatureDeps), not
+   * Partial<FeatureDeps>: src/modules.ts derives from it that every member is provided.
+   */
+  dependencies?: (core: DependencyBase) => Promise<Partial<FeatureDeps>> | Partial<FeatureDeps>;
+  /** Kinds of credential the feature issues, resolved to callers by the HTTP adapter (core/authenticator.ts). */
+  authenticators?: readonly Authenticator[];
+  /** Credentials in the feature's URLs, kept out of the request log (core/log-redaction.ts). */
+  logRedactions?: readonly LogRedaction[];
+  /** Operator commands run against the stores with the service stopped (`npm run <name>`, src/cli/operator.ts). */
+  commands?: readonly OperatorCommand[];
   /** Event catalogues the feature's streams hold (audit history: types, versions, redaction). */
   events?: readonly Record<string, EventDefinition>[];
   /** Read models the feature owns, migrated and run in list order. */

@@ -21,7 +21,7 @@ const start = () =>
   });
 
 const setPlan = (args: string[]) =>
-  runNode(['dist/src/cli/set-account-plan.js', ...args], { DATA_DIR: dataDir, DATABASE_URL: '', EVENTSTORE_URL: '', LOG_LEVEL: 'silent' });
+  runNode(['dist/src/cli/operator.js', 'accounts:set-plan', ...args], { DATA_DIR: dataDir, DATABASE_URL: '', EVENTSTORE_URL: '', LOG_LEVEL: 'silent' });
 
 describe('npm run accounts:set-plan', () => {
   let service: Service | undefined;

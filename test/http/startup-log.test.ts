@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config.js';
-import { boundAddress, describeComponents, localUrl, maskSecrets } from '../../src/core/startup-summary.js';
+import { boundAddress, describeComponents, localUrl, maskSecrets } from '../../src/startup-summary.js';
 import { allocatorEnv, describeAllocator } from '../../src/core/allocator.js';
 import { c2paReader, loadNativeReader } from '../../src/provenance/c2pa-reader.js';
 import { freePort } from '../support/processes.js';
@@ -64,7 +64,7 @@ describe('the start-up log line', () => {
   it('npm start sets the allocator settings the service expects (each overridable)', () => {
     const start = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8')).scripts.start as string;
     for (const [name, value] of Object.entries(allocatorEnv)) expect(start).toContain(`${name}=\${${name}:-${value}}`);
-    expect(start).toMatch(/exec node dist\/main\.js$/);
+    expect(start).toMatch(/exec node dist\/src\/main\.js$/);
   });
 
   it('of the real service bound to 0.0.0.0 says 0.0.0.0, a localhost URL, and its mail server without the password', { timeout: 240_000 }, async () => {

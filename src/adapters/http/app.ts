@@ -8,7 +8,7 @@ import { bindRoute, documentRoute } from './route.js';
 import { errorMiddleware, notFoundHandler } from './error-middleware.js';
 import { buildDocument, createRegistry } from './openapi.js';
 import { documentMcp, mountMcp } from './mcp-endpoint.js';
-import { requestForLog, responseForLog } from './log-redaction.js';
+import { logSerializers } from './log-redaction.js';
 import { restJsonParser } from './json-limits.js';
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
 
@@ -34,9 +34,10 @@ export function createApp(
         res.setHeader('X-Request-Id', id);
         return id;
       },
-      redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'],
+      // Credentials in headers: the Authorization header, cookies, and each authenticator's own header (X-API-Key).
+      redact: ['req.headers.authorization', ...deps.authenticators.flatMap((a) => (a.header ? [`req.headers["${a.header}"]`] : [])), 'req.headers.cookie'],
       // Share links, pre-signed downloads and uploads carry their credential in the URL: never logged.
-      serializers: { req: requestForLog, res: responseForLog },
+      serializers: logSerializers(modules.flatMap((m) => m.logRedactions ?? [])),
       customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     }),
   );

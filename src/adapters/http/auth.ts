@@ -2,18 +2,16 @@ import type { Request } from 'express';
 import type { AppDeps } from '../../core/deps.js';
 import { AccessDeniedError, AuthenticationError } from '../../core/errors.js';
 import type { Principal } from '../../core/principal.js';
-import { resolveJwt } from '../../features/accounts/sessions.js';
-import { resolveApiKey } from '../../features/apikeys/authenticate.js';
-import { looksLikeApiKey } from '../../features/apikeys/key-material.js';
+import type { Authenticator } from '../../core/authenticator.js';
 import type { AuthRequirement } from '../../core/route-spec.js';
 
 /**
- * The caller the request's credentials (headers only) name, resolved through the features that
- * issue them; null when none are sent. Credentials that are sent but invalid are a 401 wherever
- * they arrive (REST and MCP alike).
+ * The caller the request's credentials (headers only) name, resolved by the authenticator the
+ * credential belongs to (deps.authenticators, declared by the modules that issue credentials:
+ * core/authenticator.ts); null when none are sent. Credentials that are sent but invalid are a
+ * 401 wherever they arrive (REST and MCP alike).
  */
 export async function credentialsOf(deps: AppDeps, req: Request): Promise<Principal | null> {
-  const apiKeyHeader = req.get('x-api-key')?.trim();
   const authorization = req.get('authorization')?.trim();
   const bearer = authorization?.match(/^Bearer\s+(\S+)$/i)?.[1];
   if (authorization && !bearer) {
@@ -21,9 +19,16 @@ export async function credentialsOf(deps: AppDeps, req: Request): Promise<Princi
       suggestion: 'Send "Authorization: Bearer <JWT or API key>" or "X-API-Key: <API key>".',
     });
   }
-  if (apiKeyHeader) return resolveCredential(deps, apiKeyHeader, true);
+  // A credential in an authenticator's own header wins over the Authorization header.
+  for (const authenticator of deps.authenticators) {
+    const credential = authenticator.header ? req.get(authenticator.header)?.trim() : undefined;
+    if (credential) return resolveCredential(deps, authenticator, credential);
+  }
   if (!bearer) return null;
-  return resolveCredential(deps, bearer, looksLikeApiKey(bearer));
+  const authenticator =
+    deps.authenticators.find((a) => a.bearerPrefix !== undefined && bearer.startsWith(a.bearerPrefix)) ?? deps.authenticators.find((a) => a.bearerPrefix === undefined);
+  if (!authenticator) throw new AuthenticationError('INVALID_TOKEN', 'This service takes no bearer tokens.');
+  return resolveCredential(deps, authenticator, bearer);
 }
 
 /** Resolves a REST caller, or throws 401/403. Public routes get the caller when credentials are sent. */
@@ -48,12 +53,12 @@ export async function authenticate(deps: AppDeps, req: Request, requirement: Aut
   return principal;
 }
 
-/** An API key or a session token to its principal, through the short-lived cache (D-048). */
-async function resolveCredential(deps: AppDeps, credential: string, isApiKey: boolean): Promise<Principal> {
+/** A credential to its principal, through the short-lived cache (D-048). */
+async function resolveCredential(deps: AppDeps, authenticator: Authenticator, credential: string): Promise<Principal> {
   const now = deps.now().getTime();
   const cached = deps.principals.get(credential, now);
   if (cached) return cached;
-  const { principal, expiresAt } = isApiKey ? await resolveApiKey(deps, credential) : await resolveJwt(deps, credential);
+  const { principal, expiresAt } = await authenticator.resolve(deps, credential);
   deps.principals.set(credential, principal, now, expiresAt.getTime());
   return principal;
 }

@@ -28,12 +28,5 @@ export function parseApiKey(raw: string): { prefix: string } | null {
   return match ? { prefix: match[1]! } : null;
 }
 
-export function looksLikeApiKey(token: string): boolean {
-  return token.startsWith('pv_');
-}
-
-export function sameHash(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'hex');
-  const right = Buffer.from(b, 'hex');
-  return left.length === right.length && crypto.timingSafeEqual(left, right);
-}
+/** What every raw key starts with: a bearer token that does is an API key, not a session token (authenticator.ts). */
+export const API_KEY_PREFIX = 'pv_';

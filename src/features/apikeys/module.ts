@@ -4,10 +4,10 @@ import { apiKeyEvents } from './events.js';
 import { apiKeysProjector } from '../../../projections/apikeys/projection.js';
 import { apiKeyRoutes } from './routes.js';
 
-export const apiKeysModule: FeatureModule = {
+export const apiKeysModule = {
   name: 'apikeys',
   events: [apiKeyEvents],
   projectors: [apiKeysProjector],
   routes: apiKeyRoutes,
   errors: apikeyErrors,
-};
+} satisfies FeatureModule;

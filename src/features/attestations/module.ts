@@ -5,10 +5,10 @@ import { attestationsProjector } from '../../../projections/attestations/project
 import { captureRoutes } from './routes.js';
 
 /** Capture attestation: challenges, signed attestations, and their single-use redemption. */
-export const attestationsModule: FeatureModule = {
+export const attestationsModule = {
   name: 'attestations',
   events: [attestationEvents],
   projectors: [attestationsProjector],
   routes: captureRoutes,
   errors: attestationErrors,
-};
+} satisfies FeatureModule;

@@ -4,9 +4,9 @@ import { streamOwnersProjector } from '../../../projections/audit/projection.js'
 import { auditRoutes } from './routes.js';
 
 /** The audit history: every stream a caller owns, event by event, with secrets redacted. */
-export const auditModule: FeatureModule = {
+export const auditModule = {
   name: 'audit',
   projectors: [streamOwnersProjector],
   routes: auditRoutes,
   errors: auditErrors,
-};
+} satisfies FeatureModule;

@@ -6,7 +6,7 @@ import { commentCountColumn } from './queries.js';
 import { commentRoutes } from './routes.js';
 
 /** Comments on verifications: internal to the owning account; `comment_count` on every Verification. */
-export const commentsModule: FeatureModule = {
+export const commentsModule = {
   name: 'comments',
   events: [commentEvents],
   projectors: [commentsProjector],
@@ -18,4 +18,4 @@ export const commentsModule: FeatureModule = {
       fieldColumns: (knex, idColumn) => ({ comment_count: commentCountColumn(knex, idColumn) }),
     },
   ],
-};
+} satisfies FeatureModule;

@@ -2,4 +2,4 @@ import type { FeatureModule } from '../../core/module.js';
 import { docsRoutes } from './routes.js';
 
 /** The front door: `GET /` (an HTML page or a JSON index) and the API reference at `/docs`. */
-export const docsModule: FeatureModule = { name: 'docs', routes: docsRoutes };
+export const docsModule = { name: 'docs', routes: docsRoutes } satisfies FeatureModule;

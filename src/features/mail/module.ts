@@ -7,12 +7,12 @@ import { mailMessagesProjector } from '../../../projections/mail/projection.js';
 import { mailDeliveryWorkflow } from '../../../workflows/mail/workflow.js';
 
 /** Outgoing e-mail: queued by other features (use-cases.ts: queueMail), delivered by a workflow. No routes of its own. */
-export const mailModule: FeatureModule = {
+export const mailModule = {
   name: 'mail',
   events: [mailEvents],
   projectors: [mailMessagesProjector],
   workflows: mailWorkflows,
-};
+} satisfies FeatureModule;
 
 function mailWorkflows(deps: WorkflowDeps) {
   const activities = createMailActivities({

@@ -8,10 +8,11 @@ import { sharesProjector } from '../../../projections/sharing/projection.js';
 import { reportPageRoutes } from './page-routes.js';
 import { sharingRoutes } from './routes.js';
 import { sharingTools } from './tools.js';
+import { withoutLinkTokens, withoutLinkTokensInRequest } from './tokens.js';
 import { shareMailWorkflow } from '../../../workflows/sharing/workflow.js';
 
 /** Sharing: report links (anyone with the link, or restricted to invited addresses), invitations by e-mail, view analytics. */
-export const sharingModule: FeatureModule = {
+export const sharingModule = {
   name: 'sharing',
   events: [shareEvents, shareViewEvents],
   projectors: [sharesProjector],
@@ -19,7 +20,9 @@ export const sharingModule: FeatureModule = {
   tools: sharingTools,
   workflows: sharingWorkflows,
   errors: sharingErrors,
-};
+  // A share link's token (and an invitation's proof) is its credential.
+  logRedactions: [{ url: withoutLinkTokens, request: withoutLinkTokensInRequest }],
+} satisfies FeatureModule;
 
 /** The recovery of notifications a crash left unqueued (workflow.ts). */
 function sharingWorkflows(deps: WorkflowDeps) {

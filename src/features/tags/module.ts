@@ -6,11 +6,11 @@ import { tagsProjector } from '../../../projections/tags/projection.js';
 import { tagRoutes } from './routes.js';
 
 /** Tags: the account's vocabulary, the tags on each verification, and the Verification's tags field, filters and search. */
-export const tagsModule: FeatureModule = {
+export const tagsModule = {
   name: 'tags',
   events: [tagEvents, verificationTagEvents],
   projectors: [tagsProjector],
   routes: tagRoutes,
   errors: tagErrors,
   extensions: [verificationTagsExtension],
-};
+} satisfies FeatureModule;

@@ -7,10 +7,11 @@ import { uploadEvents } from './events.js';
 import { uploadsProjector } from '../../../projections/uploads/projection.js';
 import { uploadRoutes } from './routes.js';
 import { uploadTools } from './tools.js';
+import { uploadIdRedaction } from './log-redaction.js';
 import { uploadExpiryWorkflow } from '../../../workflows/uploads/workflow.js';
 
 /** Pre-signed uploads: agents send large files by URL, then verify from the upload ids; unused files are deleted after expiry. */
-export const uploadsModule: FeatureModule = {
+export const uploadsModule = {
   name: 'uploads',
   events: [uploadEvents],
   projectors: [uploadsProjector],
@@ -18,7 +19,8 @@ export const uploadsModule: FeatureModule = {
   tools: uploadTools,
   workflows: uploadWorkflows,
   errors: uploadErrors,
-};
+  logRedactions: [uploadIdRedaction],
+} satisfies FeatureModule;
 
 function uploadWorkflows(deps: WorkflowDeps) {
   const activities = createUploadActivities({ store: deps.store, blobs: deps.blobs, now: deps.now, config: deps.config });

@@ -9,7 +9,7 @@ import { meteringReleaseWorkflow } from '../../../workflows/usage/release-workfl
 import { usageRoutes } from './routes.js';
 import { usageTools } from './tools.js';
 
-export const usageModule: FeatureModule = {
+export const usageModule = {
   name: 'usage',
   events: [usageEvents],
   projectors: [usageProjector],
@@ -17,7 +17,7 @@ export const usageModule: FeatureModule = {
   tools: usageTools,
   workflows: usageWorkflows,
   errors: usageErrors,
-};
+} satisfies FeatureModule;
 
 /** The release of reservations a crash left without their verification (release-workflow.ts). */
 function usageWorkflows(deps: WorkflowDeps) {

@@ -8,18 +8,20 @@ import { verificationErrors } from './errors.js';
 import { verificationEvents } from './events.js';
 import { verificationsProjector } from '../../../projections/verifications/projection.js';
 import { verificationRoutes } from './routes.js';
+import { verificationDependencies } from './dependencies.js';
 import { verificationTools } from './tools.js';
 import { verificationWorkflow } from '../../../workflows/verifications/workflow.js';
 
-export const verificationsModule: FeatureModule = {
+export const verificationsModule = {
   name: 'verifications',
+  dependencies: verificationDependencies,
   events: [verificationEvents],
   projectors: [verificationsProjector],
   routes: verificationRoutes,
   tools: verificationTools,
   workflows: verificationWorkflows,
   errors: verificationErrors,
-};
+} satisfies FeatureModule;
 
 /** The verification workflow and its steps; the CPU-bound pair analysis runs in worker threads. */
 function verificationWorkflows(deps: WorkflowDeps) {

@@ -7,14 +7,11 @@
  */
 import crypto from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { pino } from 'pino';
-import { accountDecider, accountStream, type AccountSettings } from '../features/accounts/decider.js';
-import { plans, type Plan } from '../features/accounts/events.js';
-import { systemContext } from '../core/commands.js';
-import { runCommand } from '../core/decider.js';
-import { AppError } from '../core/errors.js';
-import { loadConfig } from '../core/config.js';
-import { openStores } from '../service.js';
+import { systemContext } from '../../core/commands.js';
+import { runCommand } from '../../core/decider.js';
+import type { OperatorCommand } from '../../core/operator-command.js';
+import { accountDecider, accountStream, type AccountSettings } from './decider.js';
+import { plans, type Plan } from './events.js';
 
 const usage = 'Usage: npm run accounts:set-plan -- --account ID [--plan free|basic|professional|enterprise] [--budget-cap EUR|none]';
 
@@ -36,35 +33,17 @@ function parseSettings(argv: string[]): { accountId: string; changes: Partial<Ac
   return { accountId: values.account, changes };
 }
 
-async function main(): Promise<number> {
-  let request;
-  try {
-    request = parseSettings(process.argv.slice(2));
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n`);
-    return 2;
-  }
-  const config = loadConfig();
-  const log = pino({ level: process.env.LOG_LEVEL ?? 'warn' });
-  const { db, store } = await openStores(config, log);
-  try {
-    const context = systemContext(
-      { config, now: () => new Date() },
-      { actor: { type: 'system', id: 'operator' }, correlationId: `operator-${crypto.randomUUID()}`, accountId: request.accountId },
-    );
-    const outcome = await runCommand(store, accountStream(request.accountId), accountDecider, { type: 'ChangeSettings', by: 'operator', changes: request.changes, now: context.now }, context);
-    process.stdout.write(outcome.events.length ? `${JSON.stringify(outcome.events[0]!.data)}\n` : 'No change: the account already has these settings.\n');
-    return 0;
-  } catch (error) {
-    if (error instanceof AppError) {
-      process.stderr.write(`${error.message}\n`);
-      return 1;
-    }
-    throw error;
-  } finally {
-    await store.close();
-    await db.close();
-  }
-}
-
-process.exitCode = await main();
+export const setPlanCommand: OperatorCommand = {
+  name: 'accounts:set-plan',
+  parse(argv) {
+    const request = parseSettings(argv);
+    return async ({ config, store }) => {
+      const context = systemContext(
+        { config, now: () => new Date() },
+        { actor: { type: 'system', id: 'operator' }, correlationId: `operator-${crypto.randomUUID()}`, accountId: request.accountId },
+      );
+      const outcome = await runCommand(store, accountStream(request.accountId), accountDecider, { type: 'ChangeSettings', by: 'operator', changes: request.changes, now: context.now }, context);
+      return outcome.events.length ? `${JSON.stringify(outcome.events[0]!.data)}\n` : 'No change: the account already has these settings.\n';
+    };
+  },
+};

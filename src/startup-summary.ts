@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { c2paReader } from '../provenance/c2pa-reader.js';
-import type { Config } from './config.js';
+import { c2paReader } from './provenance/c2pa-reader.js';
+import type { Config } from './core/config.js';
 
 /**
  * What the start-up log line says (docs/decisions.md D-045): the address the server actually
