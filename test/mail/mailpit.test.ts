@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { systemContext } from '../../src/core/commands.js';
 import { findMailMessage } from '../../src/features/mail/queries.js';
 import { queueMail } from '../../src/features/mail/use-cases.js';
 import { databaseTargets } from '../support/databases.js';
 import { requires } from '../support/requires.js';
-import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+import { client, registerAccount } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 const webp = fs.readFileSync(path.resolve(import.meta.dirname, '../../../shared/fixtures/images/rs_sample1.webp'));
 
@@ -52,15 +53,11 @@ async function mailpitMessage(messageId: string, timeoutMs = 30_000): Promise<{ 
 }
 
 mailpit.describe('mail delivery to Mailpit (a real SMTP server)', () => {
-  let t: TestService;
-  beforeAll(async () => {
-    t = await startTestService(databaseTargets[0]!, {
-      SMTP_URL: mailpitSmtp,
-      MAIL_FROM: 'PhotoVerify <no-reply@verify.example.eu>',
-      PUBLIC_BASE_URL: 'https://verify.example.eu',
-    });
+  const { t } = serviceSuite(databaseTargets[0]!, {
+    SMTP_URL: mailpitSmtp,
+    MAIL_FROM: 'PhotoVerify <no-reply@verify.example.eu>',
+    PUBLIC_BASE_URL: 'https://verify.example.eu',
   });
-  afterAll(async () => t?.stop());
 
   it('delivers a queued message once, with its subject, recipient, Message-ID and a link built from PUBLIC_BASE_URL', async () => {
     const deps = t.service.deps;
