@@ -7,23 +7,20 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
 import { chromiumGate, launchChromium } from '../support/chromium.js';
-import { client, startTestService, type TestService } from '../support/service.js';
+import { client } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 const gate = chromiumGate('the API reference page in a browser');
 
 gate.describe('the API reference and front pages in Chromium', () => {
-  let t: TestService;
+  const { t } = serviceSuite(databaseTargets[0]!);
   let browser: Browser;
 
   beforeAll(async () => {
-    t = await startTestService(databaseTargets[0]!);
     browser = await launchChromium();
   }, 300_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await t?.stop();
-  });
+  afterAll(async () => browser?.close());
 
   /** Opens a page, recording every console error or warning, page error, failed request and request to another origin. */
   async function open(target: string): Promise<{ page: Page; problems: string[] }> {
