@@ -11,13 +11,13 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
 import { chromiumGate, launchChromium } from '../support/chromium.js';
-import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+import { registerAccount } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 const gate = chromiumGate('the set-password page in a browser');
 
 gate.describe('the set-password page in Chromium', () => {
-  let t: TestService;
-  let call: ReturnType<typeof client>;
+  const { t, call } = serviceSuite(databaseTargets[0]!);
   let browser: Browser;
 
   /** Invites an address and returns the link from the mail the service wrote to its outbox. */
@@ -46,15 +46,10 @@ gate.describe('the set-password page in Chromium', () => {
   }
 
   beforeAll(async () => {
-    t = await startTestService(databaseTargets[0]!);
-    call = client(t.url);
     browser = await launchChromium();
   }, 300_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await t?.stop();
-  });
+  afterAll(async () => browser?.close());
 
   it('sets the password from the link; the token is used once and leaves the address bar', async () => {
     const email = 'browser-invitee@org.example';
