@@ -91,7 +91,7 @@ describe('no secret compared with === or !==', () => {
   });
 
   it('each comparator named above uses timingSafeEqual with a length check', () => {
-    for (const file of ['features/apikeys/key-material.ts', 'features/accounts/passwords.ts', 'core/signed-urls.ts', 'features/uploads/tokens.ts']) {
+    for (const file of ['core/secrets.ts', 'features/accounts/passwords.ts', 'core/signed-urls.ts', 'features/uploads/tokens.ts']) {
       const text = fs.readFileSync(path.join(src, file), 'utf8');
       expect(text, file).toMatch(/length\s*(===|!==)\s*\w+\.length\s*(&&|\|\|)\s*!?crypto\.timingSafeEqual/);
     }
