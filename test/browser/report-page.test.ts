@@ -12,7 +12,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { linkKey, linkToken } from '../../src/features/sharing/tokens.js';
 import { databaseTargets } from '../support/databases.js';
 import { chromiumGate, launchChromium } from '../support/chromium.js';
-import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 const gate = chromiumGate('the report page in a browser');
 
@@ -21,7 +21,6 @@ const fixture = (name: string) => fs.readFileSync(path.join(fixtures, name));
 const artifacts = path.resolve(import.meta.dirname, '../../test-artifacts/report-page');
 
 type Part = { field: string; name: string; bytes: Uint8Array };
-type Account = Awaited<ReturnType<typeof registerAccount>>;
 
 async function upload(url: string, token: string, parts: Part[]): Promise<string> {
   const form = new FormData();
@@ -89,11 +88,10 @@ const viewports = [
 ];
 
 gate.describe('the shared report page in Chromium', () => {
-  let t: TestService;
-  let call: ReturnType<typeof client>;
+  const { t, call, newAccount } = serviceSuite(databaseTargets[0]!, { MAX_UPLOAD_BYTES: String(16 * 1024 * 1024) });
+  const owner = newAccount();
+  const other = newAccount();
   let browser: Browser;
-  let owner: Account;
-  let other: Account;
   const shared = new Map<string, { id: string; path: string; api: any }>();
   let unsharedId: string;
   /** Strings that must never appear in a page: account, user, verification and result ids, e-mails, blob keys. */
@@ -127,10 +125,6 @@ gate.describe('the shared report page in Chromium', () => {
 
   beforeAll(async () => {
     fs.mkdirSync(artifacts, { recursive: true });
-    t = await startTestService(databaseTargets[0]!, { MAX_UPLOAD_BYTES: String(16 * 1024 * 1024) });
-    call = client(t.url);
-    owner = await registerAccount(call);
-    other = await registerAccount(call);
     const ids = await Promise.all(cases.map((c) => upload(t.url, owner.token, c.parts)));
     unsharedId = await upload(t.url, owner.token, [{ field: 'image', name: 'harbour.webp', bytes: fixture('images/rs_sample1.webp') }]);
     await t.settled();
@@ -148,10 +142,7 @@ gate.describe('the shared report page in Chromium', () => {
     browser = await launchChromium();
   }, 300_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await t?.stop();
-  });
+  afterAll(async () => browser?.close());
 
   for (const c of cases) {
     for (const viewport of viewports) {
