@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
-import { startTestService, type TestService } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 /**
  * The README's quick start, run verbatim: its shell blocks, extracted from README.md, in order,
@@ -53,18 +53,16 @@ describe('the README', () => {
 });
 
 describe('the README quick start, run verbatim against the service', () => {
-  let t: TestService;
+  const { t } = serviceSuite(databaseTargets[0]!);
   const badge = path.join(repo, 'badge.jpg');
   const kept = path.join(os.tmpdir(), `pv-badge-kept-${process.pid}.jpg`);
   beforeAll(async () => {
-    t = await startTestService(databaseTargets[0]!);
     // The quick start writes badge.jpg where it runs; keep a developer's own file aside.
     if (fs.existsSync(badge)) fs.renameSync(badge, kept);
   });
   afterAll(async () => {
     fs.rmSync(badge, { force: true });
     if (fs.existsSync(kept)) fs.renameSync(kept, badge);
-    await t?.stop();
   });
 
   it('registers, creates and uses an API key, verifies the sample pair, and runs the CLI', { timeout: 600_000 }, async () => {
