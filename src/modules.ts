@@ -44,28 +44,13 @@ type ProvidedBy<M> = M extends { dependencies: (core: DependencyBase) => infer R
 /**
  * The list, unchanged, if every member of FeatureDeps (declared by the features) is provided by
  * some module's `dependencies`: otherwise a compile error whose type names the members missing
- * (`unprovided`), so a service without them is never built. featureDependencies checks the rest
- * at start (no member provided twice or as undefined).
+ * (`unprovided`), so a service without them is never built. core/module.ts's buildFeatureDeps
+ * checks the rest at start.
  */
 function everyDependencyProvided<const L extends readonly FeatureModule[]>(
   list: L & ([Exclude<keyof FeatureDeps, ProvidedBy<L[number]>>] extends [never] ? unknown : { unprovided: Exclude<keyof FeatureDeps, ProvidedBy<L[number]>> }),
 ): L {
   return list;
-}
-
-/** Every module's dependencies, built once, in list order, from the core (src/service.ts). */
-export async function featureDependencies(core: DependencyBase): Promise<FeatureDeps> {
-  const provided: Record<string, unknown> = {};
-  const providers = new Map<string, string>();
-  for (const module of modules) {
-    for (const [name, value] of Object.entries((await module.dependencies?.(core)) ?? {})) {
-      if (providers.has(name)) throw new Error(`The dependency ${name} is provided by both the ${providers.get(name)} and the ${module.name} module.`);
-      if (value === undefined) throw new Error(`The ${module.name} module provides its dependency ${name} as undefined.`);
-      providers.set(name, module.name);
-      provided[name] = value;
-    }
-  }
-  return provided as unknown as FeatureDeps;
 }
 
 export const allProjectors: readonly Projector[] = modules.flatMap((m) => m.projectors ?? []);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
-import { allProjectors, authenticators, errorCatalogue, eventCatalogues, featureDependencies, modules, resourceExtensions } from './modules.js';
+import { allProjectors, authenticators, errorCatalogue, eventCatalogues, modules, resourceExtensions } from './modules.js';
 import { InProcessWorkflowEngine } from './adapters/workflows/inprocess/engine.js';
 import { systemClock, type Clock } from './adapters/workflows/clock.js';
 import { ProjectionRunner } from './adapters/db/projection-runner.js';
@@ -10,6 +10,7 @@ import type { WorkflowEngine } from './core/workflow.js';
 import { createApp } from './adapters/http/app.js';
 import type { AppDeps, DependencyBase } from './core/deps.js';
 import { checkAuthenticators } from './core/authenticator.js';
+import { buildFeatureDeps } from './core/module.js';
 import { migrateRateLimits } from './core/rate-limit.js';
 import type { Config } from './core/config.js';
 import { openDatabase, type Database } from './adapters/db/database.js';
@@ -98,7 +99,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     mailer: createMailer(config),
   };
   // What the features add for themselves (rate limiters, keys, trust anchors), from their modules.
-  const base: Omit<AppDeps, 'workflows'> = { ...core, ...(await featureDependencies(core)) };
+  const base: Omit<AppDeps, 'workflows'> = { ...core, ...(await buildFeatureDeps(modules, core)) };
   // Every module's workflows with their activities; both engines run the same list.
   const releases: (() => Promise<void>)[] = [];
   const registrations = modules.flatMap((m) => m.workflows?.({ ...base, onStop: (release) => releases.push(release) }) ?? []);

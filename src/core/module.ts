@@ -47,3 +47,22 @@ export interface FeatureModule {
   /** Fields, list filters and search matches the feature adds to other features' resources (core/extensions.ts). */
   extensions?: readonly ResourceExtension[];
 }
+
+/**
+ * Every module's dependencies, built once at start, in list order, from the core (the
+ * composition root). Fails when two modules provide the same member or one provides undefined;
+ * that every member is provided is checked at compile time, by src/modules.ts.
+ */
+export async function buildFeatureDeps(modules: readonly FeatureModule[], core: DependencyBase): Promise<FeatureDeps> {
+  const provided: Record<string, unknown> = {};
+  const providers = new Map<string, string>();
+  for (const module of modules) {
+    for (const [name, value] of Object.entries((await module.dependencies?.(core)) ?? {})) {
+      if (providers.has(name)) throw new Error(`The dependency ${name} is provided by both the ${providers.get(name)} and the ${module.name} module.`);
+      if (value === undefined) throw new Error(`The ${module.name} module provides its dependency ${name} as undefined.`);
+      providers.set(name, module.name);
+      provided[name] = value;
+    }
+  }
+  return provided as unknown as FeatureDeps;
+}
