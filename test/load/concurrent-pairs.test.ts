@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
-import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+import { registerAccount } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 /**
  * Issue 21, must-work 4: concurrent genuine pairs on a busy 2-core machine all complete with the
@@ -35,14 +36,7 @@ async function uploadPair(url: string, token: string): Promise<string> {
 for (const target of databaseTargets) {
   const PAIRS = pairsOn(target.name);
   describe(`${PAIRS} concurrent genuine pairs on ${target.name}`, () => {
-    let t: TestService;
-    let call: ReturnType<typeof client>;
-
-    beforeAll(async () => {
-      t = await startTestService(target);
-      call = client(t.url);
-    }, 120_000);
-    afterAll(async () => t?.stop(), 120_000);
+    const { t, call } = serviceSuite(target);
 
     // Generous: each pair is seconds of CPU, and at load 10 on two cores 25 of them take many
     // minutes. The verification's own deadline (10 minutes from its upload) is the real limit.
