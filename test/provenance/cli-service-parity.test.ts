@@ -7,11 +7,12 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureDevelopmentSigner } from '../../src/provenance/dev-signer.js';
 import { signVerifiedImage } from '../../src/provenance/sign.js';
 import { databaseTargets } from '../support/databases.js';
-import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+import { registerAccount } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 import { fixture, fixtures, repoRoot } from './helpers/paths.js';
 
 const bin = path.join(repoRoot, 'bin/photoverify.mjs');
@@ -67,8 +68,7 @@ async function pooled<T, R>(items: T[], limit: number, work: (item: T) => Promis
 const target = databaseTargets[0]!;
 
 describe('CLI and service agree on every C2PA fixture (one trust configuration)', { timeout: 300_000 }, () => {
-  let t: TestService;
-  let call: ReturnType<typeof client>;
+  const { t, call } = serviceSuite(target, { MAX_UPLOAD_BYTES: String(8 * 1024 * 1024) });
   let token: string;
 
   async function serviceOutcome(name: string, bytes: Uint8Array): Promise<Outcome | { status: number; error_code: string }> {
@@ -87,11 +87,8 @@ describe('CLI and service agree on every C2PA fixture (one trust configuration)'
   }
 
   beforeAll(async () => {
-    t = await startTestService(target, { MAX_UPLOAD_BYTES: String(8 * 1024 * 1024) });
-    call = client(t.url);
     token = (await registerAccount(call)).token;
   });
-  afterAll(async () => t?.stop());
 
   it('same verdict and reason from the API and from `photoverify credentials FILE --json --data-dir DATA_DIR`', async () => {
     const [service, viaCli] = await Promise.all([
