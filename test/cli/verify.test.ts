@@ -9,7 +9,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
 import { runNode } from '../support/processes.js';
-import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
+import { registerAccount } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const bin = path.join(root, 'bin/photoverify.mjs');
@@ -34,22 +35,19 @@ const target = databaseTargets[0]!;
 
 // The pair case waits for a whole analysis: sized for a machine at load 10, not by the one-minute default.
 describe('photoverify verify (CLI against a real service)', { timeout: 15 * 60_000 }, () => {
-  let t: TestService;
+  const { t, call } = serviceSuite(target, { MAX_UPLOAD_BYTES: String(8 * 1024 * 1024) });
   let key: string;
   let scratch: string;
   const common = () => ['--url', t.url, '--key', key, '--interval', '0.2'];
 
   beforeAll(async () => {
-    t = await startTestService(target, { MAX_UPLOAD_BYTES: String(8 * 1024 * 1024) });
-    const call = client(t.url);
     const owner = await registerAccount(call);
     const created = await call('POST', '/v1/apikeys/', { token: owner.token, json: { account_id: owner.account.id } });
     expect(created.status).toBe(201);
     key = created.body.raw_key;
     scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'pv-cli-'));
   });
-  afterAll(async () => {
-    await t?.stop();
+  afterAll(() => {
     if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
   });
 
