@@ -85,14 +85,32 @@ export class ValidationError extends AppError {
   }
 }
 
+/** One item of the spec's 422 list form: `{"detail": [{"loc", "msg", "type"}]}`. */
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
 /**
- * A well-formed request that breaks a rule the spec answers with 422 `VALIDATION_ERROR` (tag
- * names and colours, tags per verification) rather than the code's usual 400. The kind, not the
- * code, chooses the status: the error middleware maps it, as it maps every error.
+ * The one 422 error: a request the service understood and will not act on. Its two kinds keep
+ * the spec's two bodies (docs/errors.md, "Two 422 shapes, one rule"), and each kind has one home:
+ * - with `issues`: the request's shape is wrong, refused at the edge by the route's or tool's
+ *   zod schema (fields, types, formats, sets, ranges; core/validation.ts invalidRequest): the list
+ *   form `{"detail": [{loc, msg, type}]}`;
+ * - without: a well-formed request breaks a rule of the domain the spec answers with 422
+ *   `VALIDATION_ERROR` (tag names and colours, comment bodies, tags per verification, comments
+ *   per verification), decided by the feature's decider and the pure checks it calls: the envelope.
+ * The kind, not the code, chooses the status (the code's usual one is 400): the error middleware
+ * maps it, as it maps every error.
  */
 export class UnprocessableError extends AppError {
-  constructor(message: string, options?: ErrorOptions) {
-    super('VALIDATION_ERROR', message, options);
+  readonly issues?: ValidationIssue[];
+
+  constructor(message: string, options: ErrorOptions & { issues?: ValidationIssue[] } = {}) {
+    const { issues, ...rest } = options;
+    super('VALIDATION_ERROR', message, rest);
+    if (issues) this.issues = issues;
   }
 }
 

@@ -62,3 +62,43 @@ export const privatePageHeaders: Readonly<Record<string, string>> = {
   'X-Content-Type-Options': 'nosniff',
   'Cache-Control': 'no-store',
 };
+
+export interface HtmlDocument {
+  title: string;
+  /** The response's CSP nonce, which lets the inline style and script run. */
+  nonce: string;
+  /** The page's inline stylesheet. */
+  style: Html;
+  body: Html;
+  /** The page's inline script, if it has one. */
+  script?: Html;
+  /** A page reached through a secret link: not indexed, and no referrer sent on (the headers say so too: privatePageHeaders). */
+  private?: boolean;
+  /** The icon's URL (a data: URL keeps the browser from asking for /favicon.ico). */
+  icon?: string;
+}
+
+/**
+ * The one HTML page shell of the service's pages: the document, its head (character set,
+ * viewport, robots and referrer for a private page, title, icon, the inline style under the
+ * nonce), the page's body, and its inline script under the same nonce.
+ */
+export function htmlDocument(page: HtmlDocument): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+${page.private ? html`<meta name="robots" content="noindex, nofollow">
+<meta name="referrer" content="no-referrer">
+` : html``}<title>${page.title}</title>
+${page.icon ? html`<link rel="icon" href="${page.icon}">
+` : html``}<style nonce="${page.nonce}">${page.style}</style>
+</head>
+<body>
+${page.body}
+${page.script ? html`<script nonce="${page.nonce}">${page.script}</script>` : html``}
+</body>
+</html>
+`.value;
+}

@@ -1,17 +1,9 @@
 import type { z } from 'zod';
+import { UnprocessableError, type ValidationIssue } from './errors.js';
 
-/** One item of the spec's 422 list form: `{"detail": [{"loc", "msg", "type"}]}`. */
-export interface ValidationIssue {
-  loc: (string | number)[];
-  msg: string;
-  type: string;
-}
-
-export class RequestValidationError extends Error {
-  constructor(readonly issues: ValidationIssue[]) {
-    super(issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '));
-    this.name = 'RequestValidationError';
-  }
+/** A request of the wrong shape: the 422 list form (errors.ts UnprocessableError with its issues). */
+export function invalidRequest(issues: ValidationIssue[]): UnprocessableError {
+  return new UnprocessableError(issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '), { issues });
 }
 
 export type RequestPart = 'body' | 'query' | 'path';
@@ -51,11 +43,11 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 
 export function parsePart<T>(part: RequestPart, schema: z.ZodType<T>, input: unknown): T {
   if (part === 'body' && input === undefined) {
-    throw new RequestValidationError([
+    throw invalidRequest([
       { loc: ['body'], msg: 'A JSON object body is required (Content-Type: application/json).', type: 'missing' },
     ]);
   }
   const result = schema.safeParse(input);
-  if (!result.success) throw new RequestValidationError(issuesFrom(part, result.error, input));
+  if (!result.success) throw invalidRequest(issuesFrom(part, result.error, input));
   return result.data;
 }

@@ -1,13 +1,12 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { AppError, UnprocessableError, type ErrorStatuses } from '../../core/errors.js';
 import type { ErrorPageInput, Reply } from '../../core/route-spec.js';
-import { RequestValidationError } from '../../core/validation.js';
 
 /**
  * The one place where errors become HTTP responses:
  *   AppError            -> its code's status in the catalogue (derived from the module list), {"detail": {error_code, message, suggestion}}
- *   UnprocessableError  -> 422 with the same envelope (a domain rule the spec answers with 422)
- *   request validation  -> 422, {"detail": [{loc, msg, type}]}
+ *   UnprocessableError  -> 422: with issues (a request of the wrong shape), {"detail": [{loc, msg, type}]};
+ *                          without (a domain rule the spec answers with 422), the envelope
  *   body parser errors  -> 422 (malformed JSON), 413 (too large), 415 (unknown encoding or charset),
  *                          400 (a body that is not what its Content-Encoding says)
  *   malformed %-escapes in a path parameter -> 400 VALIDATION_ERROR (express's URIError)
@@ -19,7 +18,7 @@ export const errorMiddleware = (catalogue: ErrorStatuses): ErrorRequestHandler =
     res.destroy();
     return;
   }
-  if (error instanceof RequestValidationError) {
+  if (error instanceof UnprocessableError && error.issues) {
     answer(res, 422, { detail: error.issues });
     return;
   }

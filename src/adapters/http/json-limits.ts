@@ -2,7 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import express from 'express';
 import { AppError } from '../../core/errors.js';
 import { unrepresentableText, UNREPRESENTABLE_MESSAGE } from '../../core/text.js';
-import { RequestValidationError, type RequestPart } from '../../core/validation.js';
+import { invalidRequest, type RequestPart } from '../../core/validation.js';
 
 /**
  * Bounded JSON parsing for every JSON door (REST and /mcp), DESIGN.md's robustness rules.
@@ -102,7 +102,7 @@ function refuseOversizedStructure(_req: Request, _res: Response, bytes: Buffer):
 export function refuseUnrepresentable(part: RequestPart, value: unknown): void {
   const found = unrepresentableText(value);
   if (!found) return;
-  throw new RequestValidationError([{ loc: [part, ...found.path], msg: `${UNREPRESENTABLE_MESSAGE} (found: ${found.reason})`, type: 'string_unrepresentable' }]);
+  throw invalidRequest([{ loc: [part, ...found.path], msg: `${UNREPRESENTABLE_MESSAGE} (found: ${found.reason})`, type: 'string_unrepresentable' }]);
 }
 
 const refuseUnrepresentableBody: RequestHandler = (req, _res, next) => {

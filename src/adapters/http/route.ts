@@ -4,7 +4,7 @@ import { newCall } from '../../core/principal.js';
 import { authenticate } from './auth.js';
 import type { Reply, RouteSpec } from '../../core/route-spec.js';
 import { receiveUpload } from './uploads.js';
-import { parsePart, RequestValidationError } from '../../core/validation.js';
+import { invalidRequest, parsePart } from '../../core/validation.js';
 import { refuseUnrepresentable } from './json-limits.js';
 
 // Documenting a route lives with the rest of the OpenAPI document.
@@ -41,7 +41,7 @@ export function bindRoute(router: Router, deps: AppDeps, spec: RouteSpec): void 
       rawBody: () => {
         // The JSON parser has already read a JSON body: the bytes are gone.
         if (req.readableEnded || (req as { _body?: boolean })._body) {
-          throw new RequestValidationError([{ loc: ['body'], msg: 'Send the file itself as the body, with Content-Type: application/octet-stream (or the file\'s type), not JSON.', type: 'body_type' }]);
+          throw invalidRequest([{ loc: ['body'], msg: 'Send the file itself as the body, with Content-Type: application/octet-stream (or the file\'s type), not JSON.', type: 'body_type' }]);
         }
         return req;
       },

@@ -3,7 +3,7 @@ import multer from 'multer';
 import { AppError } from '../../core/errors.js';
 import { BlobTooLargeError, type BlobStore, type ParsedUpload, type UploadedFile } from '../../core/blob-store.js';
 import { cleanFileName } from '../../core/text.js';
-import { RequestValidationError } from '../../core/validation.js';
+import { invalidRequest } from '../../core/validation.js';
 
 /**
  * Streams multipart files straight into staged blobs (hashing as they arrive) and enforces the
@@ -46,13 +46,13 @@ export async function receiveUpload(
 
   try {
     if (!req.is('multipart/form-data')) {
-      throw new RequestValidationError([{ loc: ['body'], msg: 'Send the files as multipart/form-data.', type: 'missing' }]);
+      throw invalidRequest([{ loc: ['body'], msg: 'Send the files as multipart/form-data.', type: 'missing' }]);
     }
     await new Promise<void>((resolve, reject) => upload(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
     const fields: Record<string, string> = {};
     for (const [name, value] of Object.entries((req.body ?? {}) as Record<string, unknown>)) {
       if (!options.textFields.includes(name)) {
-        throw new RequestValidationError([{ loc: ['body', name], msg: 'Unknown field: not part of this request.', type: 'extra_forbidden' }]);
+        throw invalidRequest([{ loc: ['body', name], msg: 'Unknown field: not part of this request.', type: 'extra_forbidden' }]);
       }
       fields[name] = String(value);
     }
@@ -73,13 +73,13 @@ function translate(error: unknown, maxBytes: number): unknown {
   }
   if (error instanceof multer.MulterError) {
     if (error.code === 'LIMIT_UNEXPECTED_FILE' || error.code === 'LIMIT_FILE_COUNT') {
-      return new RequestValidationError([{ loc: ['body', error.field ?? 'file'], msg: 'Unexpected file field: send "image" and optionally "raw", once each.', type: 'extra_forbidden' }]);
+      return invalidRequest([{ loc: ['body', error.field ?? 'file'], msg: 'Unexpected file field: send "image" and optionally "raw", once each.', type: 'extra_forbidden' }]);
     }
-    return new RequestValidationError([{ loc: ['body', error.field ?? 'body'], msg: error.message, type: error.code.toLowerCase() }]);
+    return invalidRequest([{ loc: ['body', error.field ?? 'body'], msg: error.message, type: error.code.toLowerCase() }]);
   }
   const message = (error as Error)?.message ?? '';
   if (/Unexpected end of form|Multipart: Boundary not found|Malformed part header/i.test(message)) {
-    return new RequestValidationError([{ loc: ['body'], msg: `Malformed multipart body: ${message}`, type: 'multipart_invalid' }]);
+    return invalidRequest([{ loc: ['body'], msg: `Malformed multipart body: ${message}`, type: 'multipart_invalid' }]);
   }
   return error;
 }

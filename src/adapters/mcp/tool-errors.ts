@@ -1,7 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import { AppError } from '../../core/errors.js';
-import { RequestValidationError, type ValidationIssue } from '../../core/validation.js';
+import { AppError, UnprocessableError, type ValidationIssue } from '../../core/errors.js';
 
 /**
  * The one place where errors become MCP tool errors. The result carries the REST error
@@ -10,7 +9,7 @@ import { RequestValidationError, type ValidationIssue } from '../../core/validat
  * is not the tool's output, and clients validate structuredContent against the output schema.
  */
 export function toolError(error: unknown, log: Logger, correlationId: string): CallToolResult {
-  if (error instanceof RequestValidationError) return validationError(error.issues);
+  if (error instanceof UnprocessableError && error.issues) return validationError(error.issues);
   if (error instanceof AppError) {
     return errorResult({
       error_code: error.code,

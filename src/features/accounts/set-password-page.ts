@@ -1,4 +1,4 @@
-import { contentSecurityPolicy, html, privatePageHeaders } from '../../core/html.js';
+import { contentSecurityPolicy, html, htmlDocument, privatePageHeaders } from '../../core/html.js';
 
 /**
  * The page an invitation link opens (D-039): a form for the new password. The token is in the
@@ -42,25 +42,22 @@ form.addEventListener('submit', async (event) => {
 });
 `;
 
-export function renderSetPasswordPage(input: { serviceName: string; acceptUrl: string; nonce: string }): string {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<title>Choose your password · ${input.serviceName}</title>
-<style nonce="${input.nonce}">
+const STYLE = html`
 body { font-family: system-ui, sans-serif; line-height: 1.5; color: #1a1a1a; margin: 0; padding: 1rem; }
 main { max-width: 28rem; margin: 2rem auto; }
 label { display: block; margin-top: 1rem; font-weight: 600; }
 input { display: block; width: 100%; box-sizing: border-box; font: inherit; padding: 0.6rem; margin-top: 0.25rem; border: 1px solid #555; border-radius: 4px; }
 button { margin-top: 1.25rem; min-height: 44px; padding: 0.6rem 1.2rem; font: inherit; color: #fff; background: #1d4ed8; border: 0; border-radius: 4px; cursor: pointer; }
 :focus-visible { outline: 3px solid #f59e0b; outline-offset: 2px; }
-</style>
-</head>
-<body>
-<main>
+`;
+
+export function renderSetPasswordPage(input: { serviceName: string; acceptUrl: string; nonce: string }): string {
+  return htmlDocument({
+    title: `Choose your password · ${input.serviceName}`,
+    nonce: input.nonce,
+    private: true,
+    style: STYLE,
+    body: html`<main>
 <h1>Choose your password</h1>
 <p>${input.serviceName} invited you to an account. Choose the password you will log in with.</p>
 <noscript><p>This page needs JavaScript to send your password. Without it, send a POST request to ${input.acceptUrl} with the JSON body {"token": "the part of the link after #", "password": "your new password"}.</p></noscript>
@@ -72,9 +69,7 @@ button { margin-top: 1.25rem; min-height: 44px; padding: 0.6rem 1.2rem; font: in
 <button type="submit">Set password</button>
 </form>
 <p id="status" role="status" aria-live="polite"></p>
-</main>
-<script nonce="${input.nonce}">${SCRIPT}</script>
-</body>
-</html>
-`.toString();
+</main>`,
+    script: SCRIPT,
+  });
 }

@@ -4,6 +4,7 @@ import { assertNever } from '../../core/events.js';
 import type { UserRole } from '../../core/principal.js';
 import { streamName } from '../../core/streams.js';
 import { hasBidiFormatting } from '../../core/text.js';
+import { verificationNotFound } from '../verifications/index.js';
 import { commentEvents, type CommentEvent } from './events.js';
 
 export const commentsStream = (verificationId: string) => streamName('comments', verificationId);
@@ -51,9 +52,6 @@ export interface Comment {
 export interface CommentsState {
   comments: Map<string, Comment>;
 }
-
-export const verificationNotFound = () =>
-  new NotFoundError('VERIFICATION_NOT_FOUND', 'Verification not found.', { suggestion: 'List your verifications with GET /v1/verifications/.' });
 
 export const commentNotFound = () =>
   new NotFoundError('COMMENT_NOT_FOUND', 'Comment not found on this verification.', {

@@ -2,11 +2,11 @@ import { z } from 'zod';
 import type { AppDeps } from '../../core/deps.js';
 import { storableString } from '../../core/text-schemas.js';
 import { route, type RouteSpec } from '../../core/route-spec.js';
+import { verificationIdParam } from '../verifications/index.js';
 import { MAX_COMMENT_LENGTH, MAX_COMMENTS_PER_VERIFICATION } from './decider.js';
 import { addComment, deleteComment, editComment, listComments } from './use-cases.js';
 import { commentSchema } from './view.js';
 
-const verificationParams = z.strictObject({ verification_id: z.uuid() });
 const commentParams = z.strictObject({ verification_id: z.uuid(), comment_id: z.uuid() });
 
 // The comment rules (empty, oversized, control characters) are the domain's, answered in the
@@ -34,7 +34,7 @@ export function commentRoutes(deps: AppDeps): RouteSpec[] {
       summary: "List a verification's comments, oldest first",
       description: 'Comments are internal: only users of the owning account see them (never a shared report).',
       auth: 'any',
-      params: verificationParams,
+      params: verificationIdParam,
       responses: {
         200: { description: 'Comments', schema: z.object({ items: z.array(commentSchema), total: z.number().int() }).openapi('CommentList') },
         404: accessErrors[404],
@@ -48,7 +48,7 @@ export function commentRoutes(deps: AppDeps): RouteSpec[] {
       summary: 'Comment on a verification',
       description: `The author is the calling user (with an API key, the user who created the key). At most ${MAX_COMMENTS_PER_VERIFICATION} comments per verification; deleting one frees its place.`,
       auth: 'any',
-      params: verificationParams,
+      params: verificationIdParam,
       body: commentBody,
       responses: {
         201: { description: 'Comment added', schema: commentSchema },

@@ -1,4 +1,4 @@
-import { html } from '../../core/html.js';
+import { html, htmlDocument } from '../../core/html.js';
 
 /**
  * The two pages a person opens first: the service's front door at `/` and the API reference at
@@ -17,14 +17,11 @@ export const serviceDescription =
 /** `/` for a browser: what the service is and where to go next. Inline style under the response's nonce; no script. */
 export function renderHomePage(input: { serviceName: string; version: string; region: string; links: Links; nonce: string }): string {
   const { serviceName, version, region, links, nonce } = input;
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${serviceName}: photo authenticity verification API</title>
-<link rel="icon" href="data:,">
-<style nonce="${nonce}">
+  return htmlDocument({
+    title: `${serviceName}: photo authenticity verification API`,
+    nonce,
+    icon: 'data:,',
+    style: html`
   body { font: 1rem/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0; color: #1b1f24; background: #fafafa; }
   main { max-width: 42rem; margin: 0 auto; padding: 2rem 1.25rem; }
   h1 { font-size: 1.6rem; margin: 0 0 .5rem; }
@@ -32,10 +29,8 @@ export function renderHomePage(input: { serviceName: string; version: string; re
   li { margin: .4rem 0; }
   code { font-size: .95em; }
   .meta { color: #555; font-size: .9rem; }
-</style>
-</head>
-<body>
-<main>
+`,
+    body: html`<main>
 <h1>${serviceName}</h1>
 <p>${serviceDescription}</p>
 <p>This is an HTTP/JSON API. Every call except health needs an API key (<code>X-API-Key</code>) or a login token (<code>Authorization: Bearer</code>); the quick start in the README shows how to get one.</p>
@@ -45,10 +40,8 @@ export function renderHomePage(input: { serviceName: string; version: string; re
   <li><a href="${links.health}">Service health</a>: the state of each dependency</li>
 </ul>
 <p class="meta">Version ${version}. Processing region ${region}.</p>
-</main>
-</body>
-</html>
-`.value;
+</main>`,
+  });
 }
 
 /** `/docs`: Swagger UI rendering `/openapi.json`, from the package's own files (assets.ts). */

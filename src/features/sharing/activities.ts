@@ -4,13 +4,12 @@ import { ValidationError } from '../../core/errors.js';
 import { parseEvent } from '../../core/events.js';
 import type { StoredEvent } from '../../core/event-store.js';
 import { ActivityError, type ActivityImplementations } from '../../core/workflow.js';
-import { recordMail, type OutgoingMail } from '../mail/use-cases.js';
-import { findVerification } from '../verifications/queries.js';
+import { queuedMailIds, recordMail, type OutgoingMail } from '../mail/index.js';
+import { findVerification } from '../verifications/index.js';
 import { shareDecider, shareStream, type ShareState } from './decider.js';
 import { accessChangedMessage, actingUser, invitationMessage, sharerOf, toldOfAccessChange } from './notifications.js';
 import type { ShareMailActivities, ShareMailInput } from '../../../workflows/sharing/workflow.js';
 import type { SweepSource } from '../../core/workflow.js';
-import { queuedMailIds } from '../mail/queries.js';
 import { owedShareMails } from './queries.js';
 import { SHARE_MAIL_RECOVERY_MS } from '../../../workflows/sharing/workflow.js';
 

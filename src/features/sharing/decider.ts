@@ -2,6 +2,7 @@ import type { Decider } from '../../core/decider.js';
 import { AccessDeniedError, AppError, NotFoundError, ValidationError } from '../../core/errors.js';
 import { assertNever } from '../../core/events.js';
 import { streamName } from '../../core/streams.js';
+import { verificationNotFound } from '../verifications/index.js';
 import { shareEvents, shareViewEvents, type AccessType, type ShareEvent, type ShareViewEvent } from './events.js';
 
 export const shareStream = (verificationId: string) => streamName('share', verificationId);
@@ -42,9 +43,6 @@ export interface Invitation {
 export type ShareState =
   | { status: 'none' | 'disabled'; invitations: Map<string, Invitation>; accessChanges: number }
   | { status: 'shared'; accessType: AccessType; nonce: string; invitations: Map<string, Invitation>; accessChanges: number };
-
-export const verificationNotFound = () =>
-  new NotFoundError('VERIFICATION_NOT_FOUND', 'Verification not found.', { suggestion: 'List your verifications with GET /v1/verifications/.' });
 
 export const notShared = () =>
   new NotFoundError('NOT_SHARED', 'This verification is not shared.', { suggestion: 'Share it with POST /v1/verifications/{verification_id}/share.' });

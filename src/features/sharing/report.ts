@@ -1,6 +1,5 @@
-import { jsonColumn } from '../../core/json.js';
 import { isoDate } from '../../core/schemas.js';
-import { imageOf, rawOf, renditionsOf, type ResultRow, type VerificationRow } from '../verifications/queries.js';
+import { captureOf, imageOf, renditionsOf, resultFields, verificationFields, type ResultRow, type VerificationRow } from '../verifications/index.js';
 import type { AccessType } from './events.js';
 
 /** How a viewer came to see a shared report. */
@@ -51,7 +50,8 @@ export interface SharedReport {
 export const sharedFileKinds = ['image', 'thumbnail', 'badge', 'heatmap', 'raw_reference'] as const;
 export type SharedFileKind = (typeof sharedFileKinds)[number];
 
-const object = (value: unknown): Record<string, unknown> => jsonColumn<Record<string, unknown> | null>(value) ?? {};
+/** The URL a page links one of the report's files by. */
+export type SharedFileUrl = (kind: SharedFileKind) => string;
 
 /** The blob behind a file kind, with the same rules as the owner's endpoints (badge: completed and authentic only). */
 export function sharedFileOf(row: VerificationRow, kind: SharedFileKind): { blob_key: string; content_type: string } | undefined {
@@ -77,35 +77,10 @@ export function toSharedReport(
   results: ResultRow[],
   extra: { processingRegion: string | null; accessType: AccessType; viewer: ViewerAccess },
 ): SharedReport {
-  const raw = rawOf(row);
-  const capture = row.capture ? object(row.capture) : null;
+  const capture = captureOf(row);
   return {
-    name: row.name,
-    short_code: row.short_code,
-    status: row.status,
-    failure_reason: row.failure_reason ?? null,
-    verification_mode: row.verification_mode,
-    result: row.result ?? null,
-    result_confidence: Number(row.result_confidence ?? 0),
-    assurance_level: row.assurance_level ?? null,
-    assurance_reason: row.assurance_reason ?? null,
-    verdict: row.verdict ?? null,
-    verdict_reason: row.verdict_reason ?? null,
-    capture_verified: row.capture_verified ?? null,
-    evidence_report: row.evidence_report ? object(row.evidence_report) : null,
-    raw_metadata: object(row.raw_metadata),
-    image_metadata: object(row.image_metadata),
-    rendition_info: object(row.rendition_info),
-    rendition_corrected_info: object(row.rendition_corrected_info),
-    results: results.map((r) => ({
-      analysis: r.analysis,
-      result: r.result,
-      confidence_score: Number(r.confidence_score),
-      details: object(r.details),
-      recorded_at: isoDate(r.created_at)!,
-    })),
-    image_photo_hash: `sha256:${imageOf(row).sha256}`,
-    raw_photo_hash: raw ? `sha256:${raw.sha256}` : '',
+    ...verificationFields(row),
+    results: results.map((r) => ({ analysis: r.analysis, ...resultFields(r), recorded_at: isoDate(r.created_at)! })),
     capture: capture
       ? {
           attestation_validated: capture.attestation_validated === true,
@@ -113,8 +88,6 @@ export function toSharedReport(
           integrity_score: typeof capture.integrity_score === 'number' ? capture.integrity_score : null,
         }
       : null,
-    created_at: isoDate(row.created_at)!,
-    updated_at: isoDate(row.updated_at)!,
     processing_region: extra.processingRegion,
     files: Object.fromEntries(sharedFileKinds.map((kind) => [kind, Boolean(sharedFileOf(row, kind))])) as Record<SharedFileKind, boolean>,
     access_type: extra.accessType,

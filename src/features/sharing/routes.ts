@@ -2,10 +2,9 @@ import { z } from 'zod';
 import type { AppDeps } from '../../core/deps.js';
 import { route, type RouteSpec } from '../../core/route-spec.js';
 import { confirmationSchema } from '../../core/schemas.js';
+import { verificationIdParam } from '../verifications/index.js';
 import { accessTypes } from './events.js';
 import { getShare, inviteToShare, revokeInvite, shareVerification, unshareVerification, viewAnalytics } from './use-cases.js';
-
-const idParam = z.strictObject({ verification_id: z.uuid() });
 
 export const shareBody = z.strictObject({ access_type: z.enum(accessTypes) }).openapi('ShareRequest');
 
@@ -42,7 +41,7 @@ export function sharingRoutes(deps: AppDeps): RouteSpec[] {
       tag: 'sharing',
       summary: 'Read the share of your verification',
       auth: 'any',
-      params: idParam,
+      params: verificationIdParam,
       responses: { 200: { description: 'Share', schema: shareSchema }, ...ownerErrors, 404: { description: 'VERIFICATION_NOT_FOUND (also when not yours); NOT_SHARED' } },
       handler: async ({ params, principal }) => ({ status: 200, headers: { 'Cache-Control': 'no-store' }, body: await getShare(deps, principal, params.verification_id) }),
     }),
@@ -54,7 +53,7 @@ export function sharingRoutes(deps: AppDeps): RouteSpec[] {
       description:
         '`anyone_with_link`: whoever has the URL opens the report. `restricted`: only invited addresses (POST …/share/invites). Invited addresses are notified by e-mail when the access type changes. Anonymous verifications cannot be shared.',
       auth: 'any',
-      params: idParam,
+      params: verificationIdParam,
       body: shareBody,
       responses: { 200: { description: 'Share', schema: shareSchema }, ...ownerErrors },
       handler: async ({ params, body, call }) => ({ status: 200, headers: { 'Cache-Control': 'no-store' }, body: await shareVerification(deps, call, params.verification_id, body.access_type) }),
@@ -66,7 +65,7 @@ export function sharingRoutes(deps: AppDeps): RouteSpec[] {
       summary: 'Stop sharing: the URL stops working and every invitation is removed',
       description: 'Sharing again later gives a new URL.',
       auth: 'any',
-      params: idParam,
+      params: verificationIdParam,
       responses: { 200: { description: 'Removed', schema: confirmationSchema }, ...ownerErrors, 404: { description: 'VERIFICATION_NOT_FOUND (also when not yours); NOT_SHARED' } },
       handler: async ({ params, call }) => {
         await unshareVerification(deps, call, params.verification_id);
@@ -81,7 +80,7 @@ export function sharingRoutes(deps: AppDeps): RouteSpec[] {
       description:
         'The address receives an e-mail with its personal link (who shared it, the verification date and basic details). Repeating an invitation changes nothing and sends no second e-mail. `user_exists` says whether the address belongs to a registered user (who can also open the report signed in).',
       auth: 'any',
-      params: idParam,
+      params: verificationIdParam,
       body: emailBody.openapi('ShareInvite'),
       responses: {
         200: { description: 'Invited', schema: z.object({ email: z.string(), user_exists: z.boolean() }).openapi('ShareInviteResult') },
@@ -96,7 +95,7 @@ export function sharingRoutes(deps: AppDeps): RouteSpec[] {
       tag: 'sharing',
       summary: 'Revoke an invited address: its access ends at once',
       auth: 'any',
-      params: idParam,
+      params: verificationIdParam,
       body: emailBody.openapi('ShareInviteRevoke'),
       responses: { 200: { description: 'Revoked', schema: confirmationSchema }, ...ownerErrors, 404: { description: 'VERIFICATION_NOT_FOUND (also when not yours); INVITE_NOT_FOUND: the address is not invited' } },
       handler: async ({ params, body, call }) => {
@@ -112,7 +111,7 @@ export function sharingRoutes(deps: AppDeps): RouteSpec[] {
       description:
         'start_date and end_date: ISO 8601 dates (YYYY-MM-DD, UTC days) or date-times, both inclusive; end_date defaults to today and start_date to 29 days before end_date; at most 366 days. A visitor counts once per day; the owner account’s own views are not counted.',
       auth: 'any',
-      params: idParam,
+      params: verificationIdParam,
       query: z.strictObject({ start_date: z.string().max(64).optional(), end_date: z.string().max(64).optional() }),
       responses: {
         200: { description: 'View analytics', schema: analyticsSchema },

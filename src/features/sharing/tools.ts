@@ -1,13 +1,12 @@
 import { z } from 'zod';
 import type { AppDeps } from '../../core/deps.js';
 import { tool, type ToolSpec } from '../../core/tool-spec.js';
-import { idParam } from '../verifications/routes.js';
-import { readerOf } from '../verifications/tools.js';
+import { readerOf, verificationIdParam } from '../verifications/index.js';
 import { shareBody, shareSchema } from './routes.js';
 import { getShare, shareVerification, unshareVerification } from './use-cases.js';
 
 const anonymousUserId = z.string().max(100).optional().describe('Keyless callers: the anonymous_user_id of the verification (anonymous verifications cannot be shared; claim them into an account first).');
-const target = idParam.extend({ anonymous_user_id: anonymousUserId });
+const target = verificationIdParam.extend({ anonymous_user_id: anonymousUserId });
 
 /** Agent tools over the sharing use cases (the same as its REST routes). */
 export function sharingTools(deps: AppDeps): ToolSpec[] {

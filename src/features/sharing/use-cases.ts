@@ -5,12 +5,11 @@ import { appendFacts, foldStream, type CommandContext } from '../../core/decider
 import type { AppDeps } from '../../core/deps.js';
 import { AccessDeniedError, AppError, NotFoundError, ValidationError } from '../../core/errors.js';
 import { callerOf, type Call, type Principal } from '../../core/principal.js';
-import { normaliseEmail } from '../accounts/decider.js';
-import { findUser, findUserByEmail } from '../accounts/queries.js';
-import { queueMail, type OutgoingMail } from '../mail/use-cases.js';
-import { verificationStream } from '../verifications/decider.js';
-import { findVerification, resultsOf, type VerificationRow } from '../verifications/queries.js';
-import { checkOwner, decideView, notShared, shareDecider, shareStream, shareViewsStream, type ShareState, type VerificationFacts } from './decider.js';
+import { findUser, findUserByEmail, normaliseEmail } from '../accounts/index.js';
+import { queueMail, type OutgoingMail } from '../mail/index.js';
+import { verificationStream } from '../verifications/events.js';
+import { findVerification, resultsOf, type VerificationRow } from '../verifications/index.js';
+import { checkOwner, decideView, notShared, shareDecider, shareStream, shareViewsStream, type ShareCommand, type ShareState, type VerificationFacts } from './decider.js';
 import { shareViewEvents, type AccessType } from './events.js';
 import { accessChangedMessage, invitationMessage, sharerOf, toldOfAccessChange } from './notifications.js';
 import { dailyViewCounts, findInviteByTokenHash, findInvite, findShare, findShareByTokenHash, invitesOf, viewCounted, type ShareRow } from './queries.js';
@@ -60,6 +59,35 @@ async function currentShare(deps: AppDeps, verificationId: string): Promise<Extr
   return state;
 }
 
+/** The caller and the verification as every share command carries them (the decider checks the ownership). */
+async function ownerOf(deps: AppDeps, call: Call, verificationId: string) {
+  const principal = callerOf(call);
+  const row = await findVerification(deps.knex, verificationId);
+  return { principal, row, owner: { account_id: principal.accountId, caller_anonymous: principal.via === 'anonymous', verification: factsOf(row) } };
+}
+
+type Minting = Extract<ShareCommand, { token_sha256: string }>;
+/** A command that mints a link (Share, Invite), less what ownerOf and the clock give it. */
+type LinkCommand<C = Minting> = C extends Minting ? Omit<C, 'account_id' | 'caller_anonymous' | 'verification' | 'now'> : never;
+
+/**
+ * Runs a command that mints a link (Share, Invite): a fresh nonce, and the hash of the link's
+ * token made from it. Returns the share as the stream says right after it, for the mail that follows.
+ */
+async function mintLink(
+  deps: AppDeps,
+  call: Call,
+  verificationId: string,
+  token: (deps: AppDeps, verificationId: string, nonce: string) => string,
+  command: (nonce: string, tokenSha256: string) => LinkCommand,
+) {
+  const { principal, row, owner } = await ownerOf(deps, call, verificationId);
+  const nonce = newNonce();
+  const context = commandContext(deps, call);
+  await execute(deps, call, shareStream(verificationId), shareDecider, { ...command(nonce, tokenSha256(token(deps, verificationId, nonce))), ...owner, now: context.now }, context);
+  return { principal, row, context, share: await currentShare(deps, verificationId) };
+}
+
 export async function getShare(deps: AppDeps, principal: Principal, verificationId: string): Promise<ShareView> {
   await owned(deps, principal, verificationId);
   const share = await findShare(deps.knex, verificationId);
@@ -75,21 +103,7 @@ export async function getShare(deps: AppDeps, principal: Principal, verification
  * queues the same message ids, so each is sent once.
  */
 export async function shareVerification(deps: AppDeps, call: Call, verificationId: string, accessType: AccessType): Promise<ShareView> {
-  const principal = callerOf(call);
-  const row = await findVerification(deps.knex, verificationId);
-  const nonce = newNonce();
-  const context = commandContext(deps, call);
-  await execute(deps, call, shareStream(verificationId), shareDecider, {
-    type: 'Share',
-    account_id: principal.accountId,
-    caller_anonymous: principal.via === 'anonymous',
-    verification: factsOf(row),
-    access_type: accessType,
-    nonce,
-    token_sha256: tokenSha256(shareToken(deps, verificationId, nonce)),
-    now: context.now,
-  }, context);
-  const share = await currentShare(deps, verificationId);
+  const { principal, row, share, context } = await mintLink(deps, call, verificationId, shareToken, (nonce, token_sha256) => ({ type: 'Share', access_type: accessType, nonce, token_sha256 }));
   const told = toldOfAccessChange(share);
   if (told.length > 0) {
     const sharer = await sharerOf(deps, principal.userId, principal.accountId);
@@ -100,9 +114,8 @@ export async function shareVerification(deps: AppDeps, call: Call, verificationI
 
 /** Removes the share: the URL stops working and every invitation goes with it, at once. */
 export async function unshareVerification(deps: AppDeps, call: Call, verificationId: string): Promise<void> {
-  const principal = callerOf(call);
-  const row = await findVerification(deps.knex, verificationId);
-  await execute(deps, call, shareStream(verificationId), shareDecider, { type: 'Unshare', account_id: principal.accountId, caller_anonymous: principal.via === 'anonymous', verification: factsOf(row), now: deps.now() });
+  const { owner } = await ownerOf(deps, call, verificationId);
+  await execute(deps, call, shareStream(verificationId), shareDecider, { type: 'Unshare', ...owner, now: deps.now() });
 }
 
 /**
@@ -111,22 +124,8 @@ export async function unshareVerification(deps: AppDeps, call: Call, verificatio
  * sent twice; a crash before the message is queued is recovered by the share mail sweep (workflow.ts).
  */
 export async function inviteToShare(deps: AppDeps, call: Call, verificationId: string, email: string): Promise<{ email: string; user_exists: boolean }> {
-  const principal = callerOf(call);
   const address = normaliseEmail(email);
-  const row = await findVerification(deps.knex, verificationId);
-  const nonce = newNonce();
-  const context = commandContext(deps, call);
-  await execute(deps, call, shareStream(verificationId), shareDecider, {
-    type: 'Invite',
-    account_id: principal.accountId,
-    caller_anonymous: principal.via === 'anonymous',
-    verification: factsOf(row),
-    email: address,
-    nonce,
-    token_sha256: tokenSha256(inviteToken(deps, verificationId, nonce)),
-    now: context.now,
-  }, context);
-  const share = await currentShare(deps, verificationId);
+  const { principal, row, share, context } = await mintLink(deps, call, verificationId, inviteToken, (nonce, token_sha256) => ({ type: 'Invite', email: address, nonce, token_sha256 }));
   const invitation = share.invitations.get(address);
   if (invitation) await sendMail(deps, context, invitationMessage(deps, row!, share, address, invitation, await sharerOf(deps, principal.userId, principal.accountId)));
   return { email: address, user_exists: Boolean(await findUserByEmail(deps.knex, address)) };
@@ -134,16 +133,8 @@ export async function inviteToShare(deps: AppDeps, call: Call, verificationId: s
 
 /** Revokes one address: its link and its signed-in access end with this call. */
 export async function revokeInvite(deps: AppDeps, call: Call, verificationId: string, email: string): Promise<void> {
-  const principal = callerOf(call);
-  const row = await findVerification(deps.knex, verificationId);
-  await execute(deps, call, shareStream(verificationId), shareDecider, {
-    type: 'RevokeInvite',
-    account_id: principal.accountId,
-    caller_anonymous: principal.via === 'anonymous',
-    verification: factsOf(row),
-    email: normaliseEmail(email),
-    now: deps.now(),
-  });
+  const { owner } = await ownerOf(deps, call, verificationId);
+  await execute(deps, call, shareStream(verificationId), shareDecider, { type: 'RevokeInvite', ...owner, email: normaliseEmail(email), now: deps.now() });
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Decider } from '../../core/decider.js';
 import { ConflictError, NotFoundError, UnprocessableError } from '../../core/errors.js';
 import { assertNever } from '../../core/events.js';
 import { streamName } from '../../core/streams.js';
+import { verificationNotFound } from '../verifications/index.js';
 import { tagEvents, verificationTagEvents, type TagEvent, type VerificationTagEvent } from './events.js';
 import { checkColor, checkTagName, MAX_TAGS_PER_ACCOUNT, MAX_TAGS_PER_VERIFICATION, tagKey, tooManyTags } from './names.js';
 
@@ -149,9 +150,6 @@ export type VerificationTagsCommand =
   | (VerificationTagsBase & { type: 'Set'; tag_ids: string[] })
   | (VerificationTagsBase & { type: 'Add'; tag_ids: string[] })
   | (VerificationTagsBase & { type: 'Detach'; tag_id: string });
-
-export const verificationNotFound = () =>
-  new NotFoundError('VERIFICATION_NOT_FOUND', 'Verification not found.', { suggestion: 'List your verifications with GET /v1/verifications/.' });
 
 /** Only the owning account changes a verification's tags; another account's looks exactly like a missing one. */
 export function checkOwner(command: Pick<VerificationTagsBase, 'account_id' | 'verification'>): void {

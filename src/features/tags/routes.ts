@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AppDeps } from '../../core/deps.js';
 import { route, type RouteSpec } from '../../core/route-spec.js';
+import { verificationIdParam } from '../verifications/index.js';
 import { MAX_TAG_NAME_LENGTH, MAX_TAGS_PER_ACCOUNT, MAX_TAGS_PER_VERIFICATION } from './names.js';
 import { changeVerificationTags, createTag, deleteTag, listTags, updateTag } from './use-cases.js';
 
@@ -28,7 +29,6 @@ const tagsBody = z
   .openapi('VerificationTagsRequest');
 
 const tagIdParam = z.strictObject({ tag_id: z.uuid() });
-const verificationParam = z.strictObject({ verification_id: z.uuid() });
 
 const invalid = { 422: { description: `VALIDATION_ERROR: a name that is not ${nameRule.split(';')[0]}, a colour not #rrggbb, more than ${MAX_TAGS_PER_VERIFICATION} tags on a verification, or more than ${MAX_TAGS_PER_ACCOUNT} tags in the account` } };
 const verificationMissing = { 404: { description: 'VERIFICATION_NOT_FOUND (also when not yours)' } };
@@ -99,7 +99,7 @@ export function tagRoutes(deps: AppDeps): RouteSpec[] {
       summary: 'Set the tags of your verification to exactly these names',
       description: 'Unknown names are created in the account vocabulary (without a colour); names match existing tags case-insensitively; an empty array removes every tag. Idempotent.',
       auth: 'any',
-      params: verificationParam,
+      params: verificationIdParam,
       body: tagsBody,
       responses: { ...readOnlyKey, 200: { description: 'The tags after the change', schema: tagList }, ...verificationMissing, ...invalid },
       handler: async ({ params, body, call }) => ({ status: 200, body: await changeVerificationTags(deps, call, params.verification_id, { type: 'Set', names: body.tags }) }),
@@ -111,7 +111,7 @@ export function tagRoutes(deps: AppDeps): RouteSpec[] {
       summary: 'Add tags to your verification, keeping those it has',
       description: 'Unknown names are created in the account vocabulary; names match existing tags case-insensitively. Adding a tag it already has changes nothing.',
       auth: 'any',
-      params: verificationParam,
+      params: verificationIdParam,
       body: tagsBody,
       responses: { ...readOnlyKey, 200: { description: 'The tags after the change', schema: tagList }, ...verificationMissing, ...invalid },
       handler: async ({ params, body, call }) => ({ status: 200, body: await changeVerificationTags(deps, call, params.verification_id, { type: 'Add', names: body.tags }) }),

@@ -4,7 +4,7 @@ import { foldStream } from '../../core/decider.js';
 import type { AppDeps } from '../../core/deps.js';
 import { isoDate } from '../../core/schemas.js';
 import { callerOf, type Call, type Principal } from '../../core/principal.js';
-import { findVerification } from '../verifications/queries.js';
+import { findVerification } from '../verifications/index.js';
 import {
   checkOwner,
   liveTagIds,

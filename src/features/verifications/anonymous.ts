@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { AuthenticationError } from '../../core/errors.js';
-import type { Principal } from '../../core/principal.js';
+import type { Call, Principal } from '../../core/principal.js';
 
 /**
  * Keyless callers hold an `anonymous_user_id`: a bearer secret handed out on their first
@@ -35,4 +35,16 @@ export function anonymousPrincipal(anonymousUserId: string): Principal {
   }
   const accountId = anonymousAccountId(anonymousUserId);
   return { via: 'anonymous', userId: accountId, accountId, role: 'member', scope: 'full' };
+}
+
+/**
+ * Who reads: the key's account, or a keyless caller's anonymous user. Without either there is
+ * nothing of theirs to read.
+ */
+export function readerOf(call: Call, anonymousUserId: string | undefined): Principal {
+  if (call.principal) return call.principal;
+  if (anonymousUserId) return anonymousPrincipal(anonymousUserId);
+  throw new AuthenticationError('AUTHENTICATION_REQUIRED', 'Reading a verification needs an API key, or the anonymous_user_id of the keyless verification.', {
+    suggestion: 'Pass the anonymous_user_id your keyless verify call returned, or configure the MCP client with "Authorization: Bearer <API key>".',
+  });
 }

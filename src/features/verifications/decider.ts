@@ -1,10 +1,9 @@
-import { NotFoundError } from '../../core/errors.js';
 import type { Decider } from '../../core/decider.js';
 import { assertNever } from '../../core/events.js';
+import { verificationNotFound } from './errors.js';
 import { verificationEvents, type RenditionKind, type AnalysisData, type GradeData, type StoredFile, type VerificationEvent } from './events.js';
-import { streamName } from '../../core/streams.js';
 
-export const verificationStream = (id: string) => streamName('verification', id);
+export { verificationStream } from './events.js';
 
 /** A verification that has not finished this long after it was queued fails (spec: poll up to 10 min). */
 export const VERIFICATION_DEADLINE_MS = 10 * 60_000;
@@ -139,7 +138,7 @@ export const verificationDecider: Decider<VerificationState, VerificationCommand
         return [{ type: 'VerificationFailed', data: { failure_reason: command.reason, failed_at: command.now.toISOString() } }];
       case 'Delete': {
         if (state.status === 'none' || state.status === 'deleted' || state.accountId !== command.account_id) {
-          throw new NotFoundError('VERIFICATION_NOT_FOUND', 'Verification not found.');
+          throw verificationNotFound();
         }
         const blobKeys = [state.image?.blob_key, state.raw?.blob_key, ...state.renditions.values()].filter((k): k is string => Boolean(k));
         return [{ type: 'VerificationDeleted', data: { deleted_at: command.now.toISOString(), blob_keys: blobKeys } }];

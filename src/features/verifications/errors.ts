@@ -1,4 +1,4 @@
-import { defineErrors } from '../../core/errors.js';
+import { defineErrors, NotFoundError } from '../../core/errors.js';
 
 /** Error codes of this feature and their HTTP statuses (docs/errors.md documents each). */
 export const verificationErrors = defineErrors({
@@ -11,3 +11,11 @@ type Codes = typeof verificationErrors;
 declare module '../../core/errors.js' {
   interface ErrorCodes extends Codes {}
 }
+
+/**
+ * The 404 for a verification the caller cannot see: missing, deleted, or another account's (its
+ * existence stays hidden). Every feature that acts on a verification answers with this one (the
+ * rendition advice gives its own message and suggestion, still under this code).
+ */
+export const verificationNotFound = (message = 'Verification not found.', suggestion = 'List your verifications with GET /v1/verifications/.') =>
+  new NotFoundError('VERIFICATION_NOT_FOUND', message, { suggestion });

@@ -4,9 +4,8 @@ import { redirect, route, type RouteSpec } from '../../core/route-spec.js';
 import { queryInteger } from '../../core/query-integer.js';
 import type { AppDeps } from '../../core/deps.js';
 import { claimVerifications, createVerification, deleteVerification, fileUrl, getVerification, listVerifications, UPLOAD_PARTS, type FileKind } from './use-cases.js';
+import { verificationIdParam } from './params.js';
 import { verificationSchema } from './view.js';
-
-export const idParam = z.strictObject({ verification_id: z.uuid() });
 
 export const listQuery = z.strictObject({
   offset: queryInteger({ min: 0, default: 0 }),
@@ -43,7 +42,7 @@ export function verificationRoutes(deps: AppDeps): RouteSpec[] {
       tag: 'verifications',
       summary,
       auth: 'any',
-      params: idParam,
+      params: verificationIdParam,
       responses: { 302: { description: 'Redirect to a pre-signed URL valid for 1 hour' }, 404: { description: 'VERIFICATION_NOT_FOUND' } },
       handler: async ({ params, principal }) => redirect(await fileUrl(deps, principal, params.verification_id, kind)),
     });
@@ -112,7 +111,7 @@ export function verificationRoutes(deps: AppDeps): RouteSpec[] {
       tag: 'verifications',
       summary: 'Read a verification',
       auth: 'any',
-      params: idParam,
+      params: verificationIdParam,
       responses: { 200: { description: 'Verification', schema: verificationSchema }, 404: { description: 'VERIFICATION_NOT_FOUND (also when not yours)' } },
       handler: async ({ params, principal }) => ({ status: 200, body: await getVerification(deps, principal, params.verification_id) }),
     }),
@@ -122,7 +121,7 @@ export function verificationRoutes(deps: AppDeps): RouteSpec[] {
       tag: 'verifications',
       summary: 'Delete a verification permanently, with its files',
       auth: 'any',
-      params: idParam,
+      params: verificationIdParam,
       responses: { 200: { description: 'Deleted', schema: confirmationSchema }, 404: { description: 'VERIFICATION_NOT_FOUND' } },
       handler: async ({ params, call }) => {
         await deleteVerification(deps, call, params.verification_id);

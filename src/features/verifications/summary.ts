@@ -1,10 +1,10 @@
-import { levelWords, reasonWords, verdictWords } from '../sharing/report-page.js';
 import type { VerificationView } from './view.js';
+import { levelWords, reasonWords, verdictWords } from './words.js';
 
 /**
  * A verification in a few plain words, for an agent's conversation (MCP tools): where it
- * stands, and once graded, what the assurance level and verdict mean. The same words as the
- * report page, so an agent and a reader of the shared report are told the same thing.
+ * stands, and once graded, what the assurance level and verdict mean, in the words the shared
+ * report page uses too (words.ts).
  */
 export function summarize(v: VerificationView): string {
   const what = v.verification_mode === 'raw_pair' ? 'RAW+image pair' : 'image-only (Content Credentials)';

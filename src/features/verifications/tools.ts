@@ -3,16 +3,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { UploadedFile } from '../../core/blob-store.js';
 import type { AppDeps } from '../../core/deps.js';
-import { AppError, AuthenticationError } from '../../core/errors.js';
+import { AppError } from '../../core/errors.js';
 import type { Call, Principal } from '../../core/principal.js';
 import { cleanFileName } from '../../core/text.js';
 import { fileNameInput } from '../../core/text-schemas.js';
 import { tool, type ToolProgress, type ToolSpec } from '../../core/tool-spec.js';
-import { openUpload } from '../uploads/use-cases.js';
-import { uploadIdSchema } from '../uploads/routes.js';
-import { anonymousPrincipal } from './anonymous.js';
+import { openUpload, uploadIdSchema } from '../uploads/index.js';
+import { anonymousPrincipal, readerOf } from './anonymous.js';
 import { verificationStatuses } from './events.js';
-import { idParam, listEnvelope, listQuery, uploadBody } from './routes.js';
+import { verificationIdParam } from './params.js';
+import { listEnvelope, listQuery, uploadBody } from './routes.js';
 import { summarize } from './summary.js';
 import { createVerification, getVerification, listVerifications } from './use-cases.js';
 import { verificationSchema, type VerificationView } from './view.js';
@@ -112,7 +112,7 @@ export function verificationTools(deps: AppDeps): ToolSpec[] {
       description: 'The verification record with its evidence (per-analysis results, evidence_report, metadata) and a plain-words summary of the outcome. Keyless callers pass their anonymous_user_id.',
       access: 'keyless',
       readOnly: true,
-      input: idParam.extend({ anonymous_user_id: anonymousUserId.optional() }),
+      input: verificationIdParam.extend({ anonymous_user_id: anonymousUserId.optional() }),
       output: readResult,
       handler: async (call, input) => {
         const verification = await getVerification(deps, readerOf(call, input.anonymous_user_id), input.verification_id);
@@ -136,18 +136,6 @@ export function verificationTools(deps: AppDeps): ToolSpec[] {
       },
     }),
   ];
-}
-
-/**
- * Who reads: the key's account, or a keyless caller's anonymous user. Without either there is
- * nothing of theirs to read.
- */
-export function readerOf(call: Call, anonymousUserId: string | undefined): Principal {
-  if (call.principal) return call.principal;
-  if (anonymousUserId) return anonymousPrincipal(anonymousUserId);
-  throw new AuthenticationError('AUTHENTICATION_REQUIRED', 'Reading a verification needs an API key, or the anonymous_user_id of the keyless verification.', {
-    suggestion: 'Pass the anonymous_user_id your keyless verify call returned, or configure the MCP client with "Authorization: Bearer <API key>".',
-  });
 }
 
 async function verify(

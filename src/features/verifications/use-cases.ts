@@ -6,15 +6,16 @@ import type { CommandContext } from '../../core/decider.js';
 import type { AppDeps } from '../../core/deps.js';
 import { extensionsOf } from '../../core/extensions.js';
 import { runPrepared } from '../../core/prepared.js';
-import { AppError, NotFoundError, ValidationError } from '../../core/errors.js';
+import { AppError, ValidationError } from '../../core/errors.js';
 import { callerOf, type Call, type Principal } from '../../core/principal.js';
-import { RequestValidationError } from '../../core/validation.js';
+import { invalidRequest } from '../../core/validation.js';
 import type { ImageFormat } from '../../provenance/format.js';
-import { redeemAttestation, validateAttestationForUpload, type CaptureFacts } from '../attestations/redeem.js';
-import { meterVerification, notBilled, releaseMetering, type Billing } from '../usage/metering.js';
+import { redeemAttestation, validateAttestationForUpload, type CaptureFacts } from '../attestations/index.js';
+import { meterVerification, notBilled, releaseMetering, type Billing } from '../usage/index.js';
 import { anonymousAccountId, anonymousPrincipal, CLAIM_WINDOW_MS, isAnonymousUserId, newAnonymousUserId } from './anonymous.js';
 import { verificationDecider, verificationStream } from './decider.js';
 import { verificationStatuses, type StoredFile } from './events.js';
+import { verificationNotFound } from './errors.js';
 import { checkImage, checkRaw } from './file-checks.js';
 import { findVerification, findVerificationWithResults, imageOf, parseReadRows, readColumns, readRowsJson, renditionsOf, selectReadRows, verificationCount, verificationsTable, type ReadRow, type RenditionRef, type VerificationRow } from './queries.js';
 import { missingRendition } from './rendition-advice.js';
@@ -42,12 +43,10 @@ function shortCode(): string {
 /** A verification's stream before its first event: Queue is decided on it without reading the stream. */
 const newStream = { state: verificationDecider.initialState(), revision: 'no_stream' } as const;
 
-const notFound = () => new NotFoundError('VERIFICATION_NOT_FOUND', 'Verification not found.', { suggestion: 'List your verifications with GET /v1/verifications/.' });
-
 /** The caller's verification; another account's is indistinguishable from a missing one. */
 async function owned(deps: AppDeps, principal: Principal, id: string): Promise<VerificationRow> {
   const row = await findVerification(deps.knex, id);
-  if (!row || row.account_id !== principal.accountId) throw notFound();
+  if (!row || row.account_id !== principal.accountId) throw verificationNotFound();
   return row;
 }
 
@@ -92,7 +91,7 @@ export async function createVerification(deps: AppDeps, call: Call, input: Creat
   const staged = [...upload.files.values()];
   try {
     const imageFile = upload.files.get('image');
-    if (!imageFile) throw new RequestValidationError([{ loc: ['body', 'image'], msg: 'Field required.', type: 'missing' }]);
+    if (!imageFile) throw invalidRequest([{ loc: ['body', 'image'], msg: 'Field required.', type: 'missing' }]);
     const rawFile = upload.files.get('raw');
     const image = await checkImage(imageFile, Boolean(rawFile));
     const rawFormat = rawFile ? checkRaw(rawFile) : null;
@@ -271,7 +270,7 @@ export async function listVerifications(deps: AppDeps, principal: Principal, que
 export async function getVerification(deps: AppDeps, principal: Principal, id: string): Promise<VerificationView> {
   // One query for the row, its results and other features' fields: the most frequent call (clients poll it).
   const row = await findVerificationWithResults(deps, id);
-  if (!row || row.account_id !== principal.accountId) throw notFound();
+  if (!row || row.account_id !== principal.accountId) throw verificationNotFound();
   return views(deps, [row])[0]!;
 }
 

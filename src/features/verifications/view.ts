@@ -67,52 +67,68 @@ export type VerificationView = z.infer<typeof verificationSchema>;
 const parseJson = (value: unknown): Record<string, any> => jsonColumn<Record<string, any> | null>(value) ?? {};
 
 /**
- * Read-model rows to the spec's Verification (2.1). Fields other features add (tags,
- * comment_count: core/extensions.ts) are merged over these defaults by the use cases.
+ * The fields of a read-model row that every view of a verification shows the same way: the
+ * owner's Verification (below) and the shared report (sharing/report.ts) both start from these,
+ * so a column is read, defaulted and formatted in one place.
  */
-export function toVerificationView(row: VerificationRow, results: ResultRow[], thumbnailUrl: string): VerificationView {
-  const image = imageOf(row);
+export function verificationFields(row: VerificationRow) {
   const raw = rawOf(row);
   return {
-    id: row.id,
+    name: row.name,
+    short_code: row.short_code,
     status: row.status,
     failure_reason: row.failure_reason ?? null,
-    results: results.map((r) => ({
-      id: r.id,
-      verificator_id: r.verificator_id,
-      verification_id: r.verification_id,
-      result: r.result,
-      confidence_score: Number(r.confidence_score),
-      details: parseJson(r.details),
-      created_at: isoDate(r.created_at)!,
-      updated_at: isoDate(r.updated_at)!,
-    })),
+    verification_mode: row.verification_mode,
     result: row.result ?? null,
     result_confidence: Number(row.result_confidence ?? 0),
     assurance_level: row.assurance_level ?? null,
     assurance_reason: row.assurance_reason ?? null,
     verdict: row.verdict ?? null,
     verdict_reason: row.verdict_reason ?? null,
-    evidence_report: row.evidence_report ? parseJson(row.evidence_report) : null,
-    verification_mode: row.verification_mode,
     capture_verified: row.capture_verified ?? null,
+    evidence_report: row.evidence_report ? parseJson(row.evidence_report) : null,
     raw_metadata: parseJson(row.raw_metadata),
     image_metadata: parseJson(row.image_metadata),
     rendition_info: parseJson(row.rendition_info),
     rendition_corrected_info: parseJson(row.rendition_corrected_info),
+    image_photo_hash: `sha256:${imageOf(row).sha256}`,
     raw_photo_hash: raw ? `sha256:${raw.sha256}` : '',
-    image_photo_hash: `sha256:${image.sha256}`,
+    created_at: isoDate(row.created_at)!,
+    updated_at: isoDate(row.updated_at)!,
+  };
+}
+
+/** An analysis's outcome as every view shows it (the owner's adds its ids, the shared report hides them). */
+export function resultFields(r: ResultRow) {
+  return { result: r.result, confidence_score: Number(r.confidence_score), details: parseJson(r.details) };
+}
+
+/** The capture attestation's facts, parsed; null when none was supplied. */
+export const captureOf = (row: VerificationRow): Record<string, any> | null => (row.capture ? parseJson(row.capture) : null);
+
+/**
+ * Read-model rows to the spec's Verification (2.1). Fields other features add (tags,
+ * comment_count: core/extensions.ts) are merged over these defaults by the use cases.
+ */
+export function toVerificationView(row: VerificationRow, results: ResultRow[], thumbnailUrl: string): VerificationView {
+  return {
+    id: row.id,
+    ...verificationFields(row),
+    results: results.map((r) => ({
+      id: r.id,
+      verificator_id: r.verificator_id,
+      verification_id: r.verification_id,
+      ...resultFields(r),
+      created_at: isoDate(r.created_at)!,
+      updated_at: isoDate(r.updated_at)!,
+    })),
     image_thumbnail_url: thumbnailUrl,
-    name: row.name,
-    short_code: row.short_code,
     request_id: null,
     pipeline_build: row.pipeline_build,
     tags: [],
     comment_count: 0,
     account_id: row.account_id,
-    created_at: isoDate(row.created_at)!,
-    updated_at: isoDate(row.updated_at)!,
-    ...captureFields(row.capture ? parseJson(row.capture) : null),
+    ...captureFields(captureOf(row)),
   };
 }
 

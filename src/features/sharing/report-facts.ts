@@ -1,0 +1,65 @@
+import { html, type Html } from '../../core/html.js';
+import type { SharedFileUrl, SharedReport } from './report.js';
+import { fact, num, str, time } from './report-values.js';
+
+/** The sections about the photo and its files: the photo itself, what was verified and how, the files' hashes, the badge. */
+
+const DISPLAYABLE = new Set(['jpeg', 'png', 'webp', 'gif', 'avif']);
+
+export function photoFigure(report: SharedReport, fileUrl: SharedFileUrl): Html {
+  const format = str(report.image_metadata.format) ?? '';
+  const showOriginal = report.files.image && DISPLAYABLE.has(format);
+  const src = showOriginal ? fileUrl('image') : report.files.thumbnail ? fileUrl('thumbnail') : undefined;
+  const width = num(report.image_metadata.width);
+  const height = num(report.image_metadata.height);
+  const size = showOriginal && width && height ? html` width="${width}" height="${height}"` : html``;
+  return html`<figure class="card photo">
+${src ? html`<img src="${src}" alt="The photo that was verified: ${report.name}"${size}>` : html`<p class="muted">No preview of this file can be shown in a browser.</p>`}
+<figcaption><bdi>${report.name}</bdi>${!showOriginal && src ? html` (a preview: browsers cannot show ${format.toUpperCase()})` : ''}
+${report.files.image ? html` · <a href="${fileUrl('image')}">Open the full image</a>` : ''}</figcaption>
+</figure>`;
+}
+
+export function factsSection(report: SharedReport): Html {
+  const raw = report.raw_metadata;
+  const camera = [str(raw.make), str(raw.model)].filter(Boolean).join(' ');
+  const cameraName = camera && str(raw.model)?.toLowerCase().startsWith(String(raw.make).toLowerCase()) ? str(raw.model) : camera;
+  return html`<section class="card facts-card" aria-labelledby="facts-title">
+<h2 id="facts-title">About this verification</h2>
+<dl class="facts">
+${fact('Verification date', time(report.created_at))}
+${fact('Method', report.verification_mode === 'raw_pair' ? 'Photo compared with the camera’s RAW file' : 'Content Credentials (C2PA) carried by the file')}
+${fact('Processing region', report.processing_region ? `${report.processing_region} (European Union)` : undefined)}
+${fact('Reference', report.short_code ? `REF: ${report.short_code}` : undefined)}
+${report.verification_mode === 'raw_pair' ? fact('Camera (RAW)', cameraName || undefined) : html``}
+${report.verification_mode === 'raw_pair' ? fact('Lens (RAW)', str(raw.lens)) : html``}
+${report.verification_mode === 'raw_pair' && str(raw.captureTime) ? fact('Captured (RAW clock)', String(raw.captureTime).replace('T', ' ')) : html``}
+${report.capture
+  ? fact('Capture attestation', `${report.capture.attestation_validated ? 'validated' : 'not validated'}${report.capture.security_score === null ? '' : `, security score ${report.capture.security_score}`}`)
+  : html``}
+</dl>
+</section>`;
+}
+
+export function hashesSection(report: SharedReport): Html {
+  const hex = (hash: string) => hash.replace(/^sha256:/, '');
+  return html`<section class="card" aria-labelledby="hashes-title">
+<h2 id="hashes-title">File hashes (SHA-256)</h2>
+<p class="muted">Of the files as they were submitted: compute the SHA-256 of your copy and compare.${report.files.badge ? ' The image shown above carries the service’s Content Credentials, so its bytes differ.' : ''}</p>
+<dl class="facts hashes">
+${fact('Photo', html`<code class="hash" data-hash="image">${hex(report.image_photo_hash)}</code>`)}
+${report.raw_photo_hash ? fact('RAW file', html`<code class="hash" data-hash="raw">${hex(report.raw_photo_hash)}</code>`) : html``}
+</dl>
+</section>`;
+}
+
+export function badgeSection(report: SharedReport, fileUrl: SharedFileUrl): Html {
+  if (!report.files.badge) return html``;
+  return html`<section class="card" aria-labelledby="badge-title">
+<h2 id="badge-title">Verified badge</h2>
+<figure>
+<img class="badge" src="${fileUrl('badge')}" alt="The photo with the verification badge strip: camera settings and ${report.short_code ? `REF: ${report.short_code}` : 'the reference'}">
+<figcaption>Issued only to verified pairs; it carries the service’s signed Content Credentials. <a href="${fileUrl('badge')}">Open the badge image</a></figcaption>
+</figure>
+</section>`;
+}

@@ -1,0 +1,43 @@
+import { html, type Html } from '../../core/html.js';
+import { levelWords, reasonWords, verdictWords } from '../verifications/index.js';
+import type { SharedReport } from './report.js';
+
+/**
+ * The result of a shared verification in words: its assurance level and what it means for this
+ * mode, and for an image-only verification the verdict and its reason. The words are the
+ * verifications feature's (the MCP tools say the same).
+ */
+export function verdictSection(report: SharedReport): Html {
+  const level = report.assurance_level;
+  const mode = report.verification_mode;
+  if (report.status === 'failed') {
+    return html`<section class="card verdict" aria-labelledby="verdict-title">
+<h2 id="verdict-title" class="visually-hidden">Result</h2>
+<p class="level level-flagged">Not completed</p>
+<p class="meaning">The verification could not be completed${report.failure_reason ? html`: ${report.failure_reason}` : '.'}</p>
+</section>`;
+  }
+  if (!level) {
+    return html`<section class="card verdict" aria-labelledby="verdict-title">
+<h2 id="verdict-title" class="visually-hidden">Result</h2>
+<p class="level level-unrated">In progress</p>
+<p class="meaning">The verification is still running. Reload this page in a minute to see the result.</p>
+</section>`;
+  }
+  const words = levelWords[level];
+  const verdict = report.verdict && mode === 'image_only' ? verdictWords[report.verdict] : undefined;
+  const reason = report.verdict_reason && mode === 'image_only' ? reasonWords[report.verdict_reason] : undefined;
+  return html`<section class="card verdict" aria-labelledby="verdict-title">
+<h2 id="verdict-title">Assurance level</h2>
+<p class="level level-${level}" data-level="${level}">${words.label}</p>
+<p class="meaning">${mode === 'raw_pair' ? words.pair : words.imageOnly}</p>
+${verdict
+  ? html`<h2>Verdict</h2>
+<p class="verdict-label" data-verdict="${report.verdict}">${verdict.label}</p>
+<p class="meaning">${verdict.meaning}</p>
+${reason ? html`<p class="reason"><strong>Why:</strong> ${reason}</p>` : html``}`
+  : report.assurance_reason
+    ? html`<p class="reason"><strong>Why:</strong> ${report.assurance_reason}</p>`
+    : html``}
+</section>`;
+}

@@ -1,0 +1,10 @@
+/**
+ * The verifications feature's public entry: what other features use (a feature reaches another
+ * only through its index.ts or its events.ts). Each line is used by another feature.
+ */
+export { readerOf } from './anonymous.js';
+export { verificationNotFound } from './errors.js';
+export { verificationIdParam } from './params.js';
+export { findVerification, imageOf, renditionsOf, resultsOf, type ResultRow, type VerificationRow } from './queries.js';
+export { captureOf, resultFields, verificationFields } from './view.js';
+export { levelWords, reasonWords, verdictWords } from './words.js';
