@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { ValidationError } from '../../core/errors.js';
 import type { ResourceExtension } from '../../core/extensions.js';
 import { MAX_TAG_FILTER_NAMES, tagKey } from './names.js';
@@ -11,12 +12,16 @@ import { tagsColumn, verificationsTagged, verificationsWithTagLike } from './que
 export const verificationTagsExtension: ResourceExtension = {
   resource: 'verification',
   fieldColumns: (knex, idColumn) => ({ tags: tagsColumn(knex, idColumn) }),
+  listParameters: {
+    tags: z.string().optional().describe(`Comma-separated tag names, case-insensitive, at most ${MAX_TAG_FILTER_NAMES}.`),
+    tag_match: z.enum(['all', 'any']).default('all').describe('all: verifications carrying every named tag; any: at least one.'),
+  },
   filter({ knex, accountId, query }) {
     const keys = filterKeys(query.tags);
     if (keys.length === 0) return null;
     return verificationsTagged(knex, accountId, keys, query.tag_match === 'any' ? 'any' : 'all');
   },
-  search: ({ knex, accountId, term }) => verificationsWithTagLike(knex, accountId, term),
+  search: { matches: 'part of a tag name', ids: ({ knex, accountId, term }) => verificationsWithTagLike(knex, accountId, term) },
 };
 
 /** The `tags` filter: comma-separated names, case-insensitive, at most 10 (spec 4.1); blanks ignored, repeats counted once. */

@@ -3,22 +3,30 @@ import { confirmationSchema } from '../../core/schemas.js';
 import { redirect, route, type RouteSpec } from '../../core/route-spec.js';
 import { queryInteger } from '../../core/query-integer.js';
 import type { AppDeps } from '../../core/deps.js';
+import { extensionListParameters, extensionsOf, searchDescription, type ResourceExtension } from '../../core/extensions.js';
 import { claimVerifications, createVerification, deleteVerification, fileUrl, getVerification, listVerifications, UPLOAD_PARTS, type FileKind } from './use-cases.js';
 import { verificationIdParam } from './params.js';
 import { verificationSchema } from './view.js';
 
-export const listQuery = z.strictObject({
-  offset: queryInteger({ min: 0, default: 0 }),
-  size: queryInteger({ min: 1, max: 100, default: 20 }),
-  sort_by: z.string().default('created_at'),
-  sort_order: z.string().default('desc'),
-  search: z.string().max(200).optional().describe('Matches the file name (part of it, case-insensitive), the id, a photo hash (sha256:<hex> or <hex>), or part of a tag name.'),
-  status: z.string().optional(),
-  result: z.enum(['true', 'false']).optional(),
-  tags: z.string().optional().describe('Comma-separated tag names, case-insensitive, at most 10.'),
-  tag_match: z.enum(['all', 'any']).default('all').describe('all: verifications carrying every named tag; any: at least one.'),
-  request_id: z.uuid().optional(),
-});
+/**
+ * The list's query: its own parameters, then those other features' extensions filter on (tags,
+ * tag_match: core/extensions.ts), which also complete the search parameter's description. One
+ * schema for the route, its OpenAPI parameters and the MCP tool's input.
+ */
+export function listQuery(extensions: readonly ResourceExtension[]) {
+  const others = extensionsOf(extensions, 'verification');
+  const own = {
+    offset: queryInteger({ min: 0, default: 0 }),
+    size: queryInteger({ min: 1, max: 100, default: 20 }),
+    sort_by: z.string().default('created_at'),
+    sort_order: z.string().default('desc'),
+    search: z.string().max(200).optional().describe(searchDescription(['the file name (part of it, case-insensitive)', 'the id', 'a photo hash (sha256:<hex> or <hex>)'], others)),
+    status: z.string().optional(),
+    result: z.enum(['true', 'false']).optional(),
+    request_id: z.uuid().optional(),
+  };
+  return z.strictObject({ ...own, ...extensionListParameters(others, own) });
+}
 
 export const listEnvelope = z
   .object({ items: z.array(verificationSchema), total: z.number().int(), offset: z.number().int(), size: z.number().int(), total_pages: z.number().int() })
@@ -101,7 +109,7 @@ export function verificationRoutes(deps: AppDeps): RouteSpec[] {
       tag: 'verifications',
       summary: 'List your verifications',
       auth: 'any',
-      query: listQuery,
+      query: listQuery(deps.extensions),
       responses: { 200: { description: 'List envelope', schema: listEnvelope }, 400: { description: 'Invalid status filter or sort parameter (VALIDATION_ERROR)' } },
       handler: async ({ query, principal }) => ({ status: 200, body: await listVerifications(deps, principal, query) }),
     }),

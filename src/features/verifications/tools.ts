@@ -126,7 +126,7 @@ export function verificationTools(deps: AppDeps): ToolSpec[] {
       description: 'Your verifications, newest first by default, with the same filters as GET /v1/verifications/ (status, result, search, sort, paging). Keyless callers pass their anonymous_user_id.',
       access: 'keyless',
       readOnly: true,
-      input: listQuery.extend({ anonymous_user_id: anonymousUserId.optional() }),
+      input: listQuery(deps.extensions).extend({ anonymous_user_id: anonymousUserId.optional() }),
       output: listEnvelope,
       handler: async (call, input) => {
         const { anonymous_user_id: anonymous, ...query } = input;

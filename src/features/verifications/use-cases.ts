@@ -179,9 +179,9 @@ export interface ListQuery {
   search?: string;
   status?: string;
   result?: 'true' | 'false';
-  tags?: string;
-  tag_match: 'all' | 'any';
   request_id?: string;
+  /** Parameters other features' extensions declare and read (tags, tag_match: core/extensions.ts). */
+  [extensionParameter: string]: unknown;
 }
 
 export interface VerificationPage {
@@ -236,7 +236,7 @@ export async function listVerifications(deps: AppDeps, principal: Principal, que
       });
     // Matches in other features' data (tag names) join as a union of id sets: an OR with their
     // subqueries would make the planner scan every row of the account instead of its indexes.
-    const elsewhere = extensions.flatMap((extension) => (extension.search ? [extension.search({ ...list, term })] : []));
+    const elsewhere = extensions.flatMap((extension) => (extension.search ? [extension.search.ids({ ...list, term })] : []));
     matches = elsewhere.length ? own.union(elsewhere) : own;
     base.whereIn('id', deps.knex(SEARCH_MATCHES).select('id'));
   }
