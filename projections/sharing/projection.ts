@@ -14,7 +14,7 @@ import { accessChangedMailId, invitationMailId } from './mail-ids.js';
  * all three. Rows remember the position they reflect; deletions only remove older rows.
  * Each invitation row names the messages its address is owed (its invitation, and the notice of
  * the share's latest access change when it was invited before it): the share mail sweep
- * (workflow.ts) queues those the mail read model does not hold.
+ * (workflows/sharing/workflow.ts) queues those the mail read model does not hold.
  */
 export const sharesProjector: Projector = {
   name: 'shares',

@@ -20,7 +20,7 @@ export const usageProjector: Projector = {
         last_position numeric(20, 0) not null
       )`);
     await knex.raw('create index if not exists usage_account_month on usage_meterings (account_id, month)');
-    // The release sweep reads recent reservations (release-workflow.ts).
+    // The release sweep reads recent reservations (workflows/usage/release-workflow.ts).
     await knex.raw('create index if not exists usage_metered_at on usage_meterings (metered_at)');
   },
   async apply(trx, stored) {

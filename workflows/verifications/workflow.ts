@@ -26,7 +26,7 @@ export const SERVICE_FAULT_REASON =
 /**
  * Whether a failure_reason is the service's fault rather than the files': every reason but a
  * rejection's (`VerificationRejected`, the user's file or our rule). A verification that failed
- * so is not metered (its metering is released, D-number "timeouts under load"). Null: the
+ * so is not metered (its metering is released, D-094). Null: the
  * generic reason the activity supplies.
  */
 export function isServiceFaultReason(reason: string | null | undefined): boolean {

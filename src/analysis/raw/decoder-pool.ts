@@ -5,7 +5,7 @@
  * so a process that forgets `shutdownRawDecoders()` still exits.
  *
  * The watchdog judges a decode by the decoder thread's own processor time, not by the clock
- * (D-number in docs/decisions.md: "decoder watchdog"): on a busy machine a decode waits for a
+ * (D-094): on a busy machine a decode waits for a
  * core and takes long on the clock while doing no more work, and that is the service's fault,
  * never the file's. Only a decoder that spent its whole CPU budget is evidence against the file.
  */

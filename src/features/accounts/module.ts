@@ -26,7 +26,7 @@ export const accountsModule = {
   errors: accountErrors,
 } satisfies FeatureModule;
 
-/** The recovery of invitation e-mails a crash left unqueued (invitation-workflow.ts). */
+/** The recovery of invitation e-mails a crash left unqueued (workflows/accounts/invitation-workflow.ts). */
 function accountWorkflows(deps: WorkflowDeps) {
   return [registerWorkflow(invitationMailWorkflow, createInvitationMailActivities(deps), invitationMailSweep)];
 }

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Plan, UserRole } from './events.js';
 
-/** Rows of the accounts read model (projection.ts owns the tables; this file names them once). */
+/** Rows of the accounts read model (projections/accounts/projection.ts owns the tables; this file names them once). */
 export interface AccountRow {
   id: string;
   name: string;

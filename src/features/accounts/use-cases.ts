@@ -200,7 +200,7 @@ export async function addUser(deps: AppDeps, call: Call, accountId: string, inpu
         now: context.now,
       }, context),
     );
-    // A process killed before this queueing leaves the message to the invitation mail sweep (invitation-workflow.ts).
+    // A process killed before this queueing leaves the message to the invitation mail sweep (workflows/accounts/invitation-workflow.ts).
     const mail = await invitationMessage(deps, { accountId, userId, email: user.email, name: input.name, role: input.role, expiresAt, inviterUserId: principal.userId });
     await queueMail(deps, context, mail);
   }

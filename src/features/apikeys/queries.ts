@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { EventActor } from '../../core/event-store.js';
 import type { ApiKeyScope } from './events.js';
 
-/** A row of the api_keys read model (projection.ts owns the table). Never holds the raw key. */
+/** A row of the api_keys read model (projections/apikeys/projection.ts owns the table). Never holds the raw key. */
 export interface ApiKeyRow {
   id: string;
   prefix: string;

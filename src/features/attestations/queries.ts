@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-/** A row of the capture_challenges read model (projection.ts owns the table). */
+/** A row of the capture_challenges read model (projections/attestations/projection.ts owns the table). */
 export interface ChallengeRow {
   capture_id: string;
   nonce_sha256: string;

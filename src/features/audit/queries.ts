@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-/** A row of the stream_owners read model (projection.ts owns the table): which account owns a stream. */
+/** A row of the stream_owners read model (projections/audit/projection.ts owns the table): which account owns a stream. */
 export interface StreamOwnerRow {
   stream: string;
   account_id: string | null;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-/** A row of the comments read model (projection.ts owns the table). */
+/** A row of the comments read model (projections/comments/projection.ts owns the table). */
 export interface CommentRow {
   id: string;
   verification_id: string;

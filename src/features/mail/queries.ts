@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-/** A row of the mail_messages read model (projection.ts owns the table): one message's delivery state. */
+/** A row of the mail_messages read model (projections/mail/projection.ts owns the table): one message's delivery state. */
 export interface MailMessageRow {
   id: string;
   message_id: string;

@@ -24,7 +24,7 @@ export const sharingModule = {
   logRedactions: [{ url: withoutLinkTokens, request: withoutLinkTokensInRequest }],
 } satisfies FeatureModule;
 
-/** The recovery of notifications a crash left unqueued (workflow.ts). */
+/** The recovery of notifications a crash left unqueued (workflows/sharing/workflow.ts). */
 function sharingWorkflows(deps: WorkflowDeps) {
   return [registerWorkflow(shareMailWorkflow, createShareMailActivities(deps), shareMailSweep)];
 }

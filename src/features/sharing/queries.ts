@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { AccessType } from './events.js';
 
-/** Rows of the sharing read models (projection.ts owns the tables; this file names them once). */
+/** Rows of the sharing read models (projections/sharing/projection.ts owns the tables; this file names them once). */
 export interface ShareRow {
   verification_id: string;
   account_id: string;

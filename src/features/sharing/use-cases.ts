@@ -99,7 +99,7 @@ export async function getShare(deps: AppDeps, principal: Principal, verification
 /**
  * Shares a verification, or sets the access type of its share (the URL is kept). Invited
  * addresses are told when the access type changes (spec 4.1). The messages are queued here (the
- * fast path); a crash before they are is recovered by the share mail sweep (workflow.ts), which
+ * fast path); a crash before they are is recovered by the share mail sweep (workflows/sharing/workflow.ts), which
  * queues the same message ids, so each is sent once.
  */
 export async function shareVerification(deps: AppDeps, call: Call, verificationId: string, accessType: AccessType): Promise<ShareView> {
@@ -121,7 +121,7 @@ export async function unshareVerification(deps: AppDeps, call: Call, verificatio
 /**
  * Invites an address to a restricted share and mails it a personal link (share URL plus the
  * invitation's proof). Repeating it changes nothing and queues the same message, which is not
- * sent twice; a crash before the message is queued is recovered by the share mail sweep (workflow.ts).
+ * sent twice; a crash before the message is queued is recovered by the share mail sweep (workflows/sharing/workflow.ts).
  */
 export async function inviteToShare(deps: AppDeps, call: Call, verificationId: string, email: string): Promise<{ email: string; user_exists: boolean }> {
   const address = normaliseEmail(email);
@@ -139,7 +139,7 @@ export async function revokeInvite(deps: AppDeps, call: Call, verificationId: st
 
 /**
  * Queues through the mail port. Queueing never fails the sharing call: the share is recorded,
- * and the recovery sweep (workflow.ts) queues the same message id from it.
+ * and the recovery sweep (workflows/sharing/workflow.ts) queues the same message id from it.
  */
 async function sendMail(deps: AppDeps, context: CommandContext, message: OutgoingMail): Promise<void> {
   try {

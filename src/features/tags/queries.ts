@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-/** Rows of the tags read models (projection.ts owns the tables; this file names them once). */
+/** Rows of the tags read models (projections/tags/projection.ts owns the tables; this file names them once). */
 export interface TagRow {
   id: string;
   account_id: string;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-/** A row of the uploads read model (projection.ts owns the table). */
+/** A row of the uploads read model (projections/uploads/projection.ts owns the table). */
 export interface UploadRow {
   nonce: string;
   account_id: string | null;

@@ -47,7 +47,7 @@ export async function releaseMetering(deps: AppDeps, accountId: string, verifica
 /**
  * Releases a queued verification's metering because it failed by the service's fault (a stalled
  * decoder, the deadline, an outage), not by its files: such a failure is not metered (DESIGN.md
- * robustness rules; D-number "timeouts under load"). `month` is the month it was metered in (its
+ * robustness rules; D-094). `month` is the month it was metered in (its
  * queueing). Idempotent: nothing metered, or released already, appends nothing. Re-decides on
  * a version conflict (runCommand), so it needs no lock of this process's.
  */

@@ -19,7 +19,7 @@ export const usageModule = {
   errors: usageErrors,
 } satisfies FeatureModule;
 
-/** The release of reservations a crash left without their verification (release-workflow.ts). */
+/** The release of reservations a crash left without their verification (workflows/usage/release-workflow.ts). */
 function usageWorkflows(deps: WorkflowDeps) {
   return [registerWorkflow(meteringReleaseWorkflow, createMeteringReleaseActivities(deps), meteringReleaseSweep(deps.config.METERING_RELEASE_GRACE_MS))];
 }

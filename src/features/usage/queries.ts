@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-/** A row of the usage_meterings read model (projection.ts owns the table): one metered verification. */
+/** A row of the usage_meterings read model (projections/usage/projection.ts owns the table): one metered verification. */
 export interface UsageMeteringRow {
   verification_id: string;
   account_id: string;

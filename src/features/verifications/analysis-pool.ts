@@ -6,7 +6,7 @@ import type { AnalysisJob, AnalysisReply } from './analysis-thread.js';
 /**
  * The analysis could not finish for a reason of the service's (a decoder that made no progress
  * on a busy machine), not of the files: retried by the workflow, and if it persists the
- * verification fails as a service fault, unmetered (D-number "timeouts under load").
+ * verification fails as a service fault, unmetered (D-094).
  */
 export class AnalysisServiceFault extends Error {
   override readonly name = 'AnalysisServiceFault';

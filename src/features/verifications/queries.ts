@@ -5,7 +5,7 @@ import { jsonColumn } from '../../core/json.js';
 import { preparedQuery } from '../../core/prepared.js';
 import type { RenditionKind, StoredFile, VerificationStatus } from './events.js';
 
-/** A row of the verifications read model (projection.ts owns the tables; this file names them once). */
+/** A row of the verifications read model (projections/verifications/projection.ts owns the tables; this file names them once). */
 export interface VerificationRow {
   id: string;
   account_id: string;
