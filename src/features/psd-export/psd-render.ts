@@ -1,0 +1,56 @@
+/**
+ * Renders the PSD from the pair's stored files and the registration the analysis recorded. Runs
+ * in a worker thread (psd-thread.ts): seconds of CPU-bound work per 24 MP export stay off the
+ * service's event loop, and an aborted export stops by terminating the thread.
+ * Order keeps the peak low: the RAW is decoded and rendered (and its decoders shut down) before
+ * any canvas-sized buffer exists, and each layer is made once, in its final RGBA form.
+ */
+import type { Affine } from '../../analysis/image/affine.js';
+import { decodeRaw, renderReference, shutdownRawDecoders } from '../../analysis/raw/index.js';
+import type { RgbImage } from '../../analysis/types.js';
+import { StateValidationError } from '../../core/errors.js';
+import { type PsdFacts, writePsdDocument } from './psd-document.js';
+import { heatmapPixels, photoPixels, registeredRendition } from './psd-pixels.js';
+
+export interface PsdJob {
+  raw: Uint8Array;
+  image: Uint8Array;
+  /** The stored SSIM heatmap rendition (PNG, the analysis's working grid). */
+  heatmapPng: Uint8Array;
+  /** Full-resolution photo pixel → full-resolution reference pixel, as the analysis recorded it. */
+  imageToReference: Affine;
+  facts: PsdFacts;
+}
+
+export interface RenderedPsd {
+  /** The file, in parts written one after another. */
+  parts: Uint8Array[];
+  width: number;
+  height: number;
+}
+
+export async function renderPsd(job: PsdJob): Promise<RenderedPsd> {
+  let reference: RgbImage | undefined = await renderRawReference(job.raw);
+  const photo = await photoPixels(job.image);
+  const { width, height } = photo;
+  const rendition = registeredRendition(reference, job.imageToReference, width, height);
+  reference = undefined;
+  const heatmap = await heatmapPixels(job.heatmapPng, width, height);
+  return { parts: await writePsdDocument({ photo, rendition, heatmap }, job.facts), width, height };
+}
+
+/** The analysis's reference rendering of the RAW (src/analysis/raw/render.ts, default options), full size. */
+async function renderRawReference(bytes: Uint8Array): Promise<RgbImage> {
+  try {
+    const decoded = await decodeRaw(bytes);
+    if (decoded.kind !== 'decoded') {
+      throw new StateValidationError(`This pair's RAW (${decoded.format}, ${decoded.variant}) cannot be rendered, so there is no RAW layer to export.`, {
+        suggestion: 'A PSD export needs a pair whose RAW the service can decode.',
+      });
+    }
+    return await renderReference(decoded.raw);
+  } finally {
+    // This thread's LibRaw decoders and their WebAssembly memory go before the canvas-sized layers are made.
+    shutdownRawDecoders();
+  }
+}
