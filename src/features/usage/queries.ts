@@ -20,6 +20,25 @@ export const usageMeteringsTable = (knex: Knex) => knex<UsageMeteringRow>('usage
 export const chargedMeterings = (knex: Knex, accountId: string, month: string): Promise<Pick<UsageMeteringRow, 'overage' | 'price'>[]> =>
   usageMeteringsTable(knex).where({ account_id: accountId, month, released: false }).select('overage', 'price');
 
+/** A row of the usage_psd_exports read model (projections/usage/projection.ts): one reserved PSD export. */
+export interface UsagePsdExportRow {
+  export_id: string;
+  account_id: string;
+  month: string;
+  verification_id: string;
+  overage: boolean;
+  /** numeric: the driver returns a string. */
+  price: string | number;
+  /** reserved (requested, not ended), charged (completed) or released (failed: never charged). */
+  status: 'reserved' | 'charged' | 'released';
+  reserved_at: Date | string;
+  last_position: string;
+}
+
+/** The PSD exports that hold a place in an account's month: charged, or reserved while they are made. */
+export const heldPsdExports = (knex: Knex, accountId: string, month: string): Promise<Pick<UsagePsdExportRow, 'overage' | 'price' | 'status'>[]> =>
+  knex<UsagePsdExportRow>('usage_psd_exports').where({ account_id: accountId, month }).whereNot({ status: 'released' }).select('overage', 'price', 'status');
+
 /**
  * Reservations metered in [from, before), not released, whose verification has no row in the
  * verifications read model: what a process killed between metering and queueing left (the

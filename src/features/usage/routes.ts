@@ -17,6 +17,20 @@ export const usageSchema = z
     overage_price: z.number(),
     overage_amount: z.number(),
     monthly_budget_cap: z.number().nullable(),
+    budget_used: z.number().describe("The month's overage the budget cap covers: verifications' overage_amount plus PSD exports' overage, charged or in progress."),
+    budget_remaining: z.number().describe('What the cap leaves for more overage; 0 without a cap (no overage), and always on the Free plan.'),
+    psd_exports: z
+      .object({
+        entitled: z.boolean().describe('Layered PSD exports: Professional and Enterprise only.'),
+        included: z.number().int().nullable().describe('Exports included per month; null = by contract (Enterprise).'),
+        included_used: z.number().int().describe('Included exports completed this month.'),
+        included_remaining: z.number().int().nullable().describe('Included exports left this month (those in progress hold theirs).'),
+        in_progress: z.number().int().describe('Exports requested and not ended: charged when they complete, never when they fail.'),
+        overage_count: z.number().int(),
+        overage_price: z.number(),
+        overage_amount: z.number(),
+      })
+      .describe("This month's layered PSD exports: metered on completion; a failed export and a regeneration are free."),
   })
   .openapi('Usage');
 
