@@ -8,7 +8,8 @@
  * service and CLI (bench/startup.ts); the service's reads, image-only throughput and memory
  * against bare node:http (bench/service.ts); the command path of one image-only verification at
  * a time (bench/command-path.ts); the service's RSS with 10 concurrent pairs and a minute after
- * (bench/pairs-memory.ts). Every series carries the load average it ran under.
+ * (bench/pairs-memory.ts); a 24 MP pair's PSD export against its analysis (bench/psd-export.ts).
+ * Every series carries the load average it ran under.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -70,4 +71,6 @@ report.service = { pglite: await benchService('pglite'), postgres: await benchSe
 report.command_path = await (await import('./command-path.js')).benchCommandPath();
 // RSS of one service process with 10 concurrent 30D pairs, and a minute after (bench/pairs-memory.ts).
 report.pairs_memory = await (await import('./pairs-memory.js')).benchPairsMemory();
+// A 24 MP pair's PSD export against its analysis, each in its own process: time and peak (bench/psd-export.ts).
+report.psd_export = await (await import('./psd-export.js')).benchPsdExport();
 process.stdout.write(JSON.stringify(report, null, 2) + '\n');
