@@ -1,0 +1,108 @@
+import { systemContext } from '../../core/commands.js';
+import { foldStream, runCommand, type CommandContext } from '../../core/decider.js';
+import type { AppDeps } from '../../core/deps.js';
+import { AppError } from '../../core/errors.js';
+import { ActivityError, type ActivityImplementations, type SweepSource } from '../../core/workflow.js';
+import { meterPsdExport, releasePsdExport } from '../usage/index.js';
+import { psdExportDecider, psdExportStream, type PsdExportCommand, type PsdExportState } from './decider.js';
+import { buildPsdExport } from './psd-file.js';
+import { expiredPsdExports, unfinishedPsdExports } from './queries.js';
+import { PSD_REJECTED, type PsdExportActivities, type PsdExportInput, type PsdExportStep } from '../../../workflows/psd-export/workflow.js';
+
+export type PsdExportActivityDeps = Pick<AppDeps, 'store' | 'knex' | 'blobs' | 'log' | 'now' | 'config' | 'streamLocks'>;
+
+/** Where the run's export stands, for the workflow (PsdExportStep). */
+function stepOf(state: PsdExportState, exportId: string): PsdExportStep {
+  if (state.status === 'none' || state.exportId !== exportId) return { status: 'superseded' };
+  if (state.status === 'completed') return { status: 'completed', completedAt: state.file!.completedAt };
+  if (state.status === 'queued') return { status: 'in_progress' }; // not started: the start is recorded next
+  return { status: state.status };
+}
+
+/**
+ * The export workflow's steps. Each decides on the export's stream, so a step run twice (a retry,
+ * a run resumed from the top after a restart, two processes resuming the same run) records
+ * nothing twice: Complete, Fail and Expire are appended only for the current export in the
+ * state that allows them, against the revision they were decided on.
+ */
+export function createPsdExportActivities(deps: PsdExportActivityDeps): ActivityImplementations<PsdExportActivities> {
+  /** The service acts, for the verification's account (its audit history): the account of the stream's request. */
+  async function contextFor(verificationId: string, exportId: string): Promise<CommandContext> {
+    const history = await deps.store.readStream(psdExportStream(verificationId));
+    const accountId = history[0]?.metadata.account_id ?? null;
+    return systemContext(deps, { actor: { type: 'system', id: 'psd-export' }, correlationId: exportId, accountId });
+  }
+  const run = async (verificationId: string, command: PsdExportCommand, context: CommandContext) =>
+    (await runCommand(deps.store, psdExportStream(verificationId), psdExportDecider, command, context)).state;
+
+  /** The reservation usage holds for the export (none for a regeneration: meter and release then do nothing). */
+  const chargeOf = (state: PsdExportState, context: CommandContext) =>
+    state.status === 'none' ? null : { accountId: context.accountId!, exportId: state.exportId, requestedAt: new Date(state.requestedAt) };
+
+  return {
+    async startPsdExport(_context, verificationId, exportId) {
+      const context = await contextFor(verificationId, exportId);
+      return stepOf(await run(verificationId, { type: 'Start', export_id: exportId, now: context.now }, context), exportId);
+    },
+
+    async buildPsdExport(activity, verificationId, exportId) {
+      const { state } = await foldStream(deps.store, psdExportStream(verificationId), psdExportDecider);
+      // Built already (the completion recorded by an earlier attempt): nothing to build again.
+      if (state.status !== 'none' && state.exportId === exportId && state.file) {
+        const { blob_key, sha256, file_size_bytes, canvas_width, canvas_height } = state.file;
+        return { blob_key, sha256, file_size_bytes, canvas_width, canvas_height };
+      }
+      try {
+        const built = await buildPsdExport(deps, verificationId, activity.signal);
+        return { blob_key: built.blobKey, sha256: built.sha256, file_size_bytes: built.fileSizeBytes, canvas_width: built.canvasWidth, canvas_height: built.canvasHeight };
+      } catch (error) {
+        // The verification is gone or cannot be exported: retrying cannot change that.
+        if (error instanceof AppError && error.code !== 'SERVICE_UNAVAILABLE') throw new ActivityError(PSD_REJECTED, error.message, { nonRetryable: true, cause: error });
+        throw error;
+      }
+    },
+
+    async completePsdExport(_context, verificationId, exportId, file) {
+      const context = await contextFor(verificationId, exportId);
+      const state = await run(verificationId, { type: 'Complete', export_id: exportId, now: context.now, ...file }, context);
+      const step = stepOf(state, exportId);
+      // Metered on completion, once per export (usage's metering is idempotent per export id): also when this is a retry after the completion was recorded.
+      const charge = chargeOf(state, context);
+      if (step.status === 'completed' && charge) await meterPsdExport(deps, context, charge);
+      return step;
+    },
+
+    async failPsdExport(_context, verificationId, exportId, reason) {
+      const context = await contextFor(verificationId, exportId);
+      const state = await run(verificationId, { type: 'Fail', export_id: exportId, reason, now: context.now }, context);
+      const step = stepOf(state, exportId);
+      // A failed export is never charged: its reservation goes back (idempotent).
+      const charge = chargeOf(state, context);
+      if (step.status === 'failed' && charge) await releasePsdExport(deps, context, charge);
+      return step;
+    },
+
+    async expirePsdExport(_context, verificationId, exportId) {
+      const context = await contextFor(verificationId, exportId);
+      const state = await run(verificationId, { type: 'Expire', export_id: exportId, now: context.now }, context);
+      if (state.status === 'none' || state.exportId !== exportId) return { outcome: 'superseded' };
+      if (state.status === 'expired') {
+        // Deleted only while this export is the current one: a regeneration writes the same key.
+        await deps.blobs.delete(state.file!.blob_key);
+        return { outcome: 'expired' };
+      }
+      if (state.status === 'completed') return { outcome: 'not_due', dueAt: new Date(state.file!.expiresAt).getTime() };
+      return { outcome: 'superseded' };
+    },
+  };
+}
+
+/**
+ * Runs the domain says are needed and may lack: builds not finished (a crash between the
+ * request's append and its `start`, or a run that failed for good) and completed exports past
+ * their expiry (a run that died before its timer). Starting a run that is running is a no-op.
+ */
+export async function psdExportSweep({ knex, now }: SweepSource): Promise<{ id: string; input: PsdExportInput }[]> {
+  const rows = [...(await unfinishedPsdExports(knex)), ...(await expiredPsdExports(knex, now))];
+  return rows.map((r) => ({ id: r.export_id, input: { verification_id: r.verification_id } }));
+}

@@ -1,0 +1,56 @@
+import type { Knex } from 'knex';
+import { PSD_DOWNLOADS_LIMIT } from '../../../workflows/psd-export/policy.js';
+
+/** A row of the psd_exports read model (projections/psd-export/projection.ts owns the table). */
+export interface PsdExportRow {
+  verification_id: string;
+  account_id: string | null;
+  export_id: string;
+  status: 'queued' | 'in_progress' | 'completed' | 'failed' | 'expired';
+  expires_at: Date | string | null;
+  created_at: Date | string;
+}
+
+export const psdExportsTable = (knex: Knex) => knex<PsdExportRow>('psd_exports');
+
+/** What the status of an expired export says in `error` (its status stays `completed`: the spec's five values, D-number in docs/decisions.md). */
+export const EXPIRED_ERROR = 'The export expired 30 days after it was made and its file is deleted; request it again (free of charge).';
+
+const isoUtc = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * The spec's PSD export status (2.6) of the verification in `idColumn`, as one JSON value (null when
+ * none was requested): the one mapping, used by GET …/psd-export and, as a resource extension, by
+ * the Verification's `psd_export` field, so the two always agree.
+ */
+export const psdExportColumn = (knex: Knex, idColumn: string): Knex.Raw =>
+  knex.raw(
+    `select json_build_object(
+       'status', case when e.status = 'expired' then 'completed' else e.status end,
+       'file_size_bytes', e.file_size_bytes,
+       'canvas_width', e.canvas_width,
+       'canvas_height', e.canvas_height,
+       'downloads_used', e.downloads_used,
+       'downloads_limit', ${PSD_DOWNLOADS_LIMIT},
+       'expires_at', ${isoUtc('e.expires_at')},
+       'error', case when e.status = 'expired' then ?::text else e.error end,
+       'created_at', ${isoUtc('e.created_at')})
+     from psd_exports e where e.verification_id = ??`,
+    [EXPIRED_ERROR, idColumn],
+  );
+
+/** The status of a verification's export, or undefined when none was requested. */
+export async function findPsdExportStatus(knex: Knex, verificationId: string): Promise<Record<string, unknown> | undefined> {
+  const row = await knex.select(knex.raw('(?) as status', [psdExportColumn(knex, 'v.id')])).from(knex.raw('(select ?::uuid as id) as v', [verificationId])).first();
+  const value = row?.status;
+  if (value == null) return undefined;
+  return typeof value === 'string' ? JSON.parse(value) : value;
+}
+
+/** Exports whose build has not ended (the sweep starts their runs: a crash may have come between the request and the start). */
+export const unfinishedPsdExports = (knex: Knex): Promise<Pick<PsdExportRow, 'verification_id' | 'export_id'>[]> =>
+  psdExportsTable(knex).whereIn('status', ['queued', 'in_progress']).orderBy('created_at').select('verification_id', 'export_id');
+
+/** Completed exports past their expiry and not expired yet (normally none: their runs' timers expired them). */
+export const expiredPsdExports = (knex: Knex, by: Date): Promise<Pick<PsdExportRow, 'verification_id' | 'export_id'>[]> =>
+  psdExportsTable(knex).where({ status: 'completed' }).andWhere('expires_at', '<=', by).orderBy('expires_at').select('verification_id', 'export_id');
