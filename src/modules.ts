@@ -14,6 +14,7 @@ import { commentsModule } from './features/comments/module.js';
 import { docsModule } from './features/docs/module.js';
 import { healthModule } from './features/health/module.js';
 import { mailModule } from './features/mail/module.js';
+import { psdExportModule } from './features/psd-export/module.js';
 import { sharingModule } from './features/sharing/module.js';
 import { tagsModule } from './features/tags/module.js';
 import { uploadsModule } from './features/uploads/module.js';
@@ -32,6 +33,7 @@ export const modules: readonly FeatureModule[] = everyDependencyProvided([
   sharingModule,
   tagsModule,
   commentsModule,
+  psdExportModule,
   blobsModule,
   uploadsModule,
   mailModule,

@@ -12,6 +12,7 @@ import { uploadExpiryWorkflow as uploadExpiry } from './uploads/workflow.js';
 import { shareMailWorkflow as shareMail } from './sharing/workflow.js';
 import { invitationMailWorkflow as invitationMail } from './accounts/invitation-workflow.js';
 import { meteringReleaseWorkflow as meteringRelease } from './usage/release-workflow.js';
+import { psdExportWorkflow as psdExport } from './psd-export/workflow.js';
 
 export const verificationWorkflow = temporalWorkflow(verification);
 export const mailDeliveryWorkflow = temporalWorkflow(mailDelivery);
@@ -19,4 +20,5 @@ export const uploadExpiryWorkflow = temporalWorkflow(uploadExpiry);
 export const shareMailWorkflow = temporalWorkflow(shareMail);
 export const invitationMailWorkflow = temporalWorkflow(invitationMail);
 export const meteringReleaseWorkflow = temporalWorkflow(meteringRelease);
+export const psdExportWorkflow = temporalWorkflow(psdExport);
 

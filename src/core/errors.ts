@@ -31,14 +31,8 @@ export const coreErrors = {
  */
 export const reservedErrors = {
   ACCOUNT_NAME_REQUIRED: 400,
-  BUDGET_EXCEEDED: 402,
-  NOT_ENTITLED: 403,
-  DOWNLOAD_LIMIT_REACHED: 403,
-  PSD_EXPORT_NOT_FOUND: 404,
   REQUEST_NOT_FOUND: 404,
-  PSD_NOT_READY: 409,
   REQUEST_HAS_SUBMISSIONS: 409,
-  EXPIRED: 410,
 } as const;
 
 export type ErrorStatuses = Readonly<Record<string, number>>;
@@ -111,6 +105,17 @@ export class UnprocessableError extends AppError {
     const { issues, ...rest } = options;
     super('VALIDATION_ERROR', message, rest);
     if (issues) this.issues = issues;
+  }
+}
+
+/**
+ * The spec's 409 `VALIDATION_ERROR`: a well-formed request on a resource whose state does not
+ * allow it (a PSD export of a verification that is not completed, or image-only). The kind
+ * chooses the status, as for UnprocessableError.
+ */
+export class StateValidationError extends AppError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('VALIDATION_ERROR', message, options);
   }
 }
 

@@ -1,10 +1,11 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { AppError, UnprocessableError, type ErrorStatuses } from '../../core/errors.js';
+import { AppError, StateValidationError, UnprocessableError, type ErrorStatuses } from '../../core/errors.js';
 import type { ErrorPageInput, Reply } from '../../core/route-spec.js';
 
 /**
  * The one place where errors become HTTP responses:
  *   AppError            -> its code's status in the catalogue (derived from the module list), {"detail": {error_code, message, suggestion}}
+ *   StateValidationError -> 409, VALIDATION_ERROR in the envelope (a state that does not allow the request)
  *   UnprocessableError  -> 422: with issues (a request of the wrong shape), {"detail": [{loc, msg, type}]};
  *                          without (a domain rule the spec answers with 422), the envelope
  *   body parser errors  -> 422 (malformed JSON), 413 (too large), 415 (unknown encoding or charset),
@@ -27,7 +28,7 @@ export const errorMiddleware = (catalogue: ErrorStatuses): ErrorRequestHandler =
     if (typeof error.details?.retry_after_seconds === 'number') {
       res.setHeader('Retry-After', String(error.details.retry_after_seconds));
     }
-    const status = error instanceof UnprocessableError ? 422 : (catalogue[error.code] ?? 500);
+    const status = error instanceof UnprocessableError ? 422 : error instanceof StateValidationError ? 409 : (catalogue[error.code] ?? 500);
     if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
     answer(res, status, envelope(error));
     return;

@@ -47,6 +47,7 @@ export const verificationSchema = z
     pipeline_build: z.string(),
     tags: z.array(z.object({ id: z.uuid(), name: z.string(), color: z.string().nullable() })),
     comment_count: z.number().int(),
+    psd_export: z.record(z.string(), z.unknown()).nullable().optional().describe('The PSD export status (as GET …/psd-export answers it); null when none was requested.'),
     account_id: z.uuid(),
     created_at: z.string(),
     updated_at: z.string(),
