@@ -55,7 +55,7 @@ export async function measurePsdExport24mp(options: { keep?: boolean } = {}): Pr
     await sharp(jpegPath).resize(6000, 4000).jpeg({ quality: 92 }).toFile(path.join(dir, 'image.jpg'));
     fs.copyFileSync(rawPath, path.join(dir, 'raw'));
     const analysis = await step('analysis', dir);
-    const exported = (await step('export', dir)) as StepFigures & { file_mib: number; width: number; height: number };
+    const exported = (await step('export', dir)) as unknown as StepFigures & { file_mib: number; width: number; height: number };
     return { dir, analysis, export: exported };
   } finally {
     if (!options.keep) fs.rmSync(dir, { recursive: true, force: true });
