@@ -121,6 +121,9 @@ const EXPECTED: Record<string, Rule> = {
   'POST /v1/verifications/{verification_id}/comments':               owned(),
   'PATCH /v1/verifications/{verification_id}/comments/{comment_id}': owned({ who: 'author' }),
   'DELETE /v1/verifications/{verification_id}/comments/{comment_id}': owned({ who: 'authorOrAdmin' }),
+  'POST /v1/verifications/{verification_id}/psd-export':            owned({ allowed: '409' }), // the matrix's verifications are image-only: VALIDATION_ERROR
+  'GET /v1/verifications/{verification_id}/psd-export':             owned({ allowed: '404' }), // none requested: PSD_EXPORT_NOT_FOUND
+  'GET /v1/verifications/{verification_id}/psd-export/download':    owned({ allowed: '404' }),
 
   'GET /v1/tags/':                                         { auth: 'any' },
   'POST /v1/tags/':                                        { auth: 'any' },
@@ -152,6 +155,7 @@ const EXPECTED_TOOLS: Record<string, ToolRule> = {
   share_verification:   { access: 'keyless', write: true, scoped: true, onAnonymous: '403' },
   unshare_verification: { access: 'keyless', write: true, scoped: true, onAnonymous: '403' },
   get_account_usage:    { access: 'key', write: false },
+  export_psd:           { access: 'key', write: true, scoped: true, allowed: 'invalid' }, // image-only: VALIDATION_ERROR
   get_upgrade_link:     { access: 'key', write: false },
 };
 

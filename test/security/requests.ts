@@ -218,6 +218,8 @@ export async function toolArguments(world: World, tool: string, target: Target, 
     case 'get_verification':
     case 'get_share':
       return { verification_id: verification, ...anonymous };
+    case 'export_psd':
+      return { verification_id: verification, wait: 0 };
     case 'share_verification':
       return { verification_id: target === 'A' ? account.sandbox : verification, access_type: 'restricted', ...anonymous };
     case 'unshare_verification': {
