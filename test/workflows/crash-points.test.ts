@@ -49,10 +49,18 @@ const IMAGE = path.join(fixtures, 'c2pa/pt_truepic-20230212-camera.jpg');
 /**
  * Steps a child process cannot reach in a test's time, and where their crash is tested instead.
  * The upload-expiry step runs an hour after an upload: the in-process suite moves its clock
- * over a restart instead (test/mcp/upload-expiry.test.ts).
+ * over a restart instead (test/mcp/upload-expiry.test.ts). The PSD export's steps need a
+ * Professional account and a fresh completed pair per kill: their own suite kills a process at
+ * each of them (CRASH_AT, the same failpoints) and mid-build, on copies of one verified pair;
+ * its expiry, 30 days on, is tested over a restart with a moved clock.
  */
 const TESTED_ELSEWHERE: Record<string, string> = {
   'uploadExpiry.expireUpload': 'test/mcp/upload-expiry.test.ts',
+  'psdExport.startPsdExport': 'test/workflows/psd-export-crash.test.ts',
+  'psdExport.buildPsdExport': 'test/workflows/psd-export-crash.test.ts',
+  'psdExport.completePsdExport': 'test/workflows/psd-export-crash.test.ts',
+  'psdExport.failPsdExport': 'test/workflows/psd-export-crash.test.ts',
+  'psdExport.expirePsdExport': 'test/workflows/psd-export-expiry.test.ts',
 };
 
 /** Every workflow step the modules register, in module order. */
