@@ -208,6 +208,28 @@ for (const target of databaseTargets) describe(`PSD export on ${target.name}`, (
     });
   });
 
+  describe('the budget edge under concurrent requests', () => {
+    // Professional: 50 included, then 0.50 each; a 0.50 cap leaves room for exactly one more.
+    const capped = newAccount({ plan: 'professional', monthly_budget_cap_eur: 0.5 });
+
+    it('of 53 concurrent requests, exactly 51 pass (50 included + one at 0.50), 2 are 402 BUDGET_EXCEEDED; the usage shows them', async () => {
+      const pairs: string[] = [];
+      for (let i = 0; i < 53; i++) pairs.push(await seedVerification(t, capped.account.id));
+      const answers = await Promise.all(pairs.map((id) => post(id, capped.token)));
+      expect(answers.filter((a) => a.status === 202)).toHaveLength(51);
+      const refused = answers.filter((a) => a.status !== 202);
+      expect(refused.map((a) => [a.status, a.body.detail.error_code])).toEqual([[402, 'BUDGET_EXCEEDED'], [402, 'BUDGET_EXCEEDED']]);
+      for (const [i, a] of answers.entries()) if (a.status === 402) expect(await events(pairs[i]!)).toEqual([]);
+      await t.settled();
+      const usage = (await call('GET', `/v1/accounts/${capped.account.id}/usage`, { token: capped.token })).body;
+      expect(usage.psd_exports).toMatchObject({ entitled: true, included: 50, included_used: 50, included_remaining: 0, in_progress: 0, overage_count: 1, overage_amount: 0.5 });
+      expect(usage.budget_remaining).toBe(0);
+      // Requesting an existing export again is answered unchanged, never refused by the budget.
+      const done = pairs[answers.findIndex((a) => a.status === 202)]!;
+      expect((await post(done, capped.token)).status).toBe(202);
+    });
+  });
+
   describe('a failed export', () => {
     it('says why, is not ready for download, is never charged, and is regenerated free on request', async () => {
       const pair = await seedVerification(t, pro.account.id);
