@@ -254,4 +254,22 @@ for (const target of databaseTargets) describe(`PSD export on ${target.name}`, (
       expect(usage.map((e) => e.type).sort()).toEqual(['PsdExportReleased', 'PsdExportReserved']);
     });
   });
+  describe('the read model', () => {
+    const rows = async () => (await t.service.deps.knex('psd_exports').select('*')).map((r) => JSON.stringify(r)).sort();
+
+    it('rebuilds from the events into the same rows (regenerations, downloads, refusals included), and a replayed event changes nothing', async () => {
+      await t.settled();
+      const before = await rows();
+      expect(before.length).toBeGreaterThan(50);
+      expect(before.some((r) => r.includes('"status":"completed"') && r.includes('"downloads_used":5'))).toBe(true);
+      await t.service.projections.rebuild();
+      expect(await rows()).toEqual(before);
+      const { psdExportsProjector } = await import('../../projections/psd-export/projection.js');
+      const events = await t.service.deps.store.readAll({ after: 0n, limit: 1_000_000 });
+      await t.service.deps.knex.transaction(async (trx) => {
+        for (const event of events) await psdExportsProjector.apply(trx, event);
+      });
+      expect(await rows()).toEqual(before);
+    });
+  });
 });
