@@ -40,7 +40,7 @@ export type PsdExpiryStep = { outcome: 'expired' | 'superseded' } | { outcome: '
 
 /** The steps (names are global across workflows: hence the prefix). Each takes the verification id and the run's export id. */
 export interface PsdExportActivities {
-  /** Records the start (once); where the export stands. */
+  /** Records the start (once); where the export stands. An export found ended (a run resumed after a kill) is charged or released again: both are idempotent. */
   startPsdExport(verificationId: string, exportId: string): Promise<PsdExportStep>;
   /** Builds the file and stores it (again, on a retry: the file is replaced). Heartbeats while it works. */
   buildPsdExport(verificationId: string, exportId: string): Promise<PsdFile>;

@@ -42,7 +42,14 @@ export function createPsdExportActivities(deps: PsdExportActivityDeps): Activity
   return {
     async startPsdExport(_context, verificationId, exportId) {
       const context = await contextFor(verificationId, exportId);
-      return stepOf(await run(verificationId, { type: 'Start', export_id: exportId, now: context.now }, context), exportId);
+      const state = await run(verificationId, { type: 'Start', export_id: exportId, now: context.now }, context);
+      const step = stepOf(state, exportId);
+      // A run resumed after a kill between recording the end and charging (or releasing) it
+      // finds the export ended: the charge or release is made here (both idempotent per export).
+      const charge = chargeOf(state, context);
+      if (charge && (step.status === 'completed' || step.status === 'expired')) await meterPsdExport(deps, context, charge);
+      if (charge && step.status === 'failed') await releasePsdExport(deps, context, charge);
+      return step;
     },
 
     async buildPsdExport(activity, verificationId, exportId) {
