@@ -46,7 +46,7 @@ export const psdExportEvents = {
       /** Downloads of this export so far, this one included (at most 5). */
       downloads_used: z.number().int().positive(),
       downloaded_at: z.iso.datetime(),
-      /** The end of the signed URL this download was answered with (D-number in docs/decisions.md: 5 minutes). */
+      /** The end of the signed URL this download was answered with (5 minutes: use-cases.ts PSD_DOWNLOAD_URL_TTL_SECONDS). */
       url_expires_at: z.iso.datetime(),
     }),
   ),

@@ -13,7 +13,7 @@ export interface PsdExportRow {
 
 export const psdExportsTable = (knex: Knex) => knex<PsdExportRow>('psd_exports');
 
-/** What the status of an expired export says in `error` (its status stays `completed`: the spec's five values, D-number in docs/decisions.md). */
+/** What the status of an expired export says in `error` (its status stays `completed`: the spec's status has five values, none of them expired). */
 export const EXPIRED_ERROR = 'The export expired 30 days after it was made and its file is deleted; request it again (free of charge).';
 
 const isoUtc = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
