@@ -107,7 +107,11 @@ for (const target of databaseTargets) describe(`PSD export killed while it is bu
         await db.close();
       }
     };
-    const request = (id: string) => call('POST', `/v1/verifications/${id}/psd-export`, { token });
+    /** Requests the export of a copy once the service's read models show the copy (on PostgreSQL they catch up after the service answers). */
+    const request = async (id: string) => {
+      for (let i = 0; i < 600 && (await call('GET', `/v1/verifications/${id}`, { token })).status !== 200; i++) await sleep(100);
+      return call('POST', `/v1/verifications/${id}/psd-export`, { token });
+    };
 
     // Killed in the middle of a build: the status says in_progress, the file is not written yet.
     const midBuild = await copy('completes');
