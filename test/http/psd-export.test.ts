@@ -150,6 +150,13 @@ for (const target of databaseTargets) describe(`PSD export on ${target.name}`, (
       expect(listed[0].psd_export).toEqual(status);
     });
 
+    it('a HEAD on the download of a ready export answers 204 without a URL and counts nothing', async () => {
+      const head = await fetch(`${t.url}${path(pair)}/download`, { method: 'HEAD', headers: { authorization: `Bearer ${pro.token}` }, redirect: 'manual' });
+      expect(head.status).toBe(204);
+      expect(head.headers.get('location')).toBeNull();
+      expect((await call('GET', path(pair), { token: pro.token })).body.downloads_used).toBe(0);
+    });
+
     it('six concurrent downloads: exactly five redirect to a signed URL of the file, one is 403 DOWNLOAD_LIMIT_REACHED', async () => {
       const answers = await Promise.all(Array.from({ length: 6 }, () => call('GET', `${path(pair)}/download`, { token: pro.token })));
       const redirected = answers.filter((a) => a.status === 302);
@@ -167,7 +174,7 @@ for (const target of databaseTargets) describe(`PSD export on ${target.name}`, (
       expect([after.status, after.body.detail.error_code]).toEqual([403, 'DOWNLOAD_LIMIT_REACHED']);
     });
 
-    it('a HEAD on the download counts nothing and gives no URL', async () => {
+    it('a HEAD on the download once all are used answers 403 too, with no URL', async () => {
       const head = await fetch(`${t.url}${path(pair)}/download`, { method: 'HEAD', headers: { authorization: `Bearer ${pro.token}` }, redirect: 'manual' });
       expect(head.status).toBe(403);
       expect(head.headers.get('location')).toBeNull();
