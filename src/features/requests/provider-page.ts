@@ -152,7 +152,7 @@ ${capture
   ? html`<div class="field">
 <label for="attestation_id">Attestation id (required)</label>
 <span class="hint" id="attestation-hint">From your capture app, for exactly these files (see above).</span>
-<input type="text" id="attestation_id" name="attestation_id" required aria-describedby="attestation-hint" autocomplete="off" autocapitalize="off" spellcheck="false" pattern="[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}" title="An id like 0f8fad5b-d9cb-469f-a165-70867728950e">
+<input type="text" id="attestation_id" name="attestation_id" required aria-describedby="attestation-hint" autocomplete="off" autocapitalize="off" spellcheck="false" pattern="[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}" title="The attestation id your capture app shows: 36 characters, hex digits and hyphens">
 </div>`
   : html``}
 <button type="submit">Send for verification</button>
