@@ -15,6 +15,7 @@ import { docsModule } from './features/docs/module.js';
 import { healthModule } from './features/health/module.js';
 import { mailModule } from './features/mail/module.js';
 import { psdExportModule } from './features/psd-export/module.js';
+import { requestsModule } from './features/requests/module.js';
 import { sharingModule } from './features/sharing/module.js';
 import { tagsModule } from './features/tags/module.js';
 import { uploadsModule } from './features/uploads/module.js';
@@ -34,6 +35,7 @@ export const modules: readonly FeatureModule[] = everyDependencyProvided([
   tagsModule,
   commentsModule,
   psdExportModule,
+  requestsModule,
   blobsModule,
   uploadsModule,
   mailModule,

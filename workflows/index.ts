@@ -13,6 +13,7 @@ import { shareMailWorkflow as shareMail } from './sharing/workflow.js';
 import { invitationMailWorkflow as invitationMail } from './accounts/invitation-workflow.js';
 import { meteringReleaseWorkflow as meteringRelease } from './usage/release-workflow.js';
 import { psdExportWorkflow as psdExport } from './psd-export/workflow.js';
+import { requestExpiryWorkflow as requestExpiry } from './requests/workflow.js';
 
 export const verificationWorkflow = temporalWorkflow(verification);
 export const mailDeliveryWorkflow = temporalWorkflow(mailDelivery);
@@ -21,4 +22,5 @@ export const shareMailWorkflow = temporalWorkflow(shareMail);
 export const invitationMailWorkflow = temporalWorkflow(invitationMail);
 export const meteringReleaseWorkflow = temporalWorkflow(meteringRelease);
 export const psdExportWorkflow = temporalWorkflow(psdExport);
+export const requestExpiryWorkflow = temporalWorkflow(requestExpiry);
 

@@ -25,15 +25,11 @@ export const coreErrors = {
 } as const;
 
 /**
- * Codes the interface spec names for features not built yet (sharing, tags, comments, PSD
- * export, verification requests). Nothing throws them; each moves to its feature's catalogue
+ * Codes the interface spec names for features not built yet (none today: the last, verification
+ * requests', moved to src/features/requests/errors.ts). Nothing throws them; each moves to its feature's catalogue
  * when that feature arrives. docs/errors.md marks them reserved.
  */
-export const reservedErrors = {
-  ACCOUNT_NAME_REQUIRED: 400,
-  REQUEST_NOT_FOUND: 404,
-  REQUEST_HAS_SUBMISSIONS: 409,
-} as const;
+export const reservedErrors = {} as const;
 
 export type ErrorStatuses = Readonly<Record<string, number>>;
 

@@ -23,7 +23,6 @@ export function listQuery(extensions: readonly ResourceExtension[]) {
     search: z.string().max(200).optional().describe(searchDescription(['the file name (part of it, case-insensitive)', 'the id', 'a photo hash (sha256:<hex> or <hex>)'], others)),
     status: z.string().optional(),
     result: z.enum(['true', 'false']).optional(),
-    request_id: z.uuid().optional(),
   };
   return z.strictObject({ ...own, ...extensionListParameters(others, own) });
 }

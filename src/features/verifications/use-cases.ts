@@ -65,6 +65,8 @@ export interface CreateInput {
   anonymousUserId?: string;
   /** Receives the files; called once the caller is admitted, so a refused caller uploads nothing. */
   receive: () => Promise<ParsedUpload>;
+  /** The new verification's id when the caller recorded it first (a submission counted on its request); a new one otherwise. */
+  id?: string;
 }
 
 export interface Created {
@@ -100,7 +102,7 @@ export async function createVerification(deps: AppDeps, call: Call, input: Creat
     // Checked before anything is stored or metered; consumed only once the rest has passed.
     if (attestationId !== undefined) await validateAttestationForUpload(deps, { attestationId, ...attested });
 
-    const id = crypto.randomUUID();
+    const id = input.id ?? crypto.randomUUID();
     const context = commandContext(deps, call);
     const billing = rawFile ? await meterVerification(deps, principal.accountId, id, context) : notBilled;
     let capture: CaptureRecord | null;
@@ -179,7 +181,6 @@ export interface ListQuery {
   search?: string;
   status?: string;
   result?: 'true' | 'false';
-  request_id?: string;
   /** Parameters other features' extensions declare and read (tags, tag_match: core/extensions.ts). */
   [extensionParameter: string]: unknown;
 }
@@ -207,8 +208,6 @@ export async function listVerifications(deps: AppDeps, principal: Principal, que
   const base = verificationsTable(deps.knex).where({ account_id: principal.accountId });
   if (statuses.length) base.whereIn('status', statuses);
   if (query.result) base.where({ result: query.result === 'true' });
-  // Verification requests arrive with their own feature: until then no record answers one.
-  if (query.request_id) base.whereRaw('false');
   // Filters other features own (tags, tag_match): each admits a subquery of ids.
   const extensions = extensionsOf(deps.extensions, 'verification');
   const list = { knex: deps.knex, accountId: principal.accountId, query: query as unknown as Record<string, unknown> };
@@ -240,7 +239,7 @@ export async function listVerifications(deps: AppDeps, principal: Principal, que
     matches = elsewhere.length ? own.union(elsewhere) : own;
     base.whereIn('id', deps.knex(SEARCH_MATCHES).select('id'));
   }
-  const filtered = statuses.length > 0 || Boolean(query.result) || Boolean(query.search) || narrowedElsewhere || Boolean(query.request_id);
+  const filtered = statuses.length > 0 || Boolean(query.result) || Boolean(query.search) || narrowedElsewhere;
   const columns = readColumns(deps);
   const order: { column: string; order: 'asc' | 'desc' }[] = [{ column: query.sort_by, order: query.sort_order as 'asc' | 'desc' }, { column: 'id', order: 'asc' }];
   const page = readRowsJson(deps.knex, selectReadRows(deps.knex, base.clone().orderBy(order).offset(query.offset).limit(query.size), columns), order);
@@ -259,7 +258,7 @@ export async function listVerifications(deps: AppDeps, principal: Principal, que
   // for a search alone which of its three kinds of term): the unfiltered list and a search with
   // no other filter. A search's custom plan cost more to make than the generic one it gets
   // prepared (D-073); other filters' lists vary too much in text to keep each prepared.
-  const fewShapes = !statuses.length && !query.result && !narrowedElsewhere && !query.request_id;
+  const fewShapes = !statuses.length && !query.result && !narrowedElsewhere;
   const [found] = fewShapes ? await runPrepared(deps.knex, statement) : ((await statement) as Record<string, unknown>[]);
   const total = Number(found?.total ?? 0);
   const rows = parseReadRows(found?.page ?? '[]', columns);

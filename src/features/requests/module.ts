@@ -1,0 +1,25 @@
+import type { WorkflowDeps } from '../../core/deps.js';
+import type { FeatureModule } from '../../core/module.js';
+import { registerWorkflow } from '../../core/workflow.js';
+import { createRequestActivities, requestExpirySweep } from './activities.js';
+import { requestErrors } from './errors.js';
+import { requestEvents } from './events.js';
+import { verificationRequestExtension } from './extension.js';
+import { requestsProjector } from '../../../projections/requests/projection.js';
+import { requestRoutes } from './routes.js';
+import { requestExpiryWorkflow } from '../../../workflows/requests/workflow.js';
+
+/** Verification requests: a requester's link through which a provider submits an original, counted under a cap, expiring at a deadline. */
+export const requestsModule = {
+  name: 'requests',
+  events: [requestEvents],
+  projectors: [requestsProjector],
+  routes: requestRoutes,
+  workflows: requestWorkflows,
+  errors: requestErrors,
+  extensions: [verificationRequestExtension],
+} satisfies FeatureModule;
+
+function requestWorkflows(deps: WorkflowDeps) {
+  return [registerWorkflow(requestExpiryWorkflow, createRequestActivities(deps), requestExpirySweep)];
+}
