@@ -129,6 +129,12 @@ const EXPECTED: Record<string, Rule> = {
   'POST /v1/tags/':                                        { auth: 'any' },
   'PATCH /v1/tags/{tag_id}':                               owned(),
   'DELETE /v1/tags/{tag_id}':                              owned(),
+
+  'GET /v1/requests':                                      { auth: 'any' },
+  'POST /v1/requests':                                     { auth: 'any' },
+  'GET /v1/requests/{request_id}':                         owned(),
+  'PATCH /v1/requests/{request_id}':                       owned(),
+  'DELETE /v1/requests/{request_id}':                      owned(),
 };
 
 /** The MCP tools (spec 1 and 5.4: API keys as bearer tokens, a keyless free tier). */

@@ -41,6 +41,7 @@ export async function buildRequest(world: World, operation: string, target: Targ
     verification_id: () => Promise.resolve(verification),
     tag_id: account.tag.id,
     comment_id: account.comment,
+    request_id: account.request,
     key_id: account.keyId,
     user_id: target === 'B' ? account.owner.userId : account.users[0]!.userId,
     stream: () => Promise.resolve(`verification-${verification}`),
@@ -167,6 +168,15 @@ export async function buildRequest(world: World, operation: string, target: Targ
       break;
     case 'DELETE /v1/verifications/{verification_id}/comments/{comment_id}':
       if (fresh) params.comment_id = (await asOwner('POST', `/v1/verifications/${verification}/comments`, { body: 'To be deleted.' })).id;
+      break;
+    case 'POST /v1/requests':
+      json = { subject: `made by the matrix ${unique()}`, expires_at: new Date(world.clock.now().getTime() + 86_400_000).toISOString() };
+      break;
+    case 'PATCH /v1/requests/{request_id}':
+      json = { instructions: 'changed by the matrix' };
+      break;
+    case 'DELETE /v1/requests/{request_id}':
+      if (fresh) params.request_id = (await asOwner('POST', '/v1/requests', { subject: 'to delete', expires_at: new Date(world.clock.now().getTime() + 86_400_000).toISOString() })).id;
       break;
     case 'GET /blobs/{key}':
       path = world.A.blobPath;

@@ -83,6 +83,8 @@ export interface AccountResources {
   sandbox: string;
   tag: { id: string; name: string };
   comment: string;
+  /** A verification request (its token is one of the account's secrets). */
+  request: string;
   keyId: string;
   linkToken: string;
   restrictedToken: string;
@@ -189,6 +191,7 @@ export async function buildWorld(target: DatabaseTarget): Promise<World> {
     const comment = await json('POST', `/v1/verifications/${verification}/comments`, token, { body: 'The first comment.' });
     const link = await json('POST', `/v1/verifications/${verification}/share`, token, { access_type: 'anyone_with_link' });
     const closed = await json('POST', `/v1/verifications/${restricted}/share`, token, { access_type: 'restricted' });
+    const request = await json('POST', '/v1/requests', token, { subject: 'The matrix asks', expires_at: new Date(clock.now().getTime() + 365 * 86_400_000).toISOString() });
     await t.settled();
     const view = await json('GET', `/v1/verifications/${verification}`, token);
     const thumbnail = await call('GET', `/v1/verifications/${verification}/renditions/thumbnail`, { token });
@@ -206,12 +209,13 @@ export async function buildWorld(target: DatabaseTarget): Promise<World> {
       sandbox,
       tag: { id: tag.id, name: tagName },
       comment: comment.id,
+      request: request.id,
       keyId: '',
       linkToken,
       restrictedToken,
       blobPath: `${location.pathname}${location.search}`,
       fileHashes: hashesOf(view),
-      secrets: [...secrets, token, linkToken, restrictedToken],
+      secrets: [...secrets, token, linkToken, restrictedToken, request.token],
     };
   };
 
