@@ -61,6 +61,8 @@ const TESTED_ELSEWHERE: Record<string, string> = {
   'psdExport.completePsdExport': 'test/workflows/psd-export-crash.test.ts',
   'psdExport.failPsdExport': 'test/workflows/psd-export-crash.test.ts',
   'psdExport.expirePsdExport': 'test/workflows/psd-export-expiry.test.ts',
+  // Runs at a request's deadline: its own suite kills a process before and after it.
+  'requestExpiry.expireRequest': 'test/workflows/requests-expiry-crash.test.ts',
 };
 
 /** Every workflow step the modules register, in module order. */
