@@ -62,21 +62,22 @@ describe('the provider page escapes and isolates every string of the model', () 
   it('wraps the requester name and subject in <bdi> and the instructions in dir="auto", so a right-to-left override stays inside', () => {
     const rlo = '\u202Eevil\u202C';
     const page = render(model({ requesterName: `Studio ${rlo}`, subject: `Harbour ${rlo}`, instructions: `Please ${rlo} send` }));
-    expect(page).toContain(`<dd data-field="requester"><bdi>Studio ${rlo}</bdi></dd>`);
-    expect(page).toContain(`<h1>Photo request: <bdi>Harbour ${rlo}</bdi></h1>`);
+    expect(page).toContain(`<p class="subtitle">A photo request from <bdi data-field="requester">Studio ${rlo}</bdi></p>`);
+    expect(page).toContain(`<h1><bdi data-field="subject">Harbour ${rlo}</bdi></h1>`);
     expect(page).toMatch(new RegExp(`<p class="instructions" dir="auto" data-field="instructions">Please ${rlo} send</p>`));
     // Every occurrence of the name in the body is isolated, not just the first.
     const body = page.slice(page.indexOf('<body>'));
     const all = body.split('Studio \u202E').length - 1;
-    const isolated = body.split('<bdi>Studio \u202E').length - 1;
+    const isolated = body.split(/<bdi[^>]*>Studio \u202E/).length - 1;
     expect(isolated).toBe(all);
-    expect(all).toBeGreaterThanOrEqual(3);
+    expect(all).toBeGreaterThanOrEqual(2);
   });
 
   it('keeps Unicode oddities as they are: combining marks, emoji, zero-width and isolate characters, a lone surrogate', () => {
     const odd = 'Ze\u0301ro\u200B \u{1F4F7}\u2067\u05D0\u2069 \uD800 Z̸̡̛';
     const page = render(model({ requesterName: odd, subject: odd }));
-    expect(page).toContain(`<bdi>${odd}</bdi>`);
+    expect(page).toContain(`<bdi data-field="requester">${odd}</bdi>`);
+    expect(page).toContain(`<bdi data-field="subject">${odd}</bdi>`);
     // As bytes on the wire the lone surrogate becomes U+FFFD and nothing else changes.
     expect(Buffer.from(page, 'utf8').toString('utf8')).toContain('\uFFFD');
   });

@@ -47,7 +47,7 @@ ol.plain{margin:.25rem 0 0;padding-left:1.25rem}
 ol.plain li{margin:.2rem 0;overflow-wrap:anywhere}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"DejaVu Sans Mono",monospace;font-size:.9em;overflow-wrap:anywhere}
 ol.steps{list-style:none;margin:.5rem 0 1rem;padding:0;display:flex;flex-wrap:wrap;gap:.5rem}
-ol.steps li{flex:1 1 8rem;padding:.4rem .6rem;border-radius:.5rem;border:1px solid var(--line);color:var(--muted)}
+ol.steps li{flex:1 1 0;min-width:5.5rem;padding:.4rem .6rem;border-radius:.5rem;border:1px solid var(--line);color:var(--muted)}
 ol.steps li.done{border-color:var(--good);color:var(--good)}
 ol.steps li[aria-current]{border-color:var(--link);color:var(--ink);font-weight:700}
 .level{display:inline-block;margin:0 0 .5rem;padding:.2rem .8rem;border-radius:999px;font-weight:700;font-size:1.25rem;color:#fff;background:#4b5563}

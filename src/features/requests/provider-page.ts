@@ -93,8 +93,6 @@ function requestSection(model: ProviderPageModel): Html {
   return html`<section class="card" aria-labelledby="request-title">
 <h2 id="request-title">What is asked</h2>
 <dl class="facts">
-<dt>Asked by</dt><dd data-field="requester">${isolated(model.requesterName)}</dd>
-<dt>Subject</dt><dd data-field="subject">${isolated(model.subject)}</dd>
 <dt>Deadline</dt><dd data-field="deadline">${when(model.deadline)}</dd>
 <dt>Kind of photo</dt><dd data-field="mode">${model.mode === 'capture' ? 'Taken with a capture app that attests it (see below)' : 'An original photo you already have, with its camera RAW file if you have one'}</dd>
 </dl>
@@ -196,7 +194,7 @@ function progressSection(submission: ProviderSubmission): Html {
   const at = stepOf(submission.status);
   const final = isFinal(submission.status);
   return html`<section class="card" id="progress" aria-labelledby="progress-title" data-status="${submission.status}"${final ? html`` : html` data-status-url="${submission.statusUrl}"`}>
-<h2 id="progress-title">${final ? 'Your photo has been verified' : 'Your photo is being verified'}</h2>
+<h2 id="progress-title">${submission.status === 'failed' ? 'The verification stopped' : final ? 'The verification is complete' : 'Your photo is being verified'}</h2>
 <ol class="steps">
 ${steps.map((step, i) => html`<li${i < at || (final && i === at) ? html` class="done"` : html``}${i === at ? html` aria-current="step"` : html``}>${step.label}</li>`)}
 </ol>
@@ -228,8 +226,8 @@ ${body}
 
 /** The provider page of a request: its state, what is asked, and the form or the submission's progress. */
 export function renderProviderPage(model: ProviderPageModel, nonce: string): string {
-  const heading = html`<h1>Photo request: ${isolated(model.subject)}</h1>
-<p class="subtitle">From ${isolated(model.requesterName)}</p>`;
+  const heading = html`<h1><bdi data-field="subject">${model.subject}</bdi></h1>
+<p class="subtitle">A photo request from <bdi data-field="requester">${model.requesterName}</bdi></p>`;
   if (model.submission) {
     const final = isFinal(model.submission.status);
     return page(model, nonce, `Your submission: ${model.subject}`, html`${heading}${progressSection(model.submission)}${requestSection(model)}`, !final);
