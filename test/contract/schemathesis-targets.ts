@@ -36,6 +36,9 @@ export async function prepareTargets(baseUrl: string): Promise<Targets> {
   const comment = expect2xx('commenting', await call('POST', `/v1/verifications/${verification}/comments`, { token: admin.token, json: { body: 'A comment to edit.' } }));
   const share = expect2xx('sharing', await call('POST', `/v1/verifications/${verification}/share`, { token: admin.token, json: { access_type: 'anyone_with_link' } }));
   const token = new URL(share.share_url as string).pathname.split('/').pop()!;
+  const farAway = new Date(Date.now() + 365 * 86_400_000).toISOString();
+  const request = expect2xx('creating a verification request', await call('POST', '/v1/requests', { token: admin.token, json: { subject: 'Schemathesis asks', expires_at: farAway } }));
+  const spareRequest = expect2xx('creating a spare verification request', await call('POST', '/v1/requests', { token: admin.token, json: { subject: 'deleted by schemathesis', expires_at: farAway } }));
   return {
     apiKey: key.raw_key as string,
     jwt: admin.token,
@@ -47,12 +50,14 @@ export async function prepareTargets(baseUrl: string): Promise<Targets> {
       key_id: [spareKey.id],
       user_id: [member.user.id],
       token: [token],
+      request_id: [request.id],
       kind: ['image', 'thumbnail'],
     },
     spares: {
       'DELETE /v1/verifications/{verification_id}': { verification_id: spareVerification },
       'DELETE /v1/verifications/{verification_id}/share': { verification_id: spareVerification },
       'DELETE /v1/tags/{tag_id}': { tag_id: spareTag.id },
+      'DELETE /v1/requests/{request_id}': { request_id: spareRequest.id },
     },
   };
 }

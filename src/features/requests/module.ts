@@ -5,6 +5,7 @@ import { createRequestActivities, requestExpirySweep } from './activities.js';
 import { requestErrors } from './errors.js';
 import { requestEvents } from './events.js';
 import { verificationRequestExtension } from './extension.js';
+import { requestTokenRedaction } from './log-redaction.js';
 import { requestsProjector } from '../../../projections/requests/projection.js';
 import { requestRoutes } from './routes.js';
 import { requestExpiryWorkflow } from '../../../workflows/requests/workflow.js';
@@ -18,6 +19,8 @@ export const requestsModule = {
   workflows: requestWorkflows,
   errors: requestErrors,
   extensions: [verificationRequestExtension],
+  // A request link's token is its credential (the provider page's URLs carry it).
+  logRedactions: [requestTokenRedaction],
 } satisfies FeatureModule;
 
 function requestWorkflows(deps: WorkflowDeps) {
