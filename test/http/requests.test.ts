@@ -10,6 +10,7 @@ import { submitToRequest } from '../../src/features/requests/index.js';
 import { SUBMISSIONS_PER_ADDRESS_PER_HOUR, SUBMISSIONS_PER_TOKEN_PER_HOUR } from '../../src/features/requests/submissions.js';
 import { SkewedClock } from '../support/clock.js';
 import { databaseTargets } from '../support/databases.js';
+import { registerAccount } from '../support/service.js';
 import { serviceSuite, type Account } from '../support/suite.js';
 
 /**
@@ -19,7 +20,10 @@ import { serviceSuite, type Account } from '../support/suite.js';
  * through a request's link (the use case the provider page calls, given a real staged upload):
  * counted under the cap also when concurrent, rate-limited, found by the `request_id` filter.
  */
-const FIXTURE = path.resolve(import.meta.dirname, '../../../shared/fixtures/images/rs_sample1.webp');
+const FIXTURES = path.resolve(import.meta.dirname, '../../../shared/fixtures');
+const FIXTURE = path.join(FIXTURES, 'images/rs_sample1.webp');
+// The 6D pair is small (0.4 MB RAW): one analysis stays cheap on two cores.
+const PAIR = { image: path.join(FIXTURES, 'pairs/canon_eos_6d_dng/canon_eos_6d.preview.jpg'), raw: path.join(FIXTURES, 'pairs/canon_eos_6d_dng/canon_eos_6d.dng') };
 const HOUR = 3_600_000;
 
 async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 90_000): Promise<void> {
@@ -35,6 +39,18 @@ function imageUpload(deps: AppDeps, fields: Record<string, string> = {}): () => 
   return async () => {
     const staged = await deps.blobs.stage(fs.createReadStream(FIXTURE), { maxBytes: deps.config.MAX_UPLOAD_BYTES });
     return { files: new Map([['image', { field: 'image', filename: 'entry.webp', staged }]]), fields };
+  };
+}
+
+/** A provider's upload of a RAW+JPEG pair. */
+function pairUpload(deps: AppDeps): () => Promise<ParsedUpload> {
+  return async () => {
+    const stage = (file: string) => deps.blobs.stage(fs.createReadStream(file), { maxBytes: deps.config.MAX_UPLOAD_BYTES });
+    const files = new Map([
+      ['image', { field: 'image', filename: 'entry.jpg', staged: await stage(PAIR.image) }],
+      ['raw', { field: 'raw', filename: 'entry.dng', staged: await stage(PAIR.raw) }],
+    ]);
+    return { files, fields: {} };
   };
 }
 
@@ -246,6 +262,18 @@ for (const target of databaseTargets) describe(`Verification requests on ${targe
       const unfiltered = (await call('GET', '/v1/verifications/?size=100', { token: owner.token })).body.items as { id: string; request_id: string | null }[];
       expect(unfiltered.find((v) => v.id === submitted.verification_id)?.request_id).toBe(body.id);
       expect((await call('GET', '/v1/verifications/?request_id=not-a-uuid', { token: owner.token })).status).toBe(422);
+    });
+
+    it('a pair submitted through a request is metered on the requester’s plan (the requester pays)', async () => {
+      const { token: payerToken, account } = await registerAccount(call);
+      const usage = async () => (await call('GET', `/v1/accounts/${account.id}/usage`, { token: payerToken })).body;
+      expect((await usage()).included_used).toBe(0);
+      const res = await call('POST', '/v1/requests', { token: payerToken, json: { subject: 'A pair', expires_at: inHours(clock.now(), 24) } });
+      const submitted = await submitToRequest(t.service.deps, res.body.token, { clientAddress: '198.51.100.77', correlationId: crypto.randomUUID(), receive: pairUpload(t.service.deps) });
+      await t.settled();
+      expect(await usage()).toMatchObject({ plan: 'free', included_used: 1 });
+      const verification = (await call('GET', `/v1/verifications/${submitted.verification_id}`, { token: payerToken })).body;
+      expect(verification).toMatchObject({ account_id: account.id, request_id: res.body.id, verification_mode: 'raw_pair' });
     });
 
     it('refuses a full, a closed, an unknown request; a failed upload gives its place back', async () => {
