@@ -169,12 +169,15 @@ for (const target of databaseTargets) describe(`Verification requests on ${targe
     it('newest first in the list envelope, paged by offset and size', async () => {
       const all = await call('GET', '/v1/requests', { token: lister.token });
       expect(all.status).toBe(200);
-      expect(all.body).toMatchObject({ total: 3, offset: 0, size: 20, total_pages: 1 });
+      expect(all.body).toMatchObject({ total: 3, offset: 0, size: 3, total_pages: 1 }); // size: the items returned (spec 2.9)
       expect(all.body.items.map((r: { id: string }) => r.id)).toEqual([...ids].reverse());
       expect(all.body.items[0].token).toMatch(/^[A-Za-z0-9_-]{43}$/);
       const page = await call('GET', '/v1/requests?offset=1&size=1', { token: lister.token });
       expect(page.body).toMatchObject({ total: 3, offset: 1, size: 1, total_pages: 3 });
       expect(page.body.items.map((r: { id: string }) => r.id)).toEqual([ids[1]]);
+      const last = await call('GET', '/v1/requests?offset=2&size=2', { token: lister.token });
+      expect(last.body).toMatchObject({ total: 3, offset: 2, size: 1, total_pages: 2 });
+      expect((await call('GET', '/v1/requests?offset=5', { token: lister.token })).body).toMatchObject({ items: [], total: 3, size: 0 });
       expect((await call('GET', '/v1/requests', { token: other.token })).body.items.map((r: { id: string }) => r.id)).not.toContain(ids[0]);
     });
 

@@ -53,7 +53,13 @@ const listQuery = z.strictObject({
 });
 
 const listEnvelope = z
-  .object({ items: z.array(requestSchema), total: z.number().int(), offset: z.number().int(), size: z.number().int(), total_pages: z.number().int() })
+  .object({
+    items: z.array(requestSchema),
+    total: z.number().int(),
+    offset: z.number().int(),
+    size: z.number().int().describe('The number of items returned.'),
+    total_pages: z.number().int().describe('Pages of the size asked for.'),
+  })
   .openapi('VerificationRequestList');
 
 const notFound = { description: 'REQUEST_NOT_FOUND: no such request in your account' };

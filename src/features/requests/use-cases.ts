@@ -83,7 +83,8 @@ export async function listRequests(deps: AppDeps, principal: Principal, query: {
     items: rows.map((row) => toRequestView(row, deps.config.PUBLIC_BASE_URL, now)),
     total,
     offset: query.offset,
-    size: query.size,
+    // Spec 2.9: the number of items returned (the page size asked for only divides the total into pages).
+    size: rows.length,
     total_pages: Math.ceil(total / query.size),
   };
 }
