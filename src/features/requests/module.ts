@@ -8,6 +8,7 @@ import { verificationRequestExtension } from './extension.js';
 import { requestTokenRedaction } from './log-redaction.js';
 import { requestsProjector } from '../../../projections/requests/projection.js';
 import { requestRoutes } from './routes.js';
+import { providerPageRoutes } from './provider-page-routes.js';
 import { requestExpiryWorkflow } from '../../../workflows/requests/workflow.js';
 
 /** Verification requests: a requester's link through which a provider submits an original, counted under a cap, expiring at a deadline. */
@@ -15,7 +16,7 @@ export const requestsModule = {
   name: 'requests',
   events: [requestEvents],
   projectors: [requestsProjector],
-  routes: requestRoutes,
+  routes: (deps) => [...requestRoutes(deps), ...providerPageRoutes(deps)],
   workflows: requestWorkflows,
   errors: requestErrors,
   extensions: [verificationRequestExtension],

@@ -239,3 +239,38 @@ export function renderProviderPage(model: ProviderPageModel, nonce: string): str
   const body = html`${heading}${requestSection(model)}${model.mode === 'capture' ? captureHelp() : html``}${uploadForm(model)}`;
   return page(model, nonce, `Photo request: ${model.subject}`, body, true);
 }
+
+const errorTitles: Record<number, string> = {
+  404: 'This link does not open a request',
+  413: 'A file is too large',
+  429: 'Too many uploads',
+};
+
+/**
+ * The page for an error on a provider route: a refused upload (its reason in `#form-error`,
+ * which the page's script shows above the form when it sent the files) or an unknown link.
+ * Nothing of the request is shown: the error mapping gives only the status and the words.
+ * After a native (no-script) POST the document's URL is the request's, so `href=""` leads back to it.
+ */
+export function renderProviderErrorPage(input: { status: number; message: string; suggestion?: string; serviceName: string; backToRequest: boolean }, nonce: string): string {
+  const title = errorTitles[input.status] ?? (input.status >= 500 ? 'Something went wrong' : 'Your upload was not accepted');
+  const words = html`${input.message}${input.suggestion ? html` ${input.suggestion}` : html``}`;
+  return htmlDocument({
+    title: `${title} · ${input.serviceName}`,
+    nonce,
+    style: STYLE,
+    icon: ICON,
+    private: true,
+    body: html`<div class="page">
+<header class="site"><span class="brand">${input.serviceName}</span><span class="note">Photo request</span></header>
+<main>
+<section class="card notice" aria-labelledby="error-title">
+<h1 id="error-title">${title}</h1>
+<p id="form-error" class="form-error">${words}</p>
+${input.backToRequest ? html`<p><a href="">Back to the request</a></p>` : html``}
+<p class="muted">Error ${input.status}</p>
+</section>
+</main>
+</div>`,
+  });
+}

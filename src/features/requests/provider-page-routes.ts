@@ -1,0 +1,158 @@
+import crypto from 'node:crypto';
+import { z } from 'zod';
+import type { AppDeps } from '../../core/deps.js';
+import { route, type ErrorPageInput, type Reply, type RouteSpec } from '../../core/route-spec.js';
+import { findVerification } from '../verifications/index.js';
+import { unknownRequestToken } from './errors.js';
+import { providerPageHeaders, renderProviderErrorPage, renderProviderPage, type ProviderPageModel, type SubmissionStatus } from './provider-page.js';
+import { providerRequest, submitToRequest, type ProviderRequestView } from './submissions.js';
+import { PROVIDER_PAGE_PREFIX } from './view.js';
+
+/**
+ * The provider's page at a request's url (issue 24, spec 2.7) and what it calls: the upload
+ * (multipart, the fields of POST /v1/verifications), the submission's page and its status for
+ * the page's script. Public routes: the token in the path is the credential (it is redacted
+ * from the request log: log-redaction.ts). A submission is reached by its verification
+ * id under the request's token: the id is random and only its submitter is sent to it, and it
+ * must be a submission of that request (else the same 404 as an unknown link).
+ */
+
+// Loose on purpose: a malformed token is refused by the lookup like an unknown one (the same 404 page).
+const tokenParam = z.object({ token: z.string() });
+const submissionParams = tokenParam.extend({ verification_id: z.string() });
+const UPLOAD_PARTS = { fileFields: ['image', 'raw'], textFields: ['attestation_id'] };
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const newNonce = () => crypto.randomBytes(16).toString('base64');
+
+export function providerPageRoutes(deps: AppDeps): RouteSpec[] {
+  // Links on the page are absolute paths under the public base URL's path (a proxy may mount the service below /).
+  const pagePath = `${new URL(deps.config.PUBLIC_BASE_URL).pathname.replace(/\/+$/, '')}${PROVIDER_PAGE_PREFIX}`;
+  const serviceName = deps.config.SERVICE_NAME;
+  const requestPath = (token: string) => `${pagePath}${encodeURIComponent(token)}`;
+  const submissionPath = (token: string, verificationId: string) => `${requestPath(token)}/submissions/${verificationId}`;
+
+  const errorPage =
+    (backToRequest: boolean) =>
+    (error: ErrorPageInput): Reply => {
+      const nonce = newNonce();
+      return { status: error.status, headers: providerPageHeaders(nonce), html: renderProviderErrorPage({ ...error, serviceName, backToRequest }, nonce) };
+    };
+
+  const model = (token: string, view: ProviderRequestView): ProviderPageModel => ({
+    serviceName,
+    requesterName: view.requester_name,
+    subject: view.subject,
+    instructions: view.instructions,
+    deadline: view.expires_at,
+    mode: view.mode,
+    state: view.state,
+    formAction: requestPath(token),
+    maxUploadBytes: deps.config.MAX_UPLOAD_BYTES,
+  });
+
+  /** The submission under this request, or the unknown link's 404. */
+  async function submissionOf(token: string, verificationId: string) {
+    const view = await providerRequest(deps, token);
+    const row = UUID.test(verificationId) ? await findVerification(deps.knex, verificationId) : undefined;
+    const submitted = row ? await deps.knex('request_submissions').where({ verification_id: row.id, request_id: view.request_id }).first() : undefined;
+    if (!row || !submitted) throw unknownRequestToken();
+    return { view, row };
+  }
+
+  return [
+    route({
+      method: 'get',
+      path: `${PROVIDER_PAGE_PREFIX}{token}`,
+      tag: 'requests',
+      summary: "The provider's upload page of a verification request (HTML)",
+      description:
+        'The page a request’s url opens, without an account: who asks (the account’s name only), the subject, the instructions and the deadline, and while the request is open an upload form for the photo and its RAW (with the attestation id for `mode: capture`); a closed, expired or full request says so and accepts nothing. Errors are HTML pages.',
+      auth: 'none',
+      params: tokenParam,
+      produces: 'text/html',
+      errorPage: errorPage(false),
+      responses: { 200: { description: 'The provider page', schema: z.string() }, 404: { description: 'REQUEST_NOT_FOUND: unknown or malformed link, or the request deleted' } },
+      handler: async ({ params }) => {
+        const nonce = newNonce();
+        const view = await providerRequest(deps, params.token);
+        return { status: 200, headers: providerPageHeaders(nonce), html: renderProviderPage(model(params.token, view), nonce) };
+      },
+    }),
+    route({
+      method: 'post',
+      path: `${PROVIDER_PAGE_PREFIX}{token}`,
+      tag: 'requests',
+      summary: 'Submit a photo (and its RAW) through a verification request’s link',
+      description:
+        'The upload form of the provider page (multipart: `image`, optional `raw`, `attestation_id` required for `mode: capture`; the same checks and limits as POST /v1/verifications). The submission becomes a verification of the requester’s account. Answers 303 to the submission’s page. Rate-limited per link and per client address. Errors are HTML pages.',
+      auth: 'none',
+      params: tokenParam,
+      multipart: z.object({ image: z.string(), raw: z.string().optional(), attestation_id: z.string().optional() }),
+      produces: 'text/html',
+      errorPage: errorPage(true),
+      responses: {
+        303: { description: 'Received: the submission’s page' },
+        400: { description: 'A file of the wrong format, empty or truncated; an invalid attestation' },
+        404: { description: 'REQUEST_NOT_FOUND' },
+        409: { description: 'The request is closed, expired or full' },
+        413: { description: 'A file larger than MAX_UPLOAD_BYTES' },
+        422: { description: 'The files differ from the attestation, or a missing field' },
+        429: { description: 'RATE_LIMIT_EXCEEDED: too many uploads through this link or from this address' },
+      },
+      handler: async ({ params, call, upload }) => {
+        const submitted = await submitToRequest(deps, params.token, {
+          clientAddress: call.clientAddress,
+          correlationId: call.correlationId,
+          receive: () => upload({ ...UPLOAD_PARTS, maxBytes: deps.config.MAX_UPLOAD_BYTES }),
+        });
+        return { status: 303, headers: { Location: submissionPath(params.token, submitted.verification_id), 'Cache-Control': 'no-store' } };
+      },
+    }),
+    route({
+      method: 'get',
+      path: `${PROVIDER_PAGE_PREFIX}{token}/submissions/{verification_id}`,
+      tag: 'requests',
+      summary: 'A provider’s submission: its verification’s progress and result (HTML)',
+      description: 'Where the upload leads: the verification’s progress, then its result in a few words (the report stays the requester’s). Errors are HTML pages.',
+      auth: 'none',
+      params: submissionParams,
+      produces: 'text/html',
+      errorPage: errorPage(false),
+      responses: { 200: { description: 'The submission’s page', schema: z.string() }, 404: { description: 'REQUEST_NOT_FOUND: unknown link, or no such submission of this request' } },
+      handler: async ({ params }) => {
+        const { view, row } = await submissionOf(params.token, params.verification_id);
+        const status = row.status as SubmissionStatus;
+        const nonce = newNonce();
+        const result = status === 'completed' && row.assurance_level ? { assuranceLevel: row.assurance_level, pair: row.verification_mode === 'raw_pair' } : null;
+        const html = renderProviderPage(
+          {
+            ...model(params.token, view),
+            submission: {
+              status,
+              statusUrl: `${submissionPath(params.token, row.id)}/status`,
+              pageUrl: submissionPath(params.token, row.id),
+              reportUrl: null,
+              result,
+            },
+          },
+          nonce,
+        );
+        return { status: 200, headers: providerPageHeaders(nonce), html };
+      },
+    }),
+    route({
+      method: 'get',
+      path: `${PROVIDER_PAGE_PREFIX}{token}/submissions/{verification_id}/status`,
+      tag: 'requests',
+      summary: 'A provider’s submission: its verification’s status (JSON, for the page’s script)',
+      auth: 'none',
+      params: submissionParams,
+      responses: { 200: { description: 'The status', schema: z.object({ status: z.enum(['pending', 'queued', 'in_progress', 'completed', 'failed']) }) }, 404: { description: 'REQUEST_NOT_FOUND' } },
+      handler: async ({ params }) => {
+        const { row } = await submissionOf(params.token, params.verification_id);
+        return { status: 200, headers: { 'Cache-Control': 'no-store' }, body: { status: row.status } };
+      },
+    }),
+  ];
+}

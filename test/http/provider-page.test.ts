@@ -1,0 +1,122 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { databaseTargets } from '../support/databases.js';
+import { serviceSuite } from '../support/suite.js';
+
+/**
+ * The provider page over real HTTP (issue 24, must-work 2), on each database: a request's url
+ * opens the page; the form's POST (the 30D pair, multipart) becomes a submission and answers 303
+ * to the submission's page, whose status URL and result follow the verification; a full, closed
+ * or unknown request, and a capture request without its attestation id, answer HTML pages with
+ * the reason. Nothing of the account beyond its name is on any page.
+ */
+const pairDir = path.resolve(import.meta.dirname, '../../../shared/fixtures/pairs/canon_eos_30d_cr2');
+const photo = fs.readFileSync(path.join(pairDir, 'IMG_5952.camera-preview.jpg'));
+const raw = fs.readFileSync(path.join(pairDir, 'IMG_5952.CR2'));
+
+function pairForm(fields: Record<string, string> = {}): FormData {
+  const form = new FormData();
+  form.append('image', new Blob([new Uint8Array(photo)]), 'IMG_5952.jpg');
+  form.append('raw', new Blob([new Uint8Array(raw)]), 'IMG_5952.CR2');
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  return form;
+}
+
+for (const target of databaseTargets) describe(`The provider page on ${target.name}`, () => {
+  const { t, call, newAccount } = serviceSuite(target, { MAX_UPLOAD_BYTES: String(16 * 1024 * 1024) });
+  const owner = newAccount();
+
+  async function request(body: Record<string, unknown> = {}) {
+    const res = await call('POST', '/v1/requests', { token: owner.token, json: { subject: 'Sunrise <over> the harbour', instructions: 'The RAW too.', expires_at: new Date(Date.now() + 86_400_000).toISOString(), ...body } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return { id: res.body.id as string, path: new URL(res.body.url).pathname };
+  }
+  const get = (p: string) => fetch(`${t.url}${p}`, { redirect: 'manual' });
+  const post = (p: string, form: FormData) => fetch(`${t.url}${p}`, { method: 'POST', body: form, redirect: 'manual', headers: { 'x-forwarded-for': '203.0.113.7' } });
+
+  function expectPrivate(html: string) {
+    expect(html).not.toContain(owner.email);
+    expect(html).not.toContain(owner.account.id);
+    expect(html).not.toContain(owner.user.id);
+  }
+
+  it('opens, takes the 30D pair, leads to the submission page, follows it to the result; then the full request accepts nothing', async () => {
+    const { id, path: page } = await request();
+    const opened = await get(page);
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(opened.headers.get('content-security-policy')).toContain("form-action 'self'");
+    expect(opened.headers.get('x-robots-tag')).toContain('noindex');
+    const html = await opened.text();
+    expect(html).toContain('<bdi data-field="subject">Sunrise &lt;over&gt; the harbour</bdi>');
+    expect(html).toMatch(/<bdi data-field="requester">Account \d+<\/bdi>/);
+    expect(html).toContain(`action="${page}"`);
+    expectPrivate(html);
+
+    const sent = await post(page, pairForm());
+    expect(sent.status, await sent.clone().text()).toBe(303);
+    const location = sent.headers.get('location')!;
+    expect(location).toMatch(new RegExp(`^${page}/submissions/[0-9a-f-]{36}$`));
+    const verificationId = location.split('/').at(-1)!;
+
+    const listed = await call('GET', `/v1/verifications/?request_id=${id}`, { token: owner.token });
+    expect(listed.body.items.map((v: { id: string }) => v.id)).toEqual([verificationId]);
+
+    const status = await get(`${location}/status`);
+    expect(status.status).toBe(200);
+    expect(['pending', 'queued', 'in_progress', 'completed']).toContain((await status.json()).status);
+
+    await t.settled();
+    expect(await (await get(`${location}/status`)).json()).toEqual({ status: 'completed' });
+    const result = await (await get(location)).text();
+    expect(result).toContain('data-outcome="verified">Verified</p>');
+    expect(result).not.toContain('data-status-url');
+    expectPrivate(result);
+
+    // max_submissions 1: full now.
+    const full = await (await get(page)).text();
+    expect(full).toContain('data-state="full"');
+    expect(full).not.toContain('<form');
+    const refused = await post(page, pairForm());
+    expect(refused.status).toBe(409);
+    expect(refused.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await refused.text()).toMatch(/<p id="form-error" class="form-error">[^<]+<\/p>/);
+  }, 300_000);
+
+  it('answers an unknown link, a submission of another request and a malformed id with the same 404 (a page; JSON for the status)', async () => {
+    const a = await request({ max_submissions: 2 });
+    const b = await request();
+    const sent = await post(a.path, pairForm());
+    expect(sent.status).toBe(303);
+    const verificationId = sent.headers.get('location')!.split('/').at(-1)!;
+    const status = await get(`${b.path}/submissions/${verificationId}/status`);
+    expect(status.status).toBe(404);
+    expect((await status.json()).detail.error_code).toBe('REQUEST_NOT_FOUND');
+    for (const p of [`/r/${'A'.repeat(43)}`, '/r/short', `${b.path}/submissions/${verificationId}`, `${a.path}/submissions/not-an-id`]) {
+      const res = await get(p);
+      expect(res.status, p).toBe(404);
+      expect(res.headers.get('content-type'), p).toBe('text/html; charset=utf-8');
+      expect(await res.text(), p).toContain('This link does not open a request');
+    }
+    await t.settled();
+  }, 300_000);
+
+  it('a closed request says so; a capture request shows how to attest and refuses an upload without the attestation id', async () => {
+    const closed = await request();
+    expect((await call('PATCH', `/v1/requests/${closed.id}`, { token: owner.token, json: { status: 'closed' } })).status).toBe(200);
+    const closedPage = await (await get(closed.path)).text();
+    expect(closedPage).toContain('data-state="closed"');
+    expect(closedPage).not.toContain('<form');
+
+    const capture = await request({ mode: 'capture' });
+    const capturePage = await (await get(capture.path)).text();
+    expect(capturePage).toContain('POST /capture/challenge');
+    expect(capturePage).toMatch(/name="attestation_id" required/);
+    const refused = await post(capture.path, pairForm());
+    expect(refused.status).toBe(422);
+    expect(await refused.text()).toContain('attestation_id');
+    const after = await call('GET', `/v1/requests/${capture.id}`, { token: owner.token });
+    expect(after.body.submission_count).toBe(0);
+  }, 300_000);
+});
