@@ -219,7 +219,7 @@ for (const target of databaseTargets) describe(`Verification requests on ${targe
 
     it('422 for an invalid change', async () => {
       const body = await created();
-      for (const json of [{ status: 'open' }, { status: 'expired' }, { max_submissions: 0 }, { subject: '' }, { expires_at: 'soon' }, { token: 'x' }, { closed_at: null }]) {
+      for (const json of [{ status: 'open' }, { status: 'expired' }, { max_submissions: 0 }, { subject: '' }, { expires_at: 'soon' }, { token: 'x' }, { closed_at: null }, { mode: 'capture' }]) {
         const res = await call('PATCH', `/v1/requests/${body.id}`, { token: owner.token, json });
         expect(res.status, JSON.stringify(json)).toBe(422);
         expect(Array.isArray(res.body.detail), JSON.stringify(json)).toBe(true);

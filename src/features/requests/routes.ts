@@ -42,7 +42,7 @@ const updateBody = z
     expires_at: settings.expires_at.optional(),
     max_submissions: settings.max_submissions.optional().describe(`${settings.max_submissions.description} Not below submission_count.`),
     share_with_provider: settings.share_with_provider.optional(),
-    mode: settings.mode.optional(),
+    // Not `mode` (spec 4.5): a provider may already be following the other mode's instructions.
   })
   .openapi('VerificationRequestUpdate');
 
