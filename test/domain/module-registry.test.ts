@@ -74,8 +74,8 @@ describe('list parameters other features declare', () => {
     expect(() => extensionListParameters([{ resource: 'verification', listParameters: { offset: z.string() } }], own)).toThrow('"offset"');
   });
 
-  it("of the service's modules: the tags feature's filters reach the verification list", () => {
+  it("of the service's modules: the tags and requests features' filters reach the verification list", () => {
     const declared = modules.flatMap((m) => (m.extensions ?? []).flatMap((e) => Object.keys(e.listParameters ?? {})));
-    expect(declared).toEqual(['tags', 'tag_match']);
+    expect(declared).toEqual(['tags', 'tag_match', 'request_id']);
   });
 });
