@@ -84,6 +84,25 @@ for (const target of databaseTargets) describe(`The provider page on ${target.na
     expect(await refused.text()).toMatch(/<p id="form-error" class="form-error">[^<]+<\/p>/);
   }, 300_000);
 
+  it('share_with_provider: the submission is shared by link for the requester, and its page links the report once completed', async () => {
+    const { path: page } = await request({ share_with_provider: true });
+    const sent = await post(page, pairForm());
+    expect(sent.status).toBe(303);
+    const location = sent.headers.get('location')!;
+    const verificationId = location.split('/').at(-1)!;
+    const share = await call('GET', `/v1/verifications/${verificationId}/share`, { token: owner.token });
+    expect(share.status, JSON.stringify(share.body)).toBe(200);
+    expect(share.body.access_type).toBe('anyone_with_link');
+    await t.settled();
+    const html = await (await get(location)).text();
+    expect(html).toContain(`<a href="${share.body.share_url}">open the verification report</a>`);
+    expect(html).not.toContain('data-outcome="verified"');
+    expect((await get(new URL(share.body.share_url).pathname)).status).toBe(200);
+    // The requester removes the share: the page falls back to the short result.
+    expect((await call('DELETE', `/v1/verifications/${verificationId}/share`, { token: owner.token })).status).toBe(200);
+    expect(await (await get(location)).text()).toContain('data-outcome="verified">Verified</p>');
+  }, 300_000);
+
   it('answers an unknown link, a submission of another request and a malformed id with the same 404 (a page; JSON for the status)', async () => {
     const a = await request({ max_submissions: 2 });
     const b = await request();

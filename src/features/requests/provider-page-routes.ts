@@ -2,10 +2,14 @@ import crypto from 'node:crypto';
 import { z } from 'zod';
 import type { AppDeps } from '../../core/deps.js';
 import { route, type ErrorPageInput, type Reply, type RouteSpec } from '../../core/route-spec.js';
+import { NotFoundError } from '../../core/errors.js';
+import { newCall, type Call } from '../../core/principal.js';
+import { getShare, shareVerification } from '../sharing/index.js';
 import { findVerification } from '../verifications/index.js';
 import { unknownRequestToken } from './errors.js';
+import { requestStream } from './events.js';
 import { providerPageHeaders, renderProviderErrorPage, renderProviderPage, type ProviderPageModel, type SubmissionStatus } from './provider-page.js';
-import { providerRequest, submitToRequest, type ProviderRequestView } from './submissions.js';
+import { providerRequest, requesterPrincipal, submitToRequest, type ProviderRequestView } from './submissions.js';
 import { PROVIDER_PAGE_PREFIX } from './view.js';
 
 /**
@@ -14,7 +18,9 @@ import { PROVIDER_PAGE_PREFIX } from './view.js';
  * the page's script. Public routes: the token in the path is the credential (it is redacted
  * from the request log: log-redaction.ts). A submission is reached by its verification
  * id under the request's token: the id is random and only its submitter is sent to it, and it
- * must be a submission of that request (else the same 404 as an unknown link).
+ * must be a submission of that request (else the same 404 as an unknown link). With
+ * `share_with_provider`, the submission's verification is shared by link on the requester's
+ * behalf when it is received, and its page links the report once the verification completes.
  */
 
 // Loose on purpose: a malformed token is refused by the lookup like an unknown one (the same 404 page).
@@ -51,6 +57,13 @@ export function providerPageRoutes(deps: AppDeps): RouteSpec[] {
     maxUploadBytes: deps.config.MAX_UPLOAD_BYTES,
   });
 
+  /** A call as the request's creator (the submission's verification is the requester's: sharing it is theirs to do). */
+  async function requesterCall(requestId: string, accountId: string, correlationId: string, clientAddress: string): Promise<Call> {
+    const [created] = await deps.store.readStream(requestStream(requestId));
+    if (!created) throw unknownRequestToken();
+    return newCall(requesterPrincipal(created.metadata.actor, accountId), correlationId, clientAddress);
+  }
+
   /** The submission under this request, or the unknown link's 404. */
   async function submissionOf(token: string, verificationId: string) {
     const view = await providerRequest(deps, token);
@@ -58,6 +71,18 @@ export function providerPageRoutes(deps: AppDeps): RouteSpec[] {
     const submitted = row ? await deps.knex('request_submissions').where({ verification_id: row.id, request_id: view.request_id }).first() : undefined;
     if (!row || !submitted) throw unknownRequestToken();
     return { view, row };
+  }
+
+  /** The shared report's URL of a completed submission, when the requester shares it with the provider (and has not removed the share since). */
+  async function reportUrlOf(view: ProviderRequestView, row: { id: string; account_id: string; status: string }): Promise<string | null> {
+    if (!view.share_with_provider || row.status !== 'completed') return null;
+    const call = await requesterCall(view.request_id, row.account_id, 'provider-page', '');
+    try {
+      return (await getShare(deps, call.principal!, row.id)).share_url;
+    } catch (error) {
+      if (error instanceof NotFoundError) return null;
+      throw error;
+    }
   }
 
   return [
@@ -106,6 +131,16 @@ export function providerPageRoutes(deps: AppDeps): RouteSpec[] {
           correlationId: call.correlationId,
           receive: () => upload({ ...UPLOAD_PARTS, maxBytes: deps.config.MAX_UPLOAD_BYTES }),
         });
+        if (submitted.share_with_provider) {
+          // The submission is made; a share that fails leaves the provider the short result instead of the report (logged, not an error page).
+          try {
+            const view = await providerRequest(deps, params.token);
+            const account = (await findVerification(deps.knex, submitted.verification_id))!.account_id;
+            await shareVerification(deps, await requesterCall(view.request_id, account, call.correlationId, call.clientAddress), submitted.verification_id, 'anyone_with_link');
+          } catch (error) {
+            deps.log.error({ err: error, request: submitted.request_id, verification: submitted.verification_id }, 'a submission for share_with_provider could not be shared');
+          }
+        }
         return { status: 303, headers: { Location: submissionPath(params.token, submitted.verification_id), 'Cache-Control': 'no-store' } };
       },
     }),
@@ -132,7 +167,7 @@ export function providerPageRoutes(deps: AppDeps): RouteSpec[] {
               status,
               statusUrl: `${submissionPath(params.token, row.id)}/status`,
               pageUrl: submissionPath(params.token, row.id),
-              reportUrl: null,
+              reportUrl: await reportUrlOf(view, row),
               result,
             },
           },

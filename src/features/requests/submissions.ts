@@ -130,7 +130,7 @@ export async function submitToRequest(deps: AppDeps, token: string, input: Submi
 }
 
 /** The identity a submission's verification is recorded under: the request's creator (a user, or the API key that created it). */
-function requesterPrincipal(actor: EventActor, accountId: string): Principal {
+export function requesterPrincipal(actor: EventActor, accountId: string): Principal {
   if (actor.type === 'api_key') return { via: 'api_key', keyId: actor.id, userId: '', accountId, role: 'member', scope: 'full' };
   return { via: 'jwt', userId: actor.id, accountId, role: 'member', scope: 'full' };
 }
