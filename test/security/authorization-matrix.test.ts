@@ -46,7 +46,7 @@ interface Rule {
   onAnonymous?: Outcome;
   /** Outcomes that differ from the rules above. */
   except?: Partial<Record<PrincipalName, Outcome>>;
-  /** The owner's account records events when others are let in (report views, logins): not a foreign change. */
+  /** The owner's account records events when others are let in (report views, logins, a refused upload through a request's link): not a foreign change. */
   recordsForOwner?: boolean;
   /** The answer shows the owner's data to whoever is let in (a login's own account; a report's file hashes). */
   shows?: (m: Marker) => boolean;
@@ -76,6 +76,13 @@ const EXPECTED: Record<string, Rule> = {
   'PUT /uploads/{upload_id}':                              publicRoute({ recordsForOwner: true }),
   'GET /shared/{token}':                                   publicRoute({ recordsForOwner: true, shows: (m) => m.kind === 'hash' && m.party === 'A' }),
   'GET /shared/{token}/files/{kind}':                      publicRoute({ shows: (m) => m.kind === 'hash' && m.party === 'A' }),
+  // The provider page: the request's token is the credential; it shows the requesting account's name (and nothing else of it).
+  'GET /r/{request_token}':                                publicRoute({ shows: (m) => m.kind === 'name' && m.party === 'A' }),
+  // A submission records on the requester's request stream (counted, then withdrawn when the upload is refused).
+  'POST /r/{request_token}':                               publicRoute({ allowed: 'invalid', recordsForOwner: true }),
+  // A submission is reached under its request: the matrix's verification is none of the request's.
+  'GET /r/{request_token}/submissions/{verification_id}':  publicRoute({ allowed: '404' }),
+  'GET /r/{request_token}/submissions/{verification_id}/status': publicRoute({ allowed: '404' }),
   // The MCP door reads its own credentials: a read-scoped key may list tools; GET and DELETE are 405 for all.
   'POST /mcp':                                             publicRoute({ except: { readKey: 'ok' } }),
   'GET /mcp':                                              publicRoute({ allowed: '405', except: Object.fromEntries(principalNames.map((n) => [n, '405'])) }),
@@ -344,7 +351,7 @@ for (const target of databaseTargets) {
               findings.push({ case: label, problem: `set-up failed: ${request.message}` });
               continue;
             }
-            const foreign = (['A', 'B'] as const).filter((a) => a !== p.account && !(rule.recordsForOwner && expected === 'ok' && a === 'A'));
+            const foreign = (['A', 'B'] as const).filter((a) => a !== p.account && !(rule.recordsForOwner && (expected === 'ok' || expected === 'invalid') && a === 'A'));
             const before = await guard.snapshot(foreign);
             const answer = await send(world.t.url, request);
             requests += 1;

@@ -42,6 +42,7 @@ export async function buildRequest(world: World, operation: string, target: Targ
     tag_id: account.tag.id,
     comment_id: account.comment,
     request_id: account.request,
+    request_token: account.requestToken,
     key_id: account.keyId,
     user_id: target === 'B' ? account.owner.userId : account.users[0]!.userId,
     stream: () => Promise.resolve(`verification-${verification}`),
@@ -174,6 +175,12 @@ export async function buildRequest(world: World, operation: string, target: Targ
       break;
     case 'PATCH /v1/requests/{request_id}':
       json = { instructions: 'changed by the matrix' };
+      break;
+    case 'POST /r/{request_token}':
+      // No files: counted, refused by the upload's checks (invalid), withdrawn. A request of its own for each call: the link's hourly limit is the requests suite's subject.
+      params.request_token = (await asOwner('POST', '/v1/requests', { subject: `posted to by the matrix ${unique()}`, expires_at: new Date(world.clock.now().getTime() + 86_400_000).toISOString() })).token;
+      headers['x-forwarded-for'] = `198.18.${crypto.randomInt(0, 256)}.${crypto.randomInt(1, 255)}`;
+      form = new FormData();
       break;
     case 'DELETE /v1/requests/{request_id}':
       if (fresh) params.request_id = (await asOwner('POST', '/v1/requests', { subject: 'to delete', expires_at: new Date(world.clock.now().getTime() + 86_400_000).toISOString() })).id;

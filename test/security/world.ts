@@ -85,6 +85,8 @@ export interface AccountResources {
   comment: string;
   /** A verification request (its token is one of the account's secrets). */
   request: string;
+  /** Its token: the provider page's credential (the /r/{request_token} routes). */
+  requestToken: string;
   keyId: string;
   linkToken: string;
   restrictedToken: string;
@@ -123,6 +125,8 @@ export async function buildWorld(target: DatabaseTarget): Promise<World> {
       ANONYMOUS_UPLOADS_PER_HOUR: '100000',
       CLAIM_ATTEMPTS_PER_15_MIN: '100000',
       LOGIN_RATE_LIMIT_PER_15_MIN: '100000',
+      // Uploads through a request's link are limited per address by a constant: the matrix names a client address of its own for each (requests.ts).
+      TRUST_PROXY: 'loopback',
     },
     { clock },
   );
@@ -210,6 +214,7 @@ export async function buildWorld(target: DatabaseTarget): Promise<World> {
       tag: { id: tag.id, name: tagName },
       comment: comment.id,
       request: request.id,
+      requestToken: request.token,
       keyId: '',
       linkToken,
       restrictedToken,

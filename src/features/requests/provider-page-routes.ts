@@ -24,7 +24,7 @@ import { PROVIDER_PAGE_PREFIX } from './view.js';
  */
 
 // Loose on purpose: a malformed token is refused by the lookup like an unknown one (the same 404 page).
-const tokenParam = z.object({ token: z.string() });
+const tokenParam = z.object({ request_token: z.string().describe('The request’s token, from its url') });
 const submissionParams = tokenParam.extend({ verification_id: z.string() });
 const UPLOAD_PARTS = { fileFields: ['image', 'raw'], textFields: ['attestation_id'] };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -88,7 +88,7 @@ export function providerPageRoutes(deps: AppDeps): RouteSpec[] {
   return [
     route({
       method: 'get',
-      path: `${PROVIDER_PAGE_PREFIX}{token}`,
+      path: `${PROVIDER_PAGE_PREFIX}{request_token}`,
       tag: 'requests',
       summary: "The provider's upload page of a verification request (HTML)",
       description:
@@ -100,13 +100,13 @@ export function providerPageRoutes(deps: AppDeps): RouteSpec[] {
       responses: { 200: { description: 'The provider page', schema: z.string() }, 404: { description: 'REQUEST_NOT_FOUND: unknown or malformed link, or the request deleted' } },
       handler: async ({ params }) => {
         const nonce = newNonce();
-        const view = await providerRequest(deps, params.token);
-        return { status: 200, headers: providerPageHeaders(nonce), html: renderProviderPage(model(params.token, view), nonce) };
+        const view = await providerRequest(deps, params.request_token);
+        return { status: 200, headers: providerPageHeaders(nonce), html: renderProviderPage(model(params.request_token, view), nonce) };
       },
     }),
     route({
       method: 'post',
-      path: `${PROVIDER_PAGE_PREFIX}{token}`,
+      path: `${PROVIDER_PAGE_PREFIX}{request_token}`,
       tag: 'requests',
       summary: 'Submit a photo (and its RAW) through a verification request’s link',
       description:
@@ -126,7 +126,7 @@ export function providerPageRoutes(deps: AppDeps): RouteSpec[] {
         429: { description: 'RATE_LIMIT_EXCEEDED: too many uploads through this link or from this address' },
       },
       handler: async ({ params, call, upload }) => {
-        const submitted = await submitToRequest(deps, params.token, {
+        const submitted = await submitToRequest(deps, params.request_token, {
           clientAddress: call.clientAddress,
           correlationId: call.correlationId,
           receive: () => upload({ ...UPLOAD_PARTS, maxBytes: deps.config.MAX_UPLOAD_BYTES }),
@@ -134,19 +134,19 @@ export function providerPageRoutes(deps: AppDeps): RouteSpec[] {
         if (submitted.share_with_provider) {
           // The submission is made; a share that fails leaves the provider the short result instead of the report (logged, not an error page).
           try {
-            const view = await providerRequest(deps, params.token);
+            const view = await providerRequest(deps, params.request_token);
             const account = (await findVerification(deps.knex, submitted.verification_id))!.account_id;
             await shareVerification(deps, await requesterCall(view.request_id, account, call.correlationId, call.clientAddress), submitted.verification_id, 'anyone_with_link');
           } catch (error) {
             deps.log.error({ err: error, request: submitted.request_id, verification: submitted.verification_id }, 'a submission for share_with_provider could not be shared');
           }
         }
-        return { status: 303, headers: { Location: submissionPath(params.token, submitted.verification_id), 'Cache-Control': 'no-store' } };
+        return { status: 303, headers: { Location: submissionPath(params.request_token, submitted.verification_id), 'Cache-Control': 'no-store' } };
       },
     }),
     route({
       method: 'get',
-      path: `${PROVIDER_PAGE_PREFIX}{token}/submissions/{verification_id}`,
+      path: `${PROVIDER_PAGE_PREFIX}{request_token}/submissions/{verification_id}`,
       tag: 'requests',
       summary: 'A provider’s submission: its verification’s progress and result (HTML)',
       description: 'Where the upload leads: the verification’s progress, then its result in a few words (the report stays the requester’s). Errors are HTML pages.',
@@ -156,17 +156,17 @@ export function providerPageRoutes(deps: AppDeps): RouteSpec[] {
       errorPage: errorPage(false),
       responses: { 200: { description: 'The submission’s page', schema: z.string() }, 404: { description: 'REQUEST_NOT_FOUND: unknown link, or no such submission of this request' } },
       handler: async ({ params }) => {
-        const { view, row } = await submissionOf(params.token, params.verification_id);
+        const { view, row } = await submissionOf(params.request_token, params.verification_id);
         const status = row.status as SubmissionStatus;
         const nonce = newNonce();
         const result = status === 'completed' && row.assurance_level ? { assuranceLevel: row.assurance_level, pair: row.verification_mode === 'raw_pair' } : null;
         const html = renderProviderPage(
           {
-            ...model(params.token, view),
+            ...model(params.request_token, view),
             submission: {
               status,
-              statusUrl: `${submissionPath(params.token, row.id)}/status`,
-              pageUrl: submissionPath(params.token, row.id),
+              statusUrl: `${submissionPath(params.request_token, row.id)}/status`,
+              pageUrl: submissionPath(params.request_token, row.id),
               reportUrl: await reportUrlOf(view, row),
               result,
             },
@@ -178,14 +178,14 @@ export function providerPageRoutes(deps: AppDeps): RouteSpec[] {
     }),
     route({
       method: 'get',
-      path: `${PROVIDER_PAGE_PREFIX}{token}/submissions/{verification_id}/status`,
+      path: `${PROVIDER_PAGE_PREFIX}{request_token}/submissions/{verification_id}/status`,
       tag: 'requests',
       summary: 'A provider’s submission: its verification’s status (JSON, for the page’s script)',
       auth: 'none',
       params: submissionParams,
       responses: { 200: { description: 'The status', schema: z.object({ status: z.enum(['pending', 'queued', 'in_progress', 'completed', 'failed']) }) }, 404: { description: 'REQUEST_NOT_FOUND' } },
       handler: async ({ params }) => {
-        const { row } = await submissionOf(params.token, params.verification_id);
+        const { row } = await submissionOf(params.request_token, params.verification_id);
         return { status: 200, headers: { 'Cache-Control': 'no-store' }, body: { status: row.status } };
       },
     }),
