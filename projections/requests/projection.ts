@@ -2,17 +2,19 @@ import { assertNever, parseEvent } from '../../src/core/events.js';
 import { type Projector, unapplied } from '../../src/core/projector.js';
 import { streamInstance } from '../../src/core/streams.js';
 import { requestEvents } from '../../src/features/requests/events.js';
+import { verificationEvents } from '../../src/features/verifications/events.js';
 
 /**
  * The verification requests (spec 2.7) as the REST list and reads show them, the token index a
  * provider's link is looked up by, the submissions (which verification answered which request:
  * the Verification's `request_id` and the list filter), and what the expiry sweep starts runs for.
  * `status` here is the recorded one (open, closed): `expired` is derived from `expires_at` when
- * read. A deleted request's row goes.
+ * read. A deleted request's row goes. A submission is marked `queued` once its verification is
+ * recorded: one counted long before and never queued was cut off by a crash (submissions.ts).
  */
 export const requestsProjector: Projector = {
   name: 'verification_requests',
-  version: 1,
+  version: 2,
   tables: ['request_submissions', 'verification_requests'],
   async migrate(knex) {
     await knex.raw(`
@@ -43,11 +45,17 @@ export const requestsProjector: Projector = {
         verification_id uuid primary key,
         request_id uuid not null,
         account_id uuid not null,
-        received_at timestamptz not null
+        received_at timestamptz not null,
+        queued boolean not null
       )`);
     await knex.raw(`create index if not exists request_submissions_request on request_submissions (request_id)`);
   },
   async apply(trx, stored) {
+    if (stored.type === verificationEvents.VerificationQueued.type) {
+      // Its submission (if it is one) was counted before: the verification exists.
+      await trx('request_submissions').where({ verification_id: streamInstance('verification', stored.stream) }).update({ queued: true });
+      return;
+    }
     const event = parseEvent(requestEvents, stored);
     if (!event) return;
     const id = streamInstance('request', stored.stream);
@@ -94,7 +102,7 @@ export const requestsProjector: Projector = {
         const updated = await row().update({ submission_count: d.submission_count, updated_at: d.received_at, last_position: position });
         if (updated > 0) {
           await trx('request_submissions')
-            .insert({ verification_id: d.verification_id, request_id: id, account_id: stored.metadata.account_id, received_at: d.received_at })
+            .insert({ verification_id: d.verification_id, request_id: id, account_id: stored.metadata.account_id, received_at: d.received_at, queued: false })
             .onConflict('verification_id')
             .ignore();
         }

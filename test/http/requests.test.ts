@@ -5,7 +5,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ParsedUpload } from '../../src/core/blob-store.js';
 import type { AppDeps } from '../../src/core/deps.js';
-import { requestStream } from '../../src/features/requests/events.js';
+import { appendFacts } from '../../src/core/decider.js';
+import { ABANDONED_AFTER_MS } from '../../src/features/requests/abandoned.js';
+import { requestEvents, requestStream } from '../../src/features/requests/events.js';
 import { submitToRequest } from '../../src/features/requests/index.js';
 import { SUBMISSIONS_PER_ADDRESS_PER_HOUR, SUBMISSIONS_PER_TOKEN_PER_HOUR } from '../../src/features/requests/submissions.js';
 import { SkewedClock } from '../support/clock.js';
@@ -296,6 +298,29 @@ for (const target of databaseTargets) describe(`Verification requests on ${targe
       expect(await types(capture.id)).toEqual(['RequestCreated', 'RequestSubmissionReceived', 'RequestSubmissionWithdrawn']);
       // Withdrawn: the request can still be deleted.
       expect((await call('DELETE', `/v1/requests/${capture.id}`, { token: owner.token })).status).toBe(204);
+    });
+
+    it('gives back a place a crash left counted without its verification, 6 hours on, at the next use', async () => {
+      const body = await created(owner, { max_submissions: 2 });
+      const kept = await submit(body.token);
+      // What a process killed between counting a submission and recording its verification leaves.
+      const orphan = crypto.randomUUID();
+      const now = clock.now();
+      const context = { accountId: owner.account.id, actor: { type: 'anonymous' as const, id: body.id }, correlationId: orphan, causationId: orphan, processingRegion: 'eu', now };
+      const { position } = await appendFacts(t.service.deps.store, requestStream(body.id), requestEvents, [
+        { type: 'RequestSubmissionReceived', data: { verification_id: orphan, submission_count: 2, received_at: now.toISOString() } },
+      ], context);
+      expect(await t.service.deps.readModels.waitFor(position, 30_000)).toBe(true);
+      expect(await outcome(submit(body.token))).toBe('REQUEST_FULL');
+      clock.advance(ABANDONED_AFTER_MS + 1_000);
+      expect(await outcome(submit(body.token))).toBe('ok');
+      const events = await t.service.deps.store.readStream(requestStream(body.id));
+      const withdrawn = events.filter((e) => e.type === 'RequestSubmissionWithdrawn');
+      expect(withdrawn.map((e) => [e.data.verification_id, e.data.reason])).toEqual([[orphan, 'ABANDONED']]);
+      await t.settled();
+      const listed = (await call('GET', `/v1/verifications/?request_id=${body.id}`, { token: owner.token })).body.items.map((v: { id: string }) => v.id);
+      expect(listed).toContain(kept.verification_id);
+      expect((await call('GET', `/v1/requests/${body.id}`, { token: owner.token })).body.submission_count).toBe(2);
     });
 
     it('never passes max_submissions under concurrent uploads', async () => {

@@ -64,3 +64,9 @@ export const requestIdColumn = (knex: Knex, idColumn: string): Knex.Raw =>
 /** The ids of the account's verifications that answered `requestId` (the list filter). */
 export const verificationsOfRequest = (knex: Knex, accountId: string, requestId: string): Knex.QueryBuilder =>
   knex('request_submissions').select('verification_id').where({ account_id: accountId, request_id: requestId });
+
+/** The request's counted submissions whose verification was not recorded by `before` (their process died in between). */
+export async function abandonedSubmissions(knex: Knex, requestId: string, before: Date): Promise<string[]> {
+  const rows = await knex('request_submissions').select('verification_id').where({ request_id: requestId, queued: false }).andWhere('received_at', '<', before);
+  return rows.map((r: { verification_id: string }) => r.verification_id);
+}

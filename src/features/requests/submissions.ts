@@ -9,6 +9,7 @@ import { RateLimiter } from '../../core/rate-limit.js';
 import { sameHash } from '../../core/secrets.js';
 import { findAccount } from '../accounts/index.js';
 import { createVerification } from '../verifications/index.js';
+import { withdrawAbandoned } from './abandoned.js';
 import { requestDecider, requestStream } from './decider.js';
 import { unknownRequestToken } from './errors.js';
 import { findRequestByTokenHash, type RequestRow } from './queries.js';
@@ -103,6 +104,7 @@ export async function submitToRequest(deps: AppDeps, token: string, input: Submi
   const providerCall = newCall(null, input.correlationId, input.clientAddress);
   // The provider has no identity: the request's events record an anonymous actor named by the request.
   const context = commandContext(deps, providerCall, { type: 'anonymous', id: row.id, accountId: row.account_id });
+  await withdrawAbandoned(deps, providerCall, row.id, context);
   const verificationId = crypto.randomUUID();
   await execute(deps, providerCall, stream, requestDecider, { type: 'Submit', verification_id: verificationId, now: context.now }, context);
 

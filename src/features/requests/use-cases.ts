@@ -4,6 +4,7 @@ import type { AppDeps } from '../../core/deps.js';
 import { AppError } from '../../core/errors.js';
 import { callerOf, type Call, type Principal } from '../../core/principal.js';
 import { findAccount } from '../accounts/index.js';
+import { withdrawAbandoned } from './abandoned.js';
 import { requestDecider, requestStream, type RequestSettings } from './decider.js';
 import { accountNameRequired, requestNotFound } from './errors.js';
 import { findRequest, listRequests as listRows, type RequestRow, type RequestStatusFilter } from './queries.js';
@@ -109,7 +110,10 @@ export async function updateRequest(deps: AppDeps, call: Call, id: string, input
 export async function deleteRequest(deps: AppDeps, call: Call, id: string): Promise<void> {
   const principal = callerOf(call);
   await ownedRow(deps, principal, id);
-  await execute(deps, call, requestStream(id), requestDecider, { type: 'Delete', now: deps.now() });
+  const context = commandContext(deps, call);
+  // A place a crash left counted without its verification does not keep the request from going.
+  await withdrawAbandoned(deps, call, id, context);
+  await execute(deps, call, requestStream(id), requestDecider, { type: 'Delete', now: context.now }, context);
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
