@@ -5,7 +5,8 @@
  * screenshots kept in test-artifacts/provider-page/ (gitignored) for a person to look at; the
  * upload of the 30D pair with its progress bar, the submission's progress followed to its
  * result, the same without JavaScript, and the refusals (a server error, a file over the limit,
- * a capture request without its attestation id).
+ * a capture request without its attestation id). Then the same page served by the service:
+ * a request created through the API, the pair uploaded through its page, the result seen.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -17,6 +18,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { providerPageHeaders, renderProviderPage, type ProviderPageModel, type SubmissionStatus } from '../../src/features/requests/provider-page.js';
 import { chromiumGate, launchChromium } from '../support/chromium.js';
+import { databaseTargets } from '../support/databases.js';
+import { serviceSuite } from '../support/suite.js';
 
 const gate = chromiumGate('the provider page in a browser');
 
@@ -304,4 +307,54 @@ gate.describe('the provider page in Chromium', () => {
       await context.close();
     }
   }, 60_000);
+});
+
+gate.describe('the provider page served by the service, in Chromium', () => {
+  const { t, call, newAccount } = serviceSuite(databaseTargets[0]!, { MAX_UPLOAD_BYTES: String(16 * 1024 * 1024) });
+  const owner = newAccount();
+  let browser: Browser;
+
+  beforeAll(async () => {
+    fs.mkdirSync(artifacts, { recursive: true });
+    browser = await launchChromium();
+  }, 120_000);
+  afterAll(async () => browser?.close());
+
+  it('the requester creates a request; the provider uploads the 30D pair through its page and sees the result', async () => {
+    const created = await call('POST', '/v1/requests', {
+      token: owner.token,
+      json: { subject: 'Finalist: harbour at dawn', instructions: 'The JPEG and the CR2, as the camera wrote them.', expires_at: new Date(Date.now() + 86_400_000).toISOString() },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const pagePath = new URL(created.body.url).pathname;
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    try {
+      const page = await context.newPage();
+      const problems: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
+      });
+      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      expect((await page.goto(`${t.url}${pagePath}`))!.status()).toBe(200);
+      await expect(page.locator('[data-field="subject"]').innerText()).resolves.toBe('Finalist: harbour at dawn');
+      await page.setInputFiles('#image', photo);
+      await page.setInputFiles('#raw', raw);
+      await page.click('button[type=submit]');
+      await page.waitForURL(new RegExp(`${pagePath}/submissions/[0-9a-f-]{36}$`), { timeout: 120_000 });
+      // The page follows the verification by itself (its script polls the status) until the result.
+      await page.locator('[data-outcome]').waitFor({ timeout: 180_000 });
+      expect(await page.locator('[data-outcome]').getAttribute('data-outcome')).toBe('verified');
+      const verificationId = page.url().split('/').at(-1)!;
+      const listed = await call('GET', `/v1/verifications/?request_id=${created.body.id}`, { token: owner.token });
+      expect(listed.body.items.map((v: { id: string }) => v.id)).toEqual([verificationId]);
+      const html = await page.content();
+      for (const secret of [owner.email, owner.account.id, owner.user.id]) expect(html).not.toContain(secret);
+      const result = await new AxeBuilder({ page }).analyze();
+      expect(result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+      await page.screenshot({ path: path.join(artifacts, 'service-verified-390.png'), fullPage: true });
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 400_000);
 });
