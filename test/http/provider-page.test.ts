@@ -1,6 +1,8 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { newDevice, signAttestation } from '../support/capture.js';
 import { databaseTargets } from '../support/databases.js';
 import { serviceSuite } from '../support/suite.js';
 
@@ -103,6 +105,47 @@ for (const target of databaseTargets) describe(`The provider page on ${target.na
     expect(await (await get(location)).text()).toContain('data-outcome="verified">Verified</p>');
   }, 300_000);
 
+  it('capture: the provider, without an account, gets a challenge and attests through the link, and uploads the attested pair', async () => {
+    const { id, path: page } = await request({ mode: 'capture' });
+    const html = await (await get(page)).text();
+    expect(html).toContain(`<code data-url="challenge">POST ${t.service.deps.config.PUBLIC_BASE_URL}${page}/capture/challenge</code>`);
+    const postJson = (p: string, body?: unknown) =>
+      fetch(`${t.url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.8' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const challenge = await postJson(`${page}/capture/challenge`);
+    expect(challenge.status).toBe(201);
+    const { nonce } = await challenge.json();
+    const device = await newDevice();
+    const sha256 = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
+    const jws = await signAttestation(device, {
+      v: 1,
+      nonce,
+      image_sha256: sha256(photo),
+      raw_sha256: sha256(raw),
+      captured_at: new Date().toISOString(),
+      camera: { make: 'Canon', model: 'Canon EOS 30D' },
+      sequence_number: 1,
+      gps: null,
+      integrity: { app_integrity: 'verified', hardware_backed_key: true, jailbreak_indicators: [] },
+    });
+    const attested = await postJson(`${page}/capture/attestation`, { attestation: jws });
+    expect(attested.status, await attested.clone().text()).toBe(201);
+    const { attestation_id } = await attested.json();
+
+    const sent = await post(page, pairForm({ attestation_id }));
+    expect(sent.status, await sent.clone().text()).toBe(303);
+    const verificationId = sent.headers.get('location')!.split('/').at(-1)!;
+    await t.settled();
+    const verification = await call('GET', `/v1/verifications/${verificationId}`, { token: owner.token });
+    expect(verification.body.request_id).toBe(id);
+    expect(verification.body.capture_verified).toBe(true);
+
+    // Full now: the link issues no more challenges.
+    const refused = await postJson(`${page}/capture/challenge`);
+    expect(refused.status).toBe(409);
+    expect((await refused.json()).detail.error_code).toBe('REQUEST_FULL');
+    expect((await postJson(`/r/${'A'.repeat(43)}/capture/challenge`)).status).toBe(404);
+  }, 300_000);
+
   it('answers an unknown link, a submission of another request and a malformed id with the same 404 (a page; JSON for the status)', async () => {
     const a = await request({ max_submissions: 2 });
     const b = await request();
@@ -130,7 +173,7 @@ for (const target of databaseTargets) describe(`The provider page on ${target.na
 
     const capture = await request({ mode: 'capture' });
     const capturePage = await (await get(capture.path)).text();
-    expect(capturePage).toContain('POST /capture/challenge');
+    expect(capturePage).toMatch(/<code data-url="challenge">POST http[^<]*\/r\/[A-Za-z0-9_-]{43}\/capture\/challenge<\/code>/);
     expect(capturePage).toMatch(/name="attestation_id" required/);
     const refused = await post(capture.path, pairForm());
     expect(refused.status).toBe(422);

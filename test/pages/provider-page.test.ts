@@ -111,6 +111,9 @@ describe('what each state shows and accepts', () => {
     expect(page).toContain('This request needs a capture attestation');
     expect(page).toContain('POST /capture/challenge');
     expect(page).toContain('POST /capture/attestation');
+    const scoped = render(model({ mode: 'capture', capture: { challengeUrl: 'https://pv.example/r/T/capture/challenge', attestationUrl: 'https://pv.example/r/T/capture/attestation' } }));
+    expect(scoped).toContain('<code data-url="challenge">POST https://pv.example/r/T/capture/challenge</code>');
+    expect(scoped).toContain('<code data-url="attestation">POST https://pv.example/r/T/capture/attestation</code>');
     expect(page).toMatch(/<input type="text" id="attestation_id" name="attestation_id" required/);
   });
 

@@ -80,6 +80,9 @@ const EXPECTED: Record<string, Rule> = {
   'GET /r/{request_token}':                                publicRoute({ shows: (m) => m.kind === 'name' && m.party === 'A' }),
   // A submission records on the requester's request stream (counted, then withdrawn when the upload is refused).
   'POST /r/{request_token}':                               publicRoute({ allowed: 'invalid', recordsForOwner: true }),
+  // A capture app's challenge through the link (the requester's account's): recorded for the owner; nothing the matrix could sign is an attestation.
+  'POST /r/{request_token}/capture/challenge':             publicRoute({ recordsForOwner: true }),
+  'POST /r/{request_token}/capture/attestation':           publicRoute({ allowed: 'invalid' }),
   // A submission is reached under its request: the matrix's verification is none of the request's.
   'GET /r/{request_token}/submissions/{verification_id}':  publicRoute({ allowed: '404' }),
   'GET /r/{request_token}/submissions/{verification_id}/status': publicRoute({ allowed: '404' }),

@@ -182,6 +182,9 @@ export async function buildRequest(world: World, operation: string, target: Targ
       headers['x-forwarded-for'] = `198.18.${crypto.randomInt(0, 256)}.${crypto.randomInt(1, 255)}`;
       form = new FormData();
       break;
+    case 'POST /r/{request_token}/capture/attestation':
+      json = { attestation: 'not an attestation' };
+      break;
     case 'DELETE /v1/requests/{request_id}':
       if (fresh) params.request_id = (await asOwner('POST', '/v1/requests', { subject: 'to delete', expires_at: new Date(world.clock.now().getTime() + 86_400_000).toISOString() })).id;
       break;

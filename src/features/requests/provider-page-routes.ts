@@ -4,13 +4,14 @@ import type { AppDeps } from '../../core/deps.js';
 import { route, type ErrorPageInput, type Reply, type RouteSpec } from '../../core/route-spec.js';
 import { NotFoundError } from '../../core/errors.js';
 import { newCall, type Call } from '../../core/principal.js';
+import { attestCapture, issueChallenge } from '../attestations/index.js';
 import { getShare, shareVerification } from '../sharing/index.js';
 import { findVerification } from '../verifications/index.js';
-import { unknownRequestToken } from './errors.js';
+import { requestClosed, requestExpired, requestFull, unknownRequestToken } from './errors.js';
 import { requestStream } from './events.js';
 import { providerPageHeaders, renderProviderErrorPage, renderProviderPage, type ProviderPageModel, type SubmissionStatus } from './provider-page.js';
-import { providerRequest, requesterPrincipal, submitToRequest, type ProviderRequestView } from './submissions.js';
-import { PROVIDER_PAGE_PREFIX } from './view.js';
+import { providerRequest, requesterPrincipal, requestOfToken, submitToRequest, type ProviderRequestView } from './submissions.js';
+import { PROVIDER_PAGE_PREFIX, statusAt } from './view.js';
 
 /**
  * The provider's page at a request's url (issue 24, spec 2.7) and what it calls: the upload
@@ -35,6 +36,7 @@ export function providerPageRoutes(deps: AppDeps): RouteSpec[] {
   // Links on the page are absolute paths under the public base URL's path (a proxy may mount the service below /).
   const pagePath = `${new URL(deps.config.PUBLIC_BASE_URL).pathname.replace(/\/+$/, '')}${PROVIDER_PAGE_PREFIX}`;
   const serviceName = deps.config.SERVICE_NAME;
+  const origin = new URL(deps.config.PUBLIC_BASE_URL).origin;
   const requestPath = (token: string) => `${pagePath}${encodeURIComponent(token)}`;
   const submissionPath = (token: string, verificationId: string) => `${requestPath(token)}/submissions/${verificationId}`;
 
@@ -54,6 +56,7 @@ export function providerPageRoutes(deps: AppDeps): RouteSpec[] {
     mode: view.mode,
     state: view.state,
     formAction: requestPath(token),
+    capture: view.mode === 'capture' ? { challengeUrl: `${origin}${requestPath(token)}/capture/challenge`, attestationUrl: `${origin}${requestPath(token)}/capture/attestation` } : undefined,
     maxUploadBytes: deps.config.MAX_UPLOAD_BYTES,
   });
 
@@ -62,6 +65,16 @@ export function providerPageRoutes(deps: AppDeps): RouteSpec[] {
     const [created] = await deps.store.readStream(requestStream(requestId));
     if (!created) throw unknownRequestToken();
     return newCall(requesterPrincipal(created.metadata.actor, accountId), correlationId, clientAddress);
+  }
+
+  /** The requester's call for a capture through an open request's link (the challenge and attestation are the requester's account's, as its submission is). */
+  async function captureCall(token: string, call: Call): Promise<Call> {
+    const row = await requestOfToken(deps, token);
+    const status = statusAt(row, deps.now());
+    if (status === 'closed') throw requestClosed();
+    if (status === 'expired') throw requestExpired(new Date(row.expires_at).toISOString());
+    if (row.submission_count >= row.max_submissions) throw requestFull(row.max_submissions);
+    return requesterCall(row.id, row.account_id, call.correlationId, call.clientAddress);
   }
 
   /** The submission under this request, or the unknown link's 404. */
@@ -143,6 +156,40 @@ export function providerPageRoutes(deps: AppDeps): RouteSpec[] {
         }
         return { status: 303, headers: { Location: submissionPath(params.request_token, submitted.verification_id), 'Cache-Control': 'no-store' } };
       },
+    }),
+    route({
+      method: 'post',
+      path: `${PROVIDER_PAGE_PREFIX}{request_token}/capture/challenge`,
+      tag: 'requests',
+      summary: 'A capture challenge through a verification request’s link (for a provider’s capture app)',
+      description: 'As POST /capture/challenge, with the request’s token as the credential: the challenge is the requester’s account’s, so the attestation it leads to is redeemed by an upload through this link. Only while the request accepts submissions.',
+      auth: 'none',
+      params: tokenParam,
+      responses: {
+        201: { description: 'Challenge issued (nonce, expires_at), as POST /capture/challenge' },
+        404: { description: 'REQUEST_NOT_FOUND' },
+        409: { description: 'REQUEST_CLOSED or REQUEST_FULL' },
+        410: { description: 'REQUEST_EXPIRED' },
+      },
+      handler: async ({ params, call }) => ({ status: 201, headers: { 'Cache-Control': 'no-store' }, body: await issueChallenge(deps, await captureCall(params.request_token, call)) }),
+    }),
+    route({
+      method: 'post',
+      path: `${PROVIDER_PAGE_PREFIX}{request_token}/capture/attestation`,
+      tag: 'requests',
+      summary: 'A capture attestation through a verification request’s link (for a provider’s capture app)',
+      description: 'As POST /capture/attestation, with the request’s token as the credential; the attestation_id it answers goes with the files to the upload form (POST /r/{request_token}).',
+      auth: 'none',
+      params: tokenParam,
+      body: z.strictObject({ attestation: z.string().min(1).max(64 * 1024).describe('The compact JWS, as for POST /capture/attestation (docs/capture-attestation.md).') }),
+      responses: {
+        201: { description: 'Attestation accepted, as POST /capture/attestation' },
+        400: { description: 'INVALID_ATTESTATION' },
+        404: { description: 'REQUEST_NOT_FOUND' },
+        409: { description: 'REQUEST_CLOSED or REQUEST_FULL' },
+        410: { description: 'REQUEST_EXPIRED' },
+      },
+      handler: async ({ params, body, call }) => ({ status: 201, headers: { 'Cache-Control': 'no-store' }, body: await attestCapture(deps, await captureCall(params.request_token, call), body.attestation) }),
     }),
     route({
       method: 'get',

@@ -51,6 +51,8 @@ export interface ProviderPageModel {
   formAction: string;
   /** Largest accepted file (MAX_UPLOAD_BYTES): said on the page and checked before sending. */
   maxUploadBytes: number;
+  /** mode capture: where a capture app asks for its challenge and sends its attestation (the request's own, absolute URLs). */
+  capture?: { challengeUrl: string; attestationUrl: string };
   /** A refused upload, shown above the form. */
   error?: { message: string; suggestion?: string };
   submission?: ProviderSubmission;
@@ -117,13 +119,15 @@ function noticeSection(model: ProviderPageModel & { state: Exclude<ProviderPageS
 </section>`;
 }
 
-function captureHelp(): Html {
+function captureHelp(urls: ProviderPageModel['capture']): Html {
+  const challenge = urls ? html`<code data-url="challenge">POST ${urls.challengeUrl}</code>` : html`<code>POST /capture/challenge</code>`;
+  const attestation = urls ? html`<code data-url="attestation">POST ${urls.attestationUrl}</code>` : html`<code>POST /capture/attestation</code>`;
   return html`<section class="card" aria-labelledby="capture-title">
 <h2 id="capture-title">This request needs a capture attestation</h2>
 <p>The photo must be taken with a capture app that proves, with a key held on your device, that these exact files came from it moments after a challenge from this service. Photos taken another way, or edited afterwards, are not accepted here.</p>
 <ol class="plain">
-<li>Take the photo with the capture app. The app asks this service for a one-time challenge (<code>POST /capture/challenge</code>, valid 5 minutes).</li>
-<li>The app computes the SHA-256 of the photo (and of the RAW, if it records one), signs them with the challenge using the device key, and sends the result to this service (<code>POST /capture/attestation</code>).</li>
+<li>Take the photo with the capture app. The app asks this service for a one-time challenge for this request (${challenge}, valid 5 minutes; you need no account).</li>
+<li>The app computes the SHA-256 of the photo (and of the RAW, if it records one), signs them with the challenge using the device key, and sends the result to this service (${attestation}).</li>
 <li>The app shows an <strong>attestation id</strong>. Enter it below and upload the same files, unchanged: not edited, resized or exported again. An attestation can be used once, within 24 hours.</li>
 </ol>
 </section>`;
@@ -236,7 +240,7 @@ export function renderProviderPage(model: ProviderPageModel, nonce: string): str
     const state = model.state;
     return page(model, nonce, `${closedWords[state].title}: ${model.subject}`, html`${heading}${noticeSection({ ...model, state })}${requestSection(model)}`, false);
   }
-  const body = html`${heading}${requestSection(model)}${model.mode === 'capture' ? captureHelp() : html``}${uploadForm(model)}`;
+  const body = html`${heading}${requestSection(model)}${model.mode === 'capture' ? captureHelp(model.capture) : html``}${uploadForm(model)}`;
   return page(model, nonce, `Photo request: ${model.subject}`, body, true);
 }
 
