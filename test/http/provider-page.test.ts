@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CAPTURE_CALLS_PER_ADDRESS_PER_HOUR } from '../../src/features/requests/provider-page-routes.js';
 import { newDevice, signAttestation } from '../support/capture.js';
 import { databaseTargets } from '../support/databases.js';
 import { serviceSuite } from '../support/suite.js';
@@ -26,7 +27,8 @@ function pairForm(fields: Record<string, string> = {}): FormData {
 }
 
 for (const target of databaseTargets) describe(`The provider page on ${target.name}`, () => {
-  const { t, call, newAccount } = serviceSuite(target, { MAX_UPLOAD_BYTES: String(16 * 1024 * 1024) });
+  // Client addresses come from X-Forwarded-For (the rate limits per address are keyed by them).
+  const { t, call, newAccount } = serviceSuite(target, { MAX_UPLOAD_BYTES: String(16 * 1024 * 1024), TRUST_PROXY: 'loopback' });
   const owner = newAccount();
 
   async function request(body: Record<string, unknown> = {}) {
@@ -144,6 +146,18 @@ for (const target of databaseTargets) describe(`The provider page on ${target.na
     expect(refused.status).toBe(409);
     expect((await refused.json()).detail.error_code).toBe('REQUEST_FULL');
     expect((await postJson(`/r/${'A'.repeat(43)}/capture/challenge`)).status).toBe(404);
+  }, 300_000);
+
+  it('limits capture calls per client address (a leaked link cannot flood the requester’s account)', async () => {
+    const { path: page } = await request({ mode: 'capture' });
+    const address = `192.0.2.${crypto.randomInt(1, 255)}`;
+    const challenge = () => fetch(`${t.url}${page}/capture/challenge`, { method: 'POST', headers: { 'x-forwarded-for': address } });
+    for (let i = 0; i < CAPTURE_CALLS_PER_ADDRESS_PER_HOUR; i++) expect((await challenge()).status).toBe(201);
+    const limited = await challenge();
+    expect(limited.status).toBe(429);
+    expect((await limited.json()).detail.error_code).toBe('RATE_LIMIT_EXCEEDED');
+    // Another address still gets one.
+    expect((await fetch(`${t.url}${page}/capture/challenge`, { method: 'POST', headers: { 'x-forwarded-for': '192.0.2.254' } })).status).toBe(201);
   }, 300_000);
 
   it('answers an unknown link, a submission of another request and a malformed id with the same 404 (a page; JSON for the status)', async () => {

@@ -182,7 +182,12 @@ export async function buildRequest(world: World, operation: string, target: Targ
       headers['x-forwarded-for'] = `198.18.${crypto.randomInt(0, 256)}.${crypto.randomInt(1, 255)}`;
       form = new FormData();
       break;
+    case 'POST /r/{request_token}/capture/challenge':
+      // Capture calls are limited per client address: each call names one of its own.
+      headers['x-forwarded-for'] = `198.18.${crypto.randomInt(0, 256)}.${crypto.randomInt(1, 255)}`;
+      break;
     case 'POST /r/{request_token}/capture/attestation':
+      headers['x-forwarded-for'] = `198.18.${crypto.randomInt(0, 256)}.${crypto.randomInt(1, 255)}`;
       json = { attestation: 'not an attestation' };
       break;
     case 'DELETE /v1/requests/{request_id}':

@@ -4,6 +4,7 @@ import type { AppDeps } from '../../core/deps.js';
 import { route, type ErrorPageInput, type Reply, type RouteSpec } from '../../core/route-spec.js';
 import { NotFoundError } from '../../core/errors.js';
 import { newCall, type Call } from '../../core/principal.js';
+import { RateLimiter } from '../../core/rate-limit.js';
 import { attestCapture, issueChallenge } from '../attestations/index.js';
 import { getShare, shareVerification } from '../sharing/index.js';
 import { findVerification } from '../verifications/index.js';
@@ -31,6 +32,15 @@ const UPLOAD_PARTS = { fileFields: ['image', 'raw'], textFields: ['attestation_i
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const newNonce = () => crypto.randomBytes(16).toString('base64');
+
+/**
+ * Capture calls (challenge, attestation) through one link, and from one client address, per hour:
+ * each records on the requester's account, so a leaked link cannot flood it. A capture is two
+ * calls; the limits leave room for several attempts per submission (uploads have their own).
+ */
+export const CAPTURE_CALLS_PER_TOKEN_PER_HOUR = 120;
+export const CAPTURE_CALLS_PER_ADDRESS_PER_HOUR = 40;
+const HOUR_MS = 60 * 60_000;
 
 export function providerPageRoutes(deps: AppDeps): RouteSpec[] {
   // Links on the page are absolute paths under the public base URL's path (a proxy may mount the service below /).
@@ -70,6 +80,8 @@ export function providerPageRoutes(deps: AppDeps): RouteSpec[] {
   /** The requester's call for a capture through an open request's link (the challenge and attestation are the requester's account's, as its submission is). */
   async function captureCall(token: string, call: Call): Promise<Call> {
     const row = await requestOfToken(deps, token);
+    await new RateLimiter(deps.knex, 'request-capture-address', CAPTURE_CALLS_PER_ADDRESS_PER_HOUR, HOUR_MS).take(call.clientAddress, 'capture calls from this address');
+    await new RateLimiter(deps.knex, 'request-capture-token', CAPTURE_CALLS_PER_TOKEN_PER_HOUR, HOUR_MS).take(row.token_sha256, 'capture calls through this link');
     const status = statusAt(row, deps.now());
     if (status === 'closed') throw requestClosed();
     if (status === 'expired') throw requestExpired(new Date(row.expires_at).toISOString());
@@ -170,6 +182,7 @@ export function providerPageRoutes(deps: AppDeps): RouteSpec[] {
         404: { description: 'REQUEST_NOT_FOUND' },
         409: { description: 'REQUEST_CLOSED or REQUEST_FULL' },
         410: { description: 'REQUEST_EXPIRED' },
+        429: { description: 'RATE_LIMIT_EXCEEDED: too many capture calls through this link or from this address' },
       },
       handler: async ({ params, call }) => ({ status: 201, headers: { 'Cache-Control': 'no-store' }, body: await issueChallenge(deps, await captureCall(params.request_token, call)) }),
     }),
@@ -188,6 +201,7 @@ export function providerPageRoutes(deps: AppDeps): RouteSpec[] {
         404: { description: 'REQUEST_NOT_FOUND' },
         409: { description: 'REQUEST_CLOSED or REQUEST_FULL' },
         410: { description: 'REQUEST_EXPIRED' },
+        429: { description: 'RATE_LIMIT_EXCEEDED: too many capture calls through this link or from this address' },
       },
       handler: async ({ params, body, call }) => ({ status: 201, headers: { 'Cache-Control': 'no-store' }, body: await attestCapture(deps, await captureCall(params.request_token, call), body.attestation) }),
     }),
