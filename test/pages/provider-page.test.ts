@@ -162,6 +162,7 @@ describe('what each state shows and accepts', () => {
     expect(words).not.toContain('/shared/');
     const failed = render(model({ submission: { ...submission, status: 'failed' } }));
     expect(failed).toContain('data-outcome="failed">Not completed</p>');
+    expect(failed).toContain('<a href="/r/TOKEN">send the photo again</a>');
   });
 });
 

@@ -177,10 +177,11 @@ const steps: { key: 'received' | 'analysing' | 'done'; label: string }[] = [
 const stepOf = (status: SubmissionStatus) => (status === 'pending' || status === 'queued' ? 0 : status === 'in_progress' ? 1 : 2);
 const isFinal = (status: SubmissionStatus) => status === 'completed' || status === 'failed';
 
-function outcome(submission: ProviderSubmission): Html {
+/** `requestUrl`: the request's page (its form posts to the same URL). */
+function outcome(submission: ProviderSubmission, requestUrl: string): Html {
   if (submission.status === 'failed') {
     return html`<p class="level level-failed" data-outcome="failed">Not completed</p>
-<p>The verification of your files could not be completed. The requester can see why; you may send the photo again while the request is open.</p>`;
+<p>The verification of your files could not be completed. The requester can see why; you may <a href="${requestUrl}">send the photo again</a> while the request accepts photos.</p>`;
   }
   if (submission.reportUrl) {
     return html`<p data-outcome="report">The verification is complete. The requester shares its report with you: <a href="${submission.reportUrl}">open the verification report</a>.</p>`;
@@ -194,7 +195,7 @@ function outcome(submission: ProviderSubmission): Html {
   return html`<p data-outcome="complete">The verification is complete. The requester has the report.</p>`;
 }
 
-function progressSection(submission: ProviderSubmission): Html {
+function progressSection(submission: ProviderSubmission, requestUrl: string): Html {
   const at = stepOf(submission.status);
   const final = isFinal(submission.status);
   return html`<section class="card" id="progress" aria-labelledby="progress-title" data-status="${submission.status}"${final ? html`` : html` data-status-url="${submission.statusUrl}"`}>
@@ -203,7 +204,7 @@ function progressSection(submission: ProviderSubmission): Html {
 ${steps.map((step, i) => html`<li${i < at || (final && i === at) ? html` class="done"` : html``}${i === at ? html` aria-current="step"` : html``}>${step.label}</li>`)}
 </ol>
 ${final
-  ? outcome(submission)
+  ? outcome(submission, requestUrl)
   : html`<p role="status">${at === 0 ? 'Your files were received and are waiting to be analysed.' : 'The analyses are running. This usually takes under a minute.'} This page updates by itself.</p>
 <p><a href="${submission.pageUrl}">Check again</a></p>`}
 </section>`;
@@ -234,7 +235,7 @@ export function renderProviderPage(model: ProviderPageModel, nonce: string): str
 <p class="subtitle">A photo request from <bdi data-field="requester">${model.requesterName}</bdi></p>`;
   if (model.submission) {
     const final = isFinal(model.submission.status);
-    return page(model, nonce, `Your submission: ${model.subject}`, html`${heading}${progressSection(model.submission)}${requestSection(model)}`, !final);
+    return page(model, nonce, `Your submission: ${model.subject}`, html`${heading}${progressSection(model.submission, model.formAction)}${requestSection(model)}`, !final);
   }
   if (model.state !== 'open') {
     const state = model.state;
