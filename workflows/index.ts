@@ -13,6 +13,8 @@ import { shareMailWorkflow as shareMail } from './sharing/workflow.js';
 import { invitationMailWorkflow as invitationMail } from './accounts/invitation-workflow.js';
 import { meteringReleaseWorkflow as meteringRelease } from './usage/release-workflow.js';
 import { psdExportWorkflow as psdExport } from './psd-export/workflow.js';
+import { psdReservationReleaseWorkflow as psdReservationRelease } from './psd-export/reservation-release-workflow.js';
+import { psdExportDeletionWorkflow as psdExportDeletion } from './psd-export/deletion-workflow.js';
 import { requestExpiryWorkflow as requestExpiry } from './requests/workflow.js';
 
 export const verificationWorkflow = temporalWorkflow(verification);
@@ -22,5 +24,7 @@ export const shareMailWorkflow = temporalWorkflow(shareMail);
 export const invitationMailWorkflow = temporalWorkflow(invitationMail);
 export const meteringReleaseWorkflow = temporalWorkflow(meteringRelease);
 export const psdExportWorkflow = temporalWorkflow(psdExport);
+export const psdReservationReleaseWorkflow = temporalWorkflow(psdReservationRelease);
+export const psdExportDeletionWorkflow = temporalWorkflow(psdExportDeletion);
 export const requestExpiryWorkflow = temporalWorkflow(requestExpiry);
 

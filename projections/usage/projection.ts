@@ -39,6 +39,8 @@ export const usageProjector: Projector = {
         last_position numeric(20, 0) not null
       )`);
     await knex.raw('create index if not exists usage_psd_exports_account_month on usage_psd_exports (account_id, month)');
+    // The reservation release sweep (every WORKFLOW_SWEEP_MS) looks only at reservations still open: normally none.
+    await knex.raw("create index if not exists usage_psd_exports_reserved on usage_psd_exports (reserved_at) where status = 'reserved'");
   },
   async apply(trx, stored) {
     const event = parseEvent(usageEvents, stored);

@@ -171,7 +171,7 @@ export const configDocumentation: Record<keyof z.infer<typeof configSchema>, str
   WORKFLOW_CONCURRENCY: 'Verifications analysed at the same time by the in-process workflow engine.',
   WORKFLOW_RUN_CONCURRENCY: 'Workflow runs the in-process engine executes at once (image-only checks, mail, pairs waiting for an analysis thread); runs waiting on a timer do not count.',
   WORKFLOW_SWEEP_MS: 'How often the in-process workflow engine resumes unfinished runs and runs the recovery sweeps (it also does when the service starts).',
-  METERING_RELEASE_GRACE_MS: 'Age past which a metered RAW+image reservation whose verification was never queued (a process killed mid-upload) is released; must exceed the longest upload request.',
+  METERING_RELEASE_GRACE_MS: 'Age past which a metered RAW+image reservation whose verification was never queued (a process killed mid-upload), or a PSD export reservation whose export was never recorded, is released; must exceed the longest upload or export request.',
   PGLITE_SHARED_BUFFERS_MB: 'Shared buffers of the embedded PGlite database (ignored with DATABASE_URL); PGlite keeps them in its WebAssembly memory.',
   CRASH_AT: 'Crash tests only, never in production: `<workflow>.<activity>:before` or `:after` makes the in-process engine kill its own process (SIGKILL) the first time a run reaches that step (test/workflows/crash-points.test.ts).',
 };

@@ -12,7 +12,7 @@ import type { TestService } from '../support/service.js';
 export async function seedVerification(t: TestService, accountId: string, kind: 'pair' | 'image_only' | 'pair_in_progress' = 'pair'): Promise<string> {
   const id = crypto.randomUUID();
   const at = t.service.deps.now().toISOString();
-  const file = (name: string, format: string, content_type: string) => ({ blob_key: `verifications/${id}/${name}`, filename: name, format, content_type, size: 1, sha256: 'a'.repeat(64), sha512: 'b'.repeat(128) });
+  const file = (name: string, format: string, content_type: string) => ({ blob_key: `verifications/${id}/${name.toLowerCase()}`, filename: name, format, content_type, size: 1, sha256: 'a'.repeat(64), sha512: 'b'.repeat(128) });
   const raw = kind === 'image_only' ? null : file('IMG_5952.CR2', 'CR2', 'image/x-canon-cr2');
   const context = { accountId, actor: { type: 'system' as const, id: 'seed' }, correlationId: id, causationId: id, processingRegion: 'eu', now: new Date(at) };
   const { position } = await appendFacts(t.service.deps.store, verificationStream(id), verificationEvents, [

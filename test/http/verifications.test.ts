@@ -233,6 +233,8 @@ for (const target of databaseTargets) {
       expect(badSort.body.detail.suggestion).toContain('created_at, updated_at, status');
       expect((await call('GET', '/v1/verifications/?size=101', { token: owner.token })).status).toBe(422);
       expect((await call('GET', '/v1/verifications/?offset=-1', { token: owner.token })).status).toBe(422);
+      // Integers in decimal digits only: other spellings of a number are not the documented integer.
+      for (const spelling of ['', '%20', '1e1', '0x10', '2.0', '1_0', 'Infinity']) expect((await call('GET', `/v1/verifications/?size=${spelling}`, { token: owner.token })).status, spelling).toBe(422);
     });
 
     it('refuses tampered and expired signed URLs', async () => {

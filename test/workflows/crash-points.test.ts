@@ -61,6 +61,9 @@ const TESTED_ELSEWHERE: Record<string, string> = {
   'psdExport.completePsdExport': 'test/workflows/psd-export-crash.test.ts',
   'psdExport.failPsdExport': 'test/workflows/psd-export-crash.test.ts',
   'psdExport.expirePsdExport': 'test/workflows/psd-export-expiry.test.ts',
+  // Their runs need a crash window forged in the log (a reservation with no export; a deleted verification's completed export): that suite forges it and runs the step twice.
+  'psdReservationRelease.releaseOrphanedPsdReservation': 'test/http/psd-export-cleanup.test.ts',
+  'psdExportDeletion.deletePsdExportOfDeletedVerification': 'test/http/psd-export-cleanup.test.ts',
   // Runs at a request's deadline: its own suite kills a process before and after it.
   'requestExpiry.expireRequest': 'test/workflows/requests-expiry-crash.test.ts',
 };

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { systemContext } from '../../src/core/commands.js';
 import { runCommand } from '../../src/core/decider.js';
 import { createPsdExportActivities } from '../../src/features/psd-export/activities.js';
+import { psdBlobKey } from '../../src/features/psd-export/psd-file.js';
 import { psdExportDecider, psdExportStream, type PsdExportCommand } from '../../src/features/psd-export/decider.js';
 import { assertPsdExportAllowed } from '../../src/features/usage/index.js';
 import { databaseTargets } from '../support/databases.js';
@@ -57,5 +58,32 @@ for (const target of databaseTargets) describe(`PSD export steps resumed after a
     expect(await steps.startPsdExport(activity, pair, exportId)).toEqual({ status: 'failed' });
     expect(await steps.startPsdExport(activity, pair, exportId)).toEqual({ status: 'failed' });
     expect(await usageOf(exportId)).toEqual(['PsdExportReleased', 'PsdExportReserved']);
+  });
+
+  it('a build that stored its file and then failed leaves no file behind; a later step of that run deletes nothing', async () => {
+    const deps = t.service.deps;
+    const pair = await seedVerification(t, pro.account.id);
+    const exportId = crypto.randomUUID();
+    const context = systemContext(deps, { actor: { type: 'user', id: pro.user.id }, correlationId: exportId, accountId: pro.account.id });
+    await assertPsdExportAllowed(deps, context, { accountId: pro.account.id, verificationId: pair, exportId });
+    const stream = psdExportStream(pair);
+    for (const command of [
+      { type: 'Request', export_id: exportId, verification: { status: 'completed', mode: 'raw_pair' }, now: context.now },
+      { type: 'Start', export_id: exportId, now: context.now },
+    ] satisfies PsdExportCommand[])
+      await runCommand(deps.store, stream, psdExportDecider, command, context);
+    // What a build stores before its completion is recorded.
+    const key = psdBlobKey(pair);
+    await deps.blobs.put(key, Buffer.from('8BPS stored by a build that then failed'));
+    expect(await deps.blobs.exists(key)).toBe(true);
+
+    const steps = createPsdExportActivities(deps);
+    expect(await steps.failPsdExport(activity, pair, exportId, 'retries spent')).toEqual({ status: 'failed' });
+    expect(await deps.blobs.exists(key)).toBe(false);
+
+    // The failure is recorded: a file stored again under the key (a regeneration's) is not the failed run's to delete.
+    await deps.blobs.put(key, Buffer.from('8BPS a regeneration'));
+    expect(await steps.failPsdExport(activity, pair, exportId, 'retries spent')).toEqual({ status: 'failed' });
+    expect(await deps.blobs.exists(key)).toBe(true);
   });
 });

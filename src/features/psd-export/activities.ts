@@ -5,7 +5,7 @@ import { AppError } from '../../core/errors.js';
 import { ActivityError, type ActivityImplementations, type SweepSource } from '../../core/workflow.js';
 import { meterPsdExport, releasePsdExport } from '../usage/index.js';
 import { psdExportDecider, psdExportStream, type PsdExportCommand, type PsdExportState } from './decider.js';
-import { buildPsdExport } from './psd-file.js';
+import { buildPsdExport, psdBlobKey } from './psd-file.js';
 import { expiredPsdExports, unfinishedPsdExports } from './queries.js';
 import { PSD_REJECTED, type PsdExportActivities, type PsdExportInput, type PsdExportStep } from '../../../workflows/psd-export/workflow.js';
 
@@ -81,6 +81,12 @@ export function createPsdExportActivities(deps: PsdExportActivityDeps): Activity
 
     async failPsdExport(_context, verificationId, exportId, reason) {
       const context = await contextFor(verificationId, exportId);
+      // A build that stored its file and then failed (say, its completion could not be recorded
+      // within the retries) leaves no file anyone may download: deleted before the failure is
+      // recorded, while this export is still the current one and not ended, so no regeneration
+      // (which writes the same key) can have begun.
+      const { state: before } = await foldStream(deps.store, psdExportStream(verificationId), psdExportDecider);
+      if (before.status !== 'none' && before.exportId === exportId && (before.status === 'queued' || before.status === 'in_progress')) await deps.blobs.delete(psdBlobKey(verificationId));
       const state = await run(verificationId, { type: 'Fail', export_id: exportId, reason, now: context.now }, context);
       const step = stepOf(state, exportId);
       // A failed export is never charged: its reservation goes back (idempotent).

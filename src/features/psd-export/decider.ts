@@ -26,7 +26,7 @@ export type PsdExportCommand =
   | ({ type: 'Complete'; export_id: string; now: Date } & BuiltFile)
   | { type: 'Fail'; export_id: string; reason: string; now: Date }
   | { type: 'Download'; now: Date; url_expires_at: Date }
-  | { type: 'Expire'; export_id: string; now: Date };
+  | { type: 'Expire'; export_id: string; now: Date; reason?: 'verification_deleted' };
 
 export type PsdExportStatus = 'queued' | 'in_progress' | 'completed' | 'failed' | 'expired';
 
@@ -121,8 +121,9 @@ export const psdExportDecider: Decider<PsdExportState, PsdExportCommand, typeof 
       }
       case 'Expire':
         if (!ofCurrent(state, command.export_id) || state.status !== 'completed' || !state.file) return [];
-        if (command.now.getTime() < new Date(state.file.expiresAt).getTime()) return [];
-        return [{ type: 'PsdExportExpired', data: { export_id: command.export_id, blob_key: state.file.blob_key, expired_at: at } }];
+        // A deleted verification's export ends at once (src/features/psd-export/cleanup-activities.ts); any other at its expiry.
+        if (!command.reason && command.now.getTime() < new Date(state.file.expiresAt).getTime()) return [];
+        return [{ type: 'PsdExportExpired', data: { export_id: command.export_id, blob_key: state.file.blob_key, expired_at: at, ...(command.reason && { reason: command.reason }) } }];
       default:
         return assertNever(command);
     }

@@ -57,6 +57,8 @@ export const psdExportEvents = {
       /** The file, deleted with this event. */
       blob_key: z.string(),
       expired_at: z.iso.datetime(),
+      /** Absent: the 30 days passed. `verification_deleted`: ended early, its verification deleted (the file is not kept for a verification that is gone). */
+      reason: z.enum(['verification_deleted']).optional(),
     }),
   ),
 } as const;

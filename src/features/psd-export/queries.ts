@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { verificationsTable } from '../verifications/index.js';
 import { PSD_DOWNLOADS_LIMIT } from '../../../workflows/psd-export/policy.js';
 
 /** A row of the psd_exports read model (projections/psd-export/projection.ts owns the table). */
@@ -54,3 +55,19 @@ export const unfinishedPsdExports = (knex: Knex): Promise<Pick<PsdExportRow, 've
 /** Completed exports past their expiry and not expired yet (normally none: their runs' timers expired them). */
 export const expiredPsdExports = (knex: Knex, by: Date): Promise<Pick<PsdExportRow, 'verification_id' | 'export_id'>[]> =>
   psdExportsTable(knex).where({ status: 'completed' }).andWhere('expires_at', '<=', by).orderBy('expires_at').select('verification_id', 'export_id');
+
+/** Of these export ids, those the psd_exports read model holds (the current export of a verification). */
+export const recordedPsdExportIds = async (knex: Knex, exportIds: string[]): Promise<Set<string>> =>
+  new Set(exportIds.length === 0 ? [] : (await psdExportsTable(knex).whereIn('export_id', exportIds).pluck('export_id')));
+
+/**
+ * Completed exports not expired by `by` whose verification has no row in the verifications read
+ * model (deleted: the deletion workflow re-checks its stream before it ends the export).
+ */
+export const psdExportsOfDeletedVerifications = (knex: Knex, by: Date): Promise<Pick<PsdExportRow, 'verification_id' | 'export_id'>[]> =>
+  psdExportsTable(knex)
+    .where({ status: 'completed' })
+    .andWhere('expires_at', '>', by)
+    .whereNotExists(verificationsTable(knex).select(knex.raw('1')).whereRaw('verifications.id = psd_exports.verification_id'))
+    .orderBy('expires_at')
+    .select('verification_id', 'export_id');

@@ -20,3 +20,5 @@ export { monthOf } from './plans.js';
  *   failure. `requestedAt` is the `ctx.now` the export was reserved with: its month holds it.
  */
 export { assertPsdExportAllowed, meterPsdExport, releasePsdExport, type PsdExportCharge, type PsdExportRequest } from './psd-export-metering.js';
+/** Reservations not ended, for psd-export's release of those a crash left without their export (src/features/psd-export/cleanup-activities.ts). */
+export { reservedPsdExportsBefore } from './queries.js';

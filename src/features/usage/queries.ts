@@ -51,3 +51,12 @@ export const orphanedMeterings = (knex: Knex, window: { from: Date; before: Date
     .andWhere('metered_at', '<', window.before)
     .whereNotExists((q) => q.select(knex.raw('1')).from('verifications').whereRaw('verifications.id = usage_meterings.verification_id'))
     .select('account_id', 'verification_id', 'month');
+
+/**
+ * PSD export reservations still `reserved` (neither charged nor released) made before `before`:
+ * exports being built, and reservations a process killed before the export was recorded left
+ * (the psd-export feature's reservation release sweep tells them apart). Few: a reservation is
+ * reserved only while its export is made.
+ */
+export const reservedPsdExportsBefore = (knex: Knex, before: Date): Promise<Pick<UsagePsdExportRow, 'export_id' | 'account_id' | 'verification_id' | 'reserved_at'>[]> =>
+  knex<UsagePsdExportRow>('usage_psd_exports').where({ status: 'reserved' }).andWhere('reserved_at', '<', before).orderBy('reserved_at').select('export_id', 'account_id', 'verification_id', 'reserved_at');

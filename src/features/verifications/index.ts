@@ -5,7 +5,7 @@
 export { readerOf } from './anonymous.js';
 export { verificationNotFound } from './errors.js';
 export { verificationIdParam } from './params.js';
-export { findVerification, imageOf, rawOf, renditionsOf, resultsOf, type ResultRow, type VerificationRow } from './queries.js';
+export { findVerification, imageOf, rawOf, renditionsOf, resultsOf, verificationsTable, type ResultRow, type VerificationRow } from './queries.js';
 export { captureOf, resultFields, verificationFields } from './view.js';
 export { levelWords, reasonWords, verdictWords } from './words.js';
 export { createVerification } from './use-cases.js';
