@@ -36,6 +36,12 @@ export interface StoredEvent extends NewEvent {
   /** Position in the global order. Strictly increasing; contiguous when the adapter says so. */
   position: bigint;
   recorded_at: string;
+  /** `contentHash` of the event (src/core/hash-chain.ts, docs/audit.md), computed at append time. */
+  content_hash: string;
+  /** The link hash: chains `content_hash` to the stream's previous event (`linkHash`). */
+  hash: string;
+  /** The `hash` of the stream's event at revision - 1; null at revision 0. */
+  previous_hash: string | null;
 }
 
 /** 'no_stream': the stream must not exist; a number: the stream's last revision must be this. */
