@@ -1,7 +1,7 @@
 import { runCommand, type CommandContext, type CommandOutcome, type Decider, type Folded } from './decider.js';
 import type { AppDeps } from './deps.js';
 import type { EventDefinition, EventOf } from './events.js';
-import type { EventActor } from './event-store.js';
+import type { EventActor, EventStore } from './event-store.js';
 import type { Call, Principal } from './principal.js';
 
 /** The actor an event records for a principal (an API key acts as itself, not as its owner). */
@@ -42,6 +42,26 @@ export function systemContext(
     causationId: input.correlationId,
     processingRegion: deps.config.PROCESSING_REGION,
     now: deps.now(),
+  };
+}
+
+/**
+ * The correlation id of the request that began a stream (its first event's), for work the service
+ * does later on that request's behalf: a workflow's steps, its timers, its mail. So one id follows
+ * a request through every event it sets in motion, on either engine (docs/audit.md, "Correlation").
+ * A stream's first event never changes, so the answers are remembered (the `capacity` most recent).
+ */
+export function streamCorrelations(store: Pick<EventStore, 'readStream'>, capacity = 10_000): (stream: string, fallback: string) => Promise<string> {
+  const known = new Map<string, string>();
+  return async (stream, fallback) => {
+    const cached = known.get(stream);
+    if (cached) return cached;
+    const [first] = await store.readStream(stream);
+    // No event yet: nothing began it, so nothing to remember.
+    if (!first) return fallback;
+    if (known.size >= capacity) known.delete(known.keys().next().value!);
+    known.set(stream, first.metadata.correlation_id);
+    return first.metadata.correlation_id;
   };
 }
 

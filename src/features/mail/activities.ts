@@ -1,5 +1,5 @@
 import type { BlobStore } from '../../core/blob-store.js';
-import { systemContext } from '../../core/commands.js';
+import { streamCorrelations, systemContext } from '../../core/commands.js';
 import { foldStream, runCommand, type CommandContext } from '../../core/decider.js';
 import type { Config } from '../../core/config.js';
 import type { EventStore } from '../../core/event-store.js';
@@ -35,11 +35,13 @@ export function mailRetryPolicy(config: Pick<Config, 'MAIL_RETRY_INITIAL_MS' | '
 const RECORD_OUTCOME_ATTEMPTS = 8;
 
 export function createMailActivities(deps: MailActivityDeps): ActivityImplementations<MailDeliveryActivities> {
-  const context = (state: MailMessageState): CommandContext =>
-    systemContext(deps, { actor: { type: 'system', id: 'mail-delivery' }, correlationId: state.mailId, accountId: state.accountId });
+  // Delivery acts for the request that queued the mail: its outcomes carry that request's correlation id.
+  const correlationOf = streamCorrelations(deps.store);
+  const context = async (state: MailMessageState): Promise<CommandContext> =>
+    systemContext(deps, { actor: { type: 'system', id: 'mail-delivery' }, correlationId: await correlationOf(mailStream(state.mailId), state.mailId), accountId: state.accountId });
 
   const run = async (state: MailMessageState, command: MailCommand) => {
-    const outcome = await runCommand(deps.store, mailStream(state.mailId), mailDecider, command, context(state));
+    const outcome = await runCommand(deps.store, mailStream(state.mailId), mailDecider, command, await context(state));
     return outcome.events;
   };
 

@@ -30,7 +30,9 @@ export function createPsdExportActivities(deps: PsdExportActivityDeps): Activity
   async function contextFor(verificationId: string, exportId: string): Promise<CommandContext> {
     const history = await deps.store.readStream(psdExportStream(verificationId));
     const accountId = history[0]?.metadata.account_id ?? null;
-    return systemContext(deps, { actor: { type: 'system', id: 'psd-export' }, correlationId: exportId, accountId });
+    // The run acts for the request that asked for this export: its events carry that request's correlation id.
+    const requested = history.find((e) => e.type === 'PsdExportRequested' && e.data.export_id === exportId);
+    return systemContext(deps, { actor: { type: 'system', id: 'psd-export' }, correlationId: requested?.metadata.correlation_id ?? exportId, accountId });
   }
   const run = async (verificationId: string, command: PsdExportCommand, context: CommandContext) =>
     (await runCommand(deps.store, psdExportStream(verificationId), psdExportDecider, command, context)).state;

@@ -32,8 +32,11 @@ export function createPsdCleanupActivities(deps: CleanupDeps): ActivityImplement
       const verification = await deps.store.readStream(verificationStream(input.verification_id));
       if (!verification.some((e) => e.type === 'VerificationDeleted')) return 'live';
       const stream = psdExportStream(input.verification_id);
-      const accountId = (await deps.store.readStream(stream))[0]?.metadata.account_id ?? null;
-      const context = systemContext(deps, { actor: { type: 'system', id: 'psd-export' }, correlationId: input.export_id, accountId });
+      const history = await deps.store.readStream(stream);
+      const accountId = history[0]?.metadata.account_id ?? null;
+      // Acts for the request that asked for the export (docs/audit.md, "Correlation").
+      const requested = history.find((e) => e.type === 'PsdExportRequested' && e.data.export_id === input.export_id);
+      const context = systemContext(deps, { actor: { type: 'system', id: 'psd-export' }, correlationId: requested?.metadata.correlation_id ?? input.export_id, accountId });
       // Recorded once, for the current completed export only (a retried or second run records nothing).
       const { state } = await runCommand(deps.store, stream, psdExportDecider, { type: 'Expire', export_id: input.export_id, now: context.now, reason: 'verification_deleted' }, context);
       if (state.status !== 'expired' || state.exportId !== input.export_id) return 'not_current';

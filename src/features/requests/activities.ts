@@ -19,8 +19,8 @@ export function createRequestActivities(deps: RequestActivityDeps): ActivityImpl
       const stream = requestStream(requestId);
       const history = await deps.store.readStream(stream);
       if (history.length === 0) return { outcome: 'superseded' };
-      // The events of a request belong to the requester's account (its audit history).
-      const context = systemContext(deps, { actor: { type: 'system', id: 'request-expiry' }, correlationId: stream, accountId: history[0]!.metadata.account_id });
+      // The events of a request belong to the requester's account (its audit history), and carry the correlation id of the request that opened it.
+      const context = systemContext(deps, { actor: { type: 'system', id: 'request-expiry' }, correlationId: history[0]!.metadata.correlation_id, accountId: history[0]!.metadata.account_id });
       const { state } = await runCommand(deps.store, stream, requestDecider, { type: 'Expire', expires_at: expiresAt, now: context.now }, context);
       if (state.status !== 'open' || state.settings.expires_at !== expiresAt) return { outcome: 'superseded' };
       if (state.expiredFor === expiresAt) return { outcome: 'expired' };

@@ -30,9 +30,9 @@ export function createUploadActivities(deps: UploadActivityDeps): ActivityImplem
       const stream = uploadStream(nonce);
       const history = await deps.store.readStream(stream);
       if (history.length === 0) return { outcome: 'missing' };
-      // The events of an upload belong to the account that created it (its audit history).
+      // The events of an upload belong to the account that created it (its audit history), and carry the correlation id of the request that created it.
       const accountId = history[0]!.metadata.account_id;
-      const context = systemContext(deps, { actor: { type: 'system', id: 'upload-expiry' }, correlationId: stream, accountId });
+      const context = systemContext(deps, { actor: { type: 'system', id: 'upload-expiry' }, correlationId: history[0]!.metadata.correlation_id, accountId });
       const outcome = await runCommand(deps.store, stream, uploadDecider, { type: 'Expire', now: context.now }, context);
       const { state } = outcome;
       switch (state.status) {

@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import type { Logger } from 'pino';
 import { inspectJpeg } from '../../analysis/image/jpeg-structure.js';
 import type { AnalysisResult, Grade, RgbImage } from '../../analysis/types.js';
-import { systemContext } from '../../core/commands.js';
+import { streamCorrelations, systemContext } from '../../core/commands.js';
 import { foldStream, runCommand, type Folded } from '../../core/decider.js';
 import { VERIFICATION_DEADLINE_MS, verificationDecider, verificationStream, type RenditionInput, type VerificationCommand, type VerificationState } from './decider.js';
 import type { AnalysisData, RenditionKind } from './events.js';
@@ -47,6 +47,10 @@ export interface ActivityDeps {
  */
 export function createVerificationActivities(deps: ActivityDeps) {
   const contextDeps = { config: { PROCESSING_REGION: deps.processingRegion }, now: deps.now };
+  // The workflow acts for the upload request that queued the verification: its events carry that request's correlation id.
+  const correlationOf = streamCorrelations(deps.store);
+  const systemFor = async (id: string, accountId: string | null) =>
+    systemContext(contextDeps, { actor: { type: 'system', id: 'verification-workflow' }, correlationId: await correlationOf(verificationStream(id), id), accountId });
 
   async function load(id: string): Promise<Folded<VerificationState>> {
     return foldStream(deps.store, verificationStream(id), verificationDecider);
@@ -54,7 +58,7 @@ export function createVerificationActivities(deps: ActivityDeps) {
 
   /** Records a step, decided on `from` when given; returns the stream's state after it. */
   async function record(id: string, command: VerificationCommand, accountId: string | null, from?: Folded<VerificationState>): Promise<Folded<VerificationState>> {
-    const ctx = systemContext(contextDeps, { actor: { type: 'system', id: 'verification-workflow' }, correlationId: id, accountId });
+    const ctx = await systemFor(id, accountId);
     return runCommand(deps.store, verificationStream(id), verificationDecider, command, ctx, from);
   }
 
@@ -72,7 +76,7 @@ export function createVerificationActivities(deps: ActivityDeps) {
    */
   async function refundServiceFault(id: string, state: VerificationState): Promise<void> {
     if (state.status !== 'failed' || state.mode !== 'raw_pair' || !state.accountId || !state.queuedAt || !isServiceFaultReason(state.failureReason)) return;
-    const ctx = systemContext(contextDeps, { actor: { type: 'system', id: 'verification-workflow' }, correlationId: id, accountId: state.accountId });
+    const ctx = await systemFor(id, state.accountId);
     if (await refundMetering(deps.store, { accountId: state.accountId, verificationId: id, month: monthOf(state.queuedAt) }, ctx)) {
       deps.log.info({ verification: id }, 'metering released: the verification failed by a service fault');
     }
