@@ -99,6 +99,8 @@ const configSchema = z.object({
   WORKFLOW_SWEEP_MS: positiveInt(30_000),
   /** Longer than any upload request lives (D-101). */
   METERING_RELEASE_GRACE_MS: positiveInt(15 * 60_000),
+  /** Spec 1: the RAW is used only for the check (issue 25). */
+  RAW_RETENTION: z.enum(['discard', 'keep']).default('discard'),
   /** PGlite's default (128 MB) is most of an idle embedded service's memory (D-049). */
   PGLITE_SHARED_BUFFERS_MB: positiveInt(16),
   CRASH_AT: optionalString.pipe(z.string().regex(/^[A-Za-z][A-Za-z0-9]*\.[A-Za-z][A-Za-z0-9]*:(before|after)$/, 'expected <workflow>.<activity>:before|after').optional()),
@@ -172,6 +174,7 @@ export const configDocumentation: Record<keyof z.infer<typeof configSchema>, str
   WORKFLOW_RUN_CONCURRENCY: 'Workflow runs the in-process engine executes at once (image-only checks, mail, pairs waiting for an analysis thread); runs waiting on a timer do not count.',
   WORKFLOW_SWEEP_MS: 'How often the in-process workflow engine resumes unfinished runs and runs the recovery sweeps (it also does when the service starts).',
   METERING_RELEASE_GRACE_MS: 'Age past which a metered RAW+image reservation whose verification was never queued (a process killed mid-upload), or a PSD export reservation whose export was never recorded, is released; must exceed the longest upload or export request.',
+  RAW_RETENTION: '`discard`: a RAW file is deleted once its verification has finished (its hashes, metadata and the renditions the report and the PSD export need stay; event RawFileDiscarded). `keep`: RAW files are kept until their verification is deleted.',
   PGLITE_SHARED_BUFFERS_MB: 'Shared buffers of the embedded PGlite database (ignored with DATABASE_URL); PGlite keeps them in its WebAssembly memory.',
   CRASH_AT: 'Crash tests only, never in production: `<workflow>.<activity>:before` or `:after` makes the in-process engine kill its own process (SIGKILL) the first time a run reaches that step (test/workflows/crash-points.test.ts).',
 };
