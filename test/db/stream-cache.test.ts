@@ -18,6 +18,10 @@ function stored(stream: string, revision: number, data: Record<string, unknown> 
     data,
     metadata: { account_id: null, actor: { type: 'system', id: 'test' }, causation_id: id, correlation_id: id, processing_region: 'eu-central-1', occurred_at: new Date().toISOString() },
     recorded_at: new Date().toISOString(),
+    // The cache keeps events as given: these stand for the adapter's hashes.
+    content_hash: `content-${revision}`,
+    hash: `hash-${revision}`,
+    previous_hash: revision === 0 ? null : `hash-${revision - 1}`,
   };
 }
 

@@ -1,5 +1,5 @@
 import {
-  ANY,
+  BACKWARDS,
   END,
   EventStoreDBClient,
   FORWARDS,
@@ -14,6 +14,7 @@ import {
 } from '@eventstore/db-client';
 import { WrongExpectedRevisionError } from '../../core/errors.js';
 import type { AppendListener, AppendResult, EventMetadata, EventStore, ExpectedRevision, NewEvent, StoredEvent } from '../../core/event-store.js';
+import { contentHash, linkHash } from '../../core/hash-chain.js';
 
 /**
  * EventStoreDB adapter. The only file that imports the client, because the newer KurrentDB
@@ -22,8 +23,17 @@ import type { AppendListener, AppendResult, EventMetadata, EventStore, ExpectedR
  * Global position = the event's commit position in $all. Commit positions are ordered but not
  * contiguous, so projectors cannot detect holes by arithmetic (contiguousPositions = false);
  * EventStoreDB itself guarantees $all is read without holes.
+ *
+ * The hash chain (docs/audit.md) is computed here, before the append, and kept in each event's
+ * metadata beside the schema version: the server cannot compute it. The previous hash is read
+ * from the stream's last event and the append then expects exactly that revision, so a
+ * concurrent append makes this one fail (or, for 'any', retry) instead of forking the chain.
  */
-type StoredMetadata = EventMetadata & { schema_version: number };
+type ChainFields = Pick<StoredEvent, 'content_hash' | 'hash' | 'previous_hash'>;
+type StoredMetadata = EventMetadata & ChainFields & { schema_version: number };
+
+/** How often an 'any' append retries when another writer moved the stream between its read and its append. */
+const ANY_ATTEMPTS = 20;
 
 function toPosition(after: bigint): Position | typeof ESDB_START {
   return after === 0n ? ESDB_START : { commit: after, prepare: after };
@@ -32,7 +42,7 @@ function toPosition(after: bigint): Position | typeof ESDB_START {
 function toStored(resolved: ResolvedEvent | AllStreamResolvedEvent): StoredEvent | null {
   const event = resolved.event;
   if (!event || !event.isJson || event.streamId.startsWith('$')) return null;
-  const { schema_version, ...metadata } = event.metadata as unknown as StoredMetadata;
+  const { schema_version, content_hash, hash, previous_hash, ...metadata } = event.metadata as unknown as StoredMetadata;
   return {
     id: event.id,
     stream: event.streamId,
@@ -43,6 +53,9 @@ function toStored(resolved: ResolvedEvent | AllStreamResolvedEvent): StoredEvent
     data: event.data as Record<string, unknown>,
     metadata,
     recorded_at: event.created.toISOString(),
+    content_hash,
+    hash,
+    previous_hash,
   };
 }
 
@@ -52,34 +65,46 @@ export class EventStoreDbEventStore implements EventStore {
   private readonly client: EventStoreDBClient;
   private readonly listeners = new Set<AppendListener>();
 
-  constructor(connectionString: string) {
-    this.client = EventStoreDBClient.connectionString(connectionString);
+  /** A connection string, or a client (the contract suite passes an in-process stand-in: no server can run here). */
+  constructor(connection: string | EventStoreDBClient) {
+    this.client = typeof connection === 'string' ? EventStoreDBClient.connectionString(connection) : connection;
   }
 
   async append(stream: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append needs at least one event');
     const expected = options.expectedRevision;
-    try {
-      const result = await this.client.appendToStream(
-        stream,
-        events.map((event) =>
-          jsonEvent({
-            id: event.id,
-            type: event.type,
-            data: event.data,
-            metadata: { ...event.metadata, schema_version: event.version },
-          }),
-        ),
-        { expectedRevision: expected === 'any' ? ANY : expected === 'no_stream' ? NO_STREAM : BigInt(expected) },
-      );
-      for (const listener of this.listeners) listener([]); // the server stamped their time: readers read them
-      return { revision: Number(result.nextExpectedRevision), position: result.position?.commit ?? 0n };
-    } catch (error) {
-      if (error instanceof WrongExpectedVersionError) {
+    for (let attempt = 1; ; attempt++) {
+      const last = await this.lastEvent(stream);
+      const found = last ? BigInt(last.revision) : 'no_stream';
+      if (expected !== 'any' && found !== (expected === 'no_stream' ? expected : BigInt(expected))) {
+        throw new WrongExpectedRevisionError(stream, expected === 'no_stream' ? expected : BigInt(expected), found);
+      }
+      try {
+        const result = await this.client.appendToStream(stream, chained(stream, events, last), { expectedRevision: last ? BigInt(last.revision) : NO_STREAM });
+        for (const listener of this.listeners) listener([]); // the server stamped their time: readers read them
+        return { revision: Number(result.nextExpectedRevision), position: result.position?.commit ?? 0n };
+      } catch (error) {
+        if (!(error instanceof WrongExpectedVersionError)) throw error;
+        // Another writer appended between the read and this append: 'any' chains after it.
+        if (expected === 'any' && attempt < ANY_ATTEMPTS) continue;
         const actual = typeof error.actualVersion === 'bigint' ? error.actualVersion : 'no_stream';
         throw new WrongExpectedRevisionError(stream, expected === 'no_stream' || expected === 'any' ? expected : BigInt(expected), actual);
       }
+    }
+  }
+
+  /** The stream's last event, or null when it has none. */
+  private async lastEvent(stream: string): Promise<StoredEvent | null> {
+    try {
+      for await (const resolved of this.client.readStream(stream, { direction: BACKWARDS, fromRevision: END, maxCount: 1 })) {
+        const event = toStored(resolved);
+        if (event) return event;
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return null;
       throw error;
     }
+    return null;
   }
 
   async readStream(stream: string): Promise<StoredEvent[]> {
@@ -123,4 +148,18 @@ export class EventStoreDbEventStore implements EventStore {
   async close(): Promise<void> {
     await this.client.dispose();
   }
+}
+
+/** The events as EventStoreDB stores them, each linked to the one before (the stream's `last` for the first). */
+function chained(stream: string, events: NewEvent[], last: StoredEvent | null) {
+  let previous = last?.hash ?? null;
+  let revision = last ? last.revision : -1;
+  return events.map((event) => {
+    revision += 1;
+    const content = contentHash(event);
+    const hash = linkHash(previous, stream, revision, content);
+    const metadata: StoredMetadata = { ...event.metadata, schema_version: event.version, content_hash: content, hash, previous_hash: previous };
+    previous = hash;
+    return jsonEvent({ id: event.id, type: event.type, data: event.data, metadata });
+  });
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { WrongExpectedRevisionError } from '../../core/errors.js';
 import type { AppendListener, AppendResult, EventStore, ExpectedRevision, NewEvent, StoredEvent } from '../../core/event-store.js';
+import { contentHash, linkHash } from '../../core/hash-chain.js';
 import { jsonColumn } from '../../core/json.js';
 import { StreamCache } from './stream-cache.js';
 
@@ -16,6 +17,10 @@ import { StreamCache } from './stream-cache.js';
  * revision check and the insert in one round trip instead of five (BEGIN, lock, head, insert,
  * COMMIT). Inside a function each statement reads with a fresh snapshot, so the head it reads
  * after taking the lock includes every append that held the lock before.
+ *
+ * Each event's content hash is computed here in TypeScript (canonical JSON is not SQL's), and the
+ * function links it to the stream's previous hash under the same lock, so appends from several
+ * processes chain in the order they commit (docs/audit.md).
  */
 const APPEND_LOCK = 7_316_041;
 
@@ -27,21 +32,31 @@ const APPEND_FUNCTION = `
   returns setof events language plpgsql as $$
   declare
     current_revision integer;
+    previous text;
     last_position bigint;
+    item record;
+    next_revision integer;
+    link text;
   begin
     perform pg_advisory_xact_lock(${APPEND_LOCK});
-    select max(revision) into current_revision from events where stream = p_stream;
+    select e.revision, e.hash into current_revision, previous from events e where e.stream = p_stream order by e.revision desc limit 1;
     if p_check and current_revision is distinct from p_expected then
       raise exception 'stream % is at revision %', p_stream, coalesce(current_revision::text, 'no_stream')
         using errcode = '${WRONG_REVISION}', detail = coalesce(current_revision::text, 'no_stream');
     end if;
     select coalesce(max(position), 0) into last_position from events;
-    return query
-      insert into events (position, id, stream, revision, type, version, data, metadata)
-      select last_position + e.n, (e.event->>'id')::uuid, p_stream, coalesce(current_revision, -1) + e.n::integer,
-             e.event->>'type', (e.event->>'version')::integer, e.event->'data', e.event->'metadata'
-      from jsonb_array_elements(p_events) with ordinality as e(event, n)
-      returning *;
+    -- The chain is sequential: each event's link hash is the next one's previous hash
+    -- (hash-chain.ts linkHash, written again here so it runs under the lock).
+    for item in select e.event, e.n::integer as n from jsonb_array_elements(p_events) with ordinality as e(event, n) loop
+      next_revision := coalesce(current_revision, -1) + item.n;
+      link := encode(sha256(convert_to(coalesce(previous, '') || chr(10) || p_stream || chr(10) || next_revision::text || chr(10) || (item.event->>'content_hash'), 'UTF8')), 'hex');
+      return query
+        insert into events (position, id, stream, revision, type, version, data, metadata, content_hash, hash, previous_hash)
+        values (last_position + item.n, (item.event->>'id')::uuid, p_stream, next_revision, item.event->>'type', (item.event->>'version')::integer,
+                item.event->'data', item.event->'metadata', item.event->>'content_hash', link, previous)
+        returning *;
+      previous := link;
+    end loop;
   end $$`;
 
 /** p_expected is null with p_check for 'no_stream' (no revision yet), and ignored without it ('any'). */
@@ -61,14 +76,63 @@ export async function migrateEventStore(knex: Knex): Promise<void> {
       data jsonb not null,
       metadata jsonb not null,
       recorded_at timestamptz not null default now(),
+      content_hash text not null,
+      hash text not null,
+      previous_hash text,
       unique (stream, revision)
     )`);
   // Two processes replacing the function at once fail ("tuple concurrently updated"): the
-  // append lock orders them (and any append waits for the new definition).
+  // append lock orders them (and any append waits for the new definition). The chain of an
+  // older database is completed under the same lock, so no append interleaves with it.
   await knex.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(?)', [APPEND_LOCK]);
+    await chainEventsOfEarlierVersions(trx);
     await trx.raw(APPEND_FUNCTION);
   });
+}
+
+/** Rows the chain backfill reads and writes per statement. */
+const BACKFILL_PAGE = 500;
+
+/**
+ * A database written before the hash chain (issue 25) has no hash columns: adds them, chains
+ * every stored event in revision order per stream exactly as an append would have, then makes
+ * the hashes required. Runs once: afterwards the columns exist and are not null.
+ */
+async function chainEventsOfEarlierVersions(trx: Knex.Transaction): Promise<void> {
+  const { rows } = await trx.raw<{ rows: { is_nullable: string }[] }>(
+    `select is_nullable from information_schema.columns where table_schema = current_schema() and table_name = 'events' and column_name = 'hash'`,
+  );
+  if (rows[0]?.is_nullable === 'NO') return;
+  await trx.raw('alter table events add column if not exists content_hash text, add column if not exists hash text, add column if not exists previous_hash text');
+  let after: { stream: string; revision: number } | null = null;
+  let previous: string | null = null;
+  for (;;) {
+    const query = trx<EventRow>('events').orderBy([{ column: 'stream' }, { column: 'revision' }]).limit(BACKFILL_PAGE);
+    if (after) query.whereRaw('(stream, revision) > (?, ?)', [after.stream, after.revision]);
+    const page: EventRow[] = await query;
+    if (page.length === 0) break;
+    const links: [string, string, string, string | null][] = [];
+    for (const row of page) {
+      const event = { id: row.id, type: row.type, version: Number(row.version), data: jsonColumn<Record<string, unknown>>(row.data), metadata: jsonColumn(row.metadata) };
+      const revision = Number(row.revision);
+      const follows = row.stream === after?.stream && revision === after.revision + 1;
+      if (revision !== 0 && !follows) throw new Error(`Stream ${row.stream} has no event at revision ${revision - 1}: its hash chain cannot be built.`);
+      const previousHash = revision === 0 ? null : previous;
+      const content = contentHash(event);
+      const hash = linkHash(previousHash, row.stream, revision, content);
+      links.push([String(row.position), content, hash, previousHash]);
+      after = { stream: row.stream, revision };
+      previous = hash;
+    }
+    await trx.raw(
+      `update events as e set content_hash = v.content_hash, hash = v.hash, previous_hash = v.previous_hash
+       from (values ${links.map(() => '(?::bigint, ?, ?, ?)').join(', ')}) as v(position, content_hash, hash, previous_hash)
+       where e.position = v.position`,
+      links.flat(),
+    );
+  }
+  await trx.raw('alter table events alter column content_hash set not null, alter column hash set not null');
 }
 
 interface EventRow {
@@ -81,6 +145,9 @@ interface EventRow {
   data: Record<string, unknown> | string;
   metadata: StoredEvent['metadata'] | string;
   recorded_at: Date | string;
+  content_hash: string;
+  hash: string;
+  previous_hash: string | null;
 }
 
 function toStored(row: EventRow): StoredEvent {
@@ -94,6 +161,9 @@ function toStored(row: EventRow): StoredEvent {
     data: jsonColumn(row.data),
     metadata: jsonColumn(row.metadata),
     recorded_at: new Date(row.recorded_at).toISOString(),
+    content_hash: row.content_hash,
+    hash: row.hash,
+    previous_hash: row.previous_hash,
   };
 }
 
@@ -118,7 +188,7 @@ export class PostgresEventStore implements EventStore {
   async append(stream: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
     const expected = options.expectedRevision;
-    const payload = events.map((event) => ({ id: event.id, type: event.type, version: event.version, data: event.data, metadata: event.metadata }));
+    const payload = events.map((event) => ({ id: event.id, type: event.type, version: event.version, data: event.data, metadata: event.metadata, content_hash: contentHash(event) }));
     let rows: EventRow[];
     this.cache?.beginAppend();
     try {
