@@ -1,0 +1,515 @@
+/**
+ * The offline verifier of an audit bundle (issue 25, docs/audit.md "Checking a verification
+ * offline"): given what `GET /v1/verifications/{id}/audit-bundle` answers and the certificate the
+ * user pins, it recomputes everything else and trusts nothing from the service:
+ * 1. each stream's hash chain (src/core/hash-chain.ts's algorithm, content hashes recomputed from
+ *    the events, a redacted field taken as the digest `redacted_fields` gives);
+ * 2. for each anchor: that its record names this verification, its stream, the hash of that
+ *    revision in the stream as checked in 1, and the verification's file hashes; the record hash;
+ *    the Merkle inclusion of the record hash in the root (RFC 6962, src/core/merkle.ts); that the
+ *    signed statement is the canonical JSON of this batch, root, tree size and sealing time; the
+ *    ES256 signature over it; that the signing certificate chains to a pinned certificate, each
+ *    certificate valid at the sealing time; and the RFC 3161 token's message imprint.
+ * It stops at the first broken link and names it: a later check on top of a broken one would
+ * only say something about bytes already known to be wrong.
+ *
+ * WebCrypto only (`globalThis.crypto.subtle`) and canonical-json.js, no Node built-ins: the very
+ * same compiled file runs in Node 20 (the CLI) and in the auditor's page in the browser.
+ */
+import { canonicalJson } from './canonical-json.js';
+
+export interface AuditCheck {
+  /** Stable name of the link checked, e.g. `hash chain verification-<id>`, `signature`, `certificate chain`. */
+  name: string;
+  ok: boolean;
+  /** What was checked and found, in words (on failure: what does not match). */
+  detail: string;
+}
+
+export const AUDIT_BUNDLE_FORMAT = 'photoverify-audit-bundle/1';
+
+interface BundleEvent {
+  id: string;
+  stream: string;
+  revision: number;
+  type: string;
+  version: number;
+  data: Record<string, unknown>;
+  metadata: unknown;
+  content_hash: string;
+  hash: string;
+  previous_hash: string | null;
+  redacted_fields?: Record<string, string>;
+}
+
+interface Anchor {
+  batch_id: string;
+  sealed_at: string;
+  root: string;
+  tree_size: number;
+  leaf_index: number;
+  record: { verification_id: string; stream: string; revision: number; event_hash: string; image_sha256: string; raw_sha256: string | null };
+  record_hash: string;
+  inclusion_proof: string[];
+  signature: { algorithm: string; value: string; signed: string; certificate_chain: string[] };
+  timestamp: { authority: string; token: string } | null;
+}
+
+interface Bundle {
+  format: string;
+  verification: { id: string; image_photo_hash: string; raw_photo_hash: string };
+  streams: Record<string, BundleEvent[]>;
+  anchors: Anchor[];
+}
+
+/** A check failed: the message is its detail. */
+class Broken extends Error {}
+
+const fail = (detail: string): never => {
+  throw new Broken(detail);
+};
+
+/**
+ * Runs the checks in order and returns them, ending at the first that fails (its `ok` false).
+ * `trust`: the PEM certificate(s) the user pins (the service's published certificate or its CA).
+ * Never throws: a malformed bundle is a failed check like any other.
+ */
+export async function verifyBundle(input: unknown, trust: string): Promise<AuditCheck[]> {
+  const checks: AuditCheck[] = [];
+  const run = async (name: string, check: () => Promise<string> | string): Promise<boolean> => {
+    try {
+      checks.push({ name, ok: true, detail: await check() });
+      return true;
+    } catch (error) {
+      const detail = error instanceof Broken ? error.message : `could not be checked: ${(error as Error)?.message ?? String(error)}`;
+      checks.push({ name, ok: false, detail });
+      return false;
+    }
+  };
+
+  let bundle: Bundle | undefined;
+  if (!(await run('bundle', () => ((bundle = readBundle(input)), `${Object.keys(bundle.streams).length} stream(s), ${bundle.anchors.length} anchor(s), verification ${bundle.verification.id}`)))) return checks;
+  const b = bundle!;
+
+  let pinned: Certificate[] = [];
+  if (!(await run('pinned certificate', async () => {
+    pinned = pemCertificates(trust).map(parseCertificate);
+    if (!pinned.length) fail('no certificate in the PEM you pinned');
+    const prints = await Promise.all(pinned.map((c) => fingerprint(c.der)));
+    return pinned.map((c, i) => `${c.subjectName} (SHA-256 ${prints[i]})`).join('; ');
+  }))) return checks;
+
+  for (const [stream, events] of Object.entries(b.streams)) {
+    if (!(await run(`hash chain ${stream}`, () => checkChain(stream, events)))) return checks;
+  }
+
+  if (!(await run('anchored', () => (b.anchors.length ? `${b.anchors.length} anchor(s): ${b.anchors.map((a) => a.batch_id).join(', ')}` : fail('the verification has no anchor yet: completed verifications are sealed into a signed batch every few minutes; try again later'))))) {
+    return checks;
+  }
+
+  for (const [index, anchor] of b.anchors.entries()) {
+    const name = (check: string) => (b.anchors.length > 1 ? `${check} (anchor ${index + 1})` : check);
+    const steps: [string, () => Promise<string> | string][] = [
+      ['anchored record', () => checkRecord(b, anchor)],
+      ['record hash', () => checkRecordHash(anchor)],
+      ['merkle inclusion', () => checkInclusion(anchor)],
+      ['signed statement', () => checkStatement(anchor)],
+      ['signature', () => checkSignature(anchor)],
+      ['certificate chain', () => checkCertificateChain(anchor, pinned)],
+      ['timestamp', () => checkTimestamp(anchor)],
+    ];
+    for (const [check, body] of steps) if (!(await run(name(check), body))) return checks;
+  }
+  return checks;
+}
+
+/** SHA-256 fingerprints (colon-free lowercase hex) of every certificate in a PEM text, in order. */
+export async function certificateFingerprints(pem: string): Promise<string[]> {
+  return Promise.all(pemCertificates(pem).map(fingerprint));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The bundle's shape (untrusted input: every field read is checked)
+
+const HEX64 = /^[0-9a-f]{64}$/;
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function readBundle(input: unknown): Bundle {
+  if (!isObject(input)) fail('not a JSON object');
+  const value = input as Record<string, unknown>;
+  if (value.format !== AUDIT_BUNDLE_FORMAT) fail(`format is ${JSON.stringify(value.format)}, expected ${AUDIT_BUNDLE_FORMAT}`);
+  const verification = value.verification;
+  if (!isObject(verification) || typeof verification.id !== 'string' || typeof verification.image_photo_hash !== 'string' || typeof verification.raw_photo_hash !== 'string') {
+    fail('verification must have id, image_photo_hash and raw_photo_hash');
+  }
+  if (!isObject(value.streams) || !Object.keys(value.streams).length) fail('streams must name at least one stream');
+  for (const [stream, events] of Object.entries(value.streams as Record<string, unknown>)) {
+    if (!Array.isArray(events) || !events.every(isObject)) fail(`stream ${stream} must be a list of events`);
+  }
+  if (!Array.isArray(value.anchors) || !value.anchors.every(isObject)) fail('anchors must be a list');
+  return value as unknown as Bundle;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hash chain (the algorithm of src/core/hash-chain.ts, re-derived with WebCrypto)
+
+const encoder = new TextEncoder();
+
+async function sha256(bytes: Uint8Array): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as BufferSource));
+}
+
+const toHex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+
+function fromHex(hex: string): Uint8Array {
+  if (!HEX64.test(hex)) fail(`not a SHA-256 hex digest: ${JSON.stringify(hex)}`);
+  return Uint8Array.from(hex.match(/../g)!, (pair) => parseInt(pair, 16));
+}
+
+const sha256Hex = async (text: string): Promise<string> => toHex(await sha256(encoder.encode(text)));
+
+async function contentHash(event: BundleEvent): Promise<string> {
+  const digests: Record<string, string> = {};
+  for (const [field, value] of Object.entries(event.data)) if (value !== undefined) digests[field] = await sha256Hex(canonicalJson(value));
+  for (const [field, digest] of Object.entries(event.redacted_fields ?? {})) digests[field] = digest;
+  const data = await sha256Hex(canonicalJson(digests));
+  return sha256Hex(canonicalJson({ id: event.id, type: event.type, version: event.version, data, metadata: event.metadata }));
+}
+
+async function checkChain(stream: string, events: BundleEvent[]): Promise<string> {
+  if (!events.length) fail('the stream has no events');
+  let previous: string | null = null;
+  for (const [index, event] of events.entries()) {
+    const at = `revision ${index}`;
+    if (!isObject(event.data) || typeof event.id !== 'string' || typeof event.type !== 'string') fail(`${at}: the event lacks id, type or data`);
+    if (event.redacted_fields !== undefined && !isObject(event.redacted_fields)) fail(`${at}: redacted_fields is not an object`);
+    if (event.stream !== stream) fail(`${at}: the event belongs to stream ${event.stream}, not ${stream}`);
+    if (event.revision !== index) fail(`${at}: revision ${event.revision} found in its place (an event is missing or out of order)`);
+    if (event.previous_hash !== previous) fail(`${at} (${event.type}): previous_hash ${event.previous_hash} is not the hash of the event before (${previous})`);
+    const content = await contentHash(event);
+    if (content !== event.content_hash) fail(`${at} (${event.type}): the event's content hashes to ${content}, not its content_hash ${event.content_hash}: it was changed after it was recorded`);
+    const link = await sha256Hex(`${previous ?? ''}\n${stream}\n${index}\n${content}`);
+    if (link !== event.hash) fail(`${at} (${event.type}): hash ${event.hash} is not the link of the previous hash and this content (${link})`);
+    previous = event.hash;
+  }
+  return `${events.length} event(s) linked from revision 0; head ${previous}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The anchor: record, record hash, Merkle inclusion
+
+const bareDigest = (value: string): string => value.replace(/^sha256:/, '');
+
+function checkRecord(bundle: Bundle, anchor: Anchor): string {
+  const { record } = anchor;
+  if (!isObject(record)) fail('the anchor has no record');
+  const id = bundle.verification.id;
+  if (record.verification_id !== id) fail(`the record names verification ${record.verification_id}, not ${id}`);
+  const stream = `verification-${id}`;
+  if (record.stream !== stream) fail(`the record names stream ${record.stream}, not ${stream}`);
+  const events = bundle.streams[stream];
+  if (!events) fail(`the bundle lacks the verification's stream ${stream}`);
+  const event = events!.find((e) => e.revision === record.revision);
+  if (!event) fail(`the stream has no revision ${record.revision}`);
+  if (record.event_hash !== event!.hash) fail(`the record's event_hash ${record.event_hash} is not the hash of revision ${record.revision} (${event!.hash})`);
+  const image = bareDigest(bundle.verification.image_photo_hash);
+  if (record.image_sha256 !== image) fail(`the record's image_sha256 ${record.image_sha256} is not the verification's image hash ${image}`);
+  const raw = bareDigest(bundle.verification.raw_photo_hash) || null;
+  if (record.raw_sha256 !== raw) fail(`the record's raw_sha256 ${record.raw_sha256} is not the verification's RAW hash ${raw}`);
+  return `revision ${record.revision} (${event!.type}) of ${stream}, image ${image.slice(0, 12)}…${raw ? `, RAW ${raw.slice(0, 12)}…` : ', no RAW'}`;
+}
+
+async function checkRecordHash(anchor: Anchor): Promise<string> {
+  const r = anchor.record;
+  const computed = await sha256Hex(
+    canonicalJson({ verification_id: r.verification_id, stream: r.stream, revision: r.revision, event_hash: r.event_hash, image_sha256: r.image_sha256, raw_sha256: r.raw_sha256 }),
+  );
+  if (computed !== anchor.record_hash) fail(`the record hashes to ${computed}, not the record_hash ${anchor.record_hash}`);
+  return computed;
+}
+
+const LEAF = Uint8Array.of(0);
+const NODE = Uint8Array.of(1);
+const concat = (...parts: Uint8Array[]): Uint8Array => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) (out.set(part, at), (at += part.length));
+  return out;
+};
+
+/** RFC 9162 2.1.3.2: the root an inclusion proof leads to from a leaf at `index` of `size`, or a reason it leads nowhere. */
+async function checkInclusion(anchor: Anchor): Promise<string> {
+  const { leaf_index: index, tree_size: size, inclusion_proof: proof } = anchor;
+  if (!Number.isInteger(index) || !Number.isInteger(size) || index < 0 || index >= size) fail(`leaf ${index} is outside a tree of ${size}`);
+  if (!Array.isArray(proof)) fail('inclusion_proof is not a list');
+  let fn = index;
+  let sn = size - 1;
+  let r = await sha256(concat(LEAF, fromHex(anchor.record_hash)));
+  for (const node of proof) {
+    if (sn === 0) fail(`the proof is longer than a tree of ${size} needs`);
+    const sibling = fromHex(node);
+    if (fn % 2 === 1 || fn === sn) {
+      r = await sha256(concat(NODE, sibling, r));
+      if (fn % 2 === 0) {
+        while (fn % 2 === 0 && fn !== 0) {
+          fn = Math.floor(fn / 2);
+          sn = Math.floor(sn / 2);
+        }
+      }
+    } else {
+      r = await sha256(concat(NODE, r, sibling));
+    }
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  if (sn !== 0) fail(`the proof is shorter than a tree of ${size} needs`);
+  if (toHex(r) !== anchor.root) fail(`the proof leads to ${toHex(r)}, not the root ${anchor.root}`);
+  return `leaf ${index} of ${size} → root ${anchor.root}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The signed statement and its signature
+
+function checkStatement(anchor: Anchor): string {
+  const { signature } = anchor;
+  if (!isObject(signature) || typeof signature.signed !== 'string') fail('the anchor has no signed statement');
+  const expected = canonicalJson({ batch_id: anchor.batch_id, root: anchor.root, tree_size: anchor.tree_size, sealed_at: anchor.sealed_at });
+  if (signature.signed !== expected) fail(`the signed statement ${signature.signed} does not name this batch, root, tree size and sealing time (${expected})`);
+  return `batch ${anchor.batch_id}, ${anchor.tree_size} record(s), sealed ${anchor.sealed_at}`;
+}
+
+function base64Bytes(text: string, what: string): Uint8Array {
+  try {
+    return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+  } catch {
+    return fail(`${what} is not base64`);
+  }
+}
+
+async function checkSignature(anchor: Anchor): Promise<string> {
+  const { signature } = anchor;
+  if (signature.algorithm !== 'ES256') fail(`algorithm ${signature.algorithm}: only ES256 is used`);
+  if (!Array.isArray(signature.certificate_chain) || !signature.certificate_chain.length) fail('no signing certificate');
+  const leaf = parseCertificate(pemCertificates(signature.certificate_chain[0]!)[0] ?? fail('the signing certificate is not PEM'));
+  const value = base64Bytes(signature.value, 'the signature');
+  if (value.length !== 64) fail(`the signature is ${value.length} bytes; ES256 (IEEE P1363 r||s) is 64`);
+  const ok = await crypto.subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, await ecKey(leaf), value as BufferSource, encoder.encode(signature.signed) as BufferSource);
+  if (!ok) fail(`the signature does not verify with the key of ${leaf.subjectName}`);
+  return `ES256 by ${leaf.subjectName}`;
+}
+
+async function checkCertificateChain(anchor: Anchor, pinned: Certificate[]): Promise<string> {
+  const at = new Date(anchor.sealed_at);
+  if (Number.isNaN(at.getTime())) fail(`sealed_at ${anchor.sealed_at} is not a time`);
+  const path = anchor.signature.certificate_chain.map((pem, i) => parseCertificate(pemCertificates(pem)[0] ?? fail(`certificate ${i + 1} of the chain is not PEM`)));
+  const names: string[] = [];
+  for (const [i, cert] of path.entries()) {
+    validAt(cert, at);
+    names.push(cert.subjectName);
+    if (pinned.some((p) => sameBytes(p.der, cert.der))) return `${names.join(' ← ')} (pinned), each valid on ${anchor.sealed_at}`;
+    const pinnedIssuer = pinned.find((p) => sameBytes(p.subject, cert.issuer));
+    if (pinnedIssuer) {
+      validAt(pinnedIssuer, at);
+      if (!(await signedBy(cert, pinnedIssuer))) fail(`${cert.subjectName} is not signed by the pinned ${pinnedIssuer.subjectName}`);
+      return `${[...names, pinnedIssuer.subjectName].join(' ← ')} (pinned), each valid on ${anchor.sealed_at}`;
+    }
+    const issuer = path[i + 1];
+    if (!issuer) break;
+    if (!sameBytes(issuer.subject, cert.issuer)) fail(`${cert.subjectName} names an issuer other than the next certificate, ${issuer.subjectName}`);
+    if (!(await signedBy(cert, issuer))) fail(`${cert.subjectName} is not signed by ${issuer.subjectName}`);
+  }
+  return fail(`the chain ${names.join(' ← ')} does not lead to a certificate you pinned`);
+}
+
+function validAt(cert: Certificate, at: Date): void {
+  if (at < cert.notBefore || at > cert.notAfter) {
+    fail(`${cert.subjectName} is valid from ${cert.notBefore.toISOString()} to ${cert.notAfter.toISOString()}, not at the sealing time ${at.toISOString()}`);
+  }
+}
+
+async function signedBy(cert: Certificate, issuer: Certificate): Promise<boolean> {
+  if (cert.signatureAlgorithm !== ECDSA_WITH_SHA256) fail(`${cert.subjectName} is not signed with ECDSA/SHA-256 (the only algorithm this verifier reads)`);
+  return crypto.subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, await ecKey(issuer), p1363(cert.signature) as BufferSource, cert.tbs as BufferSource);
+}
+
+async function ecKey(cert: Certificate): Promise<CryptoKey> {
+  try {
+    return await crypto.subtle.importKey('spki', cert.spki as BufferSource, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify']);
+  } catch {
+    return fail(`the key of ${cert.subjectName} is not an ECDSA P-256 key (the only kind this verifier reads)`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// RFC 3161 timestamp token
+
+async function checkTimestamp(anchor: Anchor): Promise<string> {
+  if (anchor.timestamp === null || anchor.timestamp === undefined) return 'none: the service has no timestamp authority configured (the sealing time is the service’s own word)';
+  const token = base64Bytes(anchor.timestamp.token, 'the timestamp token');
+  const { hashAlgorithm, hashedMessage, genTime } = readTimestampToken(token);
+  if (hashAlgorithm !== SHA256_OID) fail('the token’s message imprint is not SHA-256');
+  const expected = await sha256(encoder.encode(anchor.signature.signed));
+  if (!sameBytes(hashedMessage, expected)) fail(`the token’s message imprint ${toHex(hashedMessage)} is not SHA-256 of the signed statement (${toHex(expected)})`);
+  return (
+    `${anchor.timestamp.authority}: the token timestamps SHA-256 of the signed statement at ${genTime}. ` +
+    'The token’s own signature is NOT checked here: it would need the timestamp authority’s certificate pinned as a trust anchor, which this check does not take (check the token with `openssl ts -verify` and your TSA’s CA)'
+  );
+}
+
+/** The message imprint and time of a TimeStampToken (ContentInfo → SignedData → TSTInfo, RFC 3161 2.4.2). */
+function readTimestampToken(token: Uint8Array): { hashAlgorithm: string; hashedMessage: Uint8Array; genTime: string } {
+  try {
+    const contentInfo = children(readTlv(token, 0), token);
+    const signedData = children(children(contentInfo[1]!, token)[0]!, token);
+    const encap = children(signedData[2]!, token);
+    const octets = children(encap[1]!, token)[0]!;
+    const tstBytes = token.subarray(octets.start, octets.end);
+    const tst = children(readTlv(tstBytes, 0), tstBytes);
+    const imprint = children(tst[2]!, tstBytes);
+    const algorithm = children(imprint[0]!, tstBytes)[0]!;
+    const genTime = tst[4]!;
+    return {
+      hashAlgorithm: oidText(tstBytes.subarray(algorithm.start, algorithm.end)),
+      hashedMessage: tstBytes.subarray(imprint[1]!.start, imprint[1]!.end),
+      genTime: String.fromCharCode(...tstBytes.subarray(genTime.start, genTime.end)),
+    };
+  } catch (error) {
+    return fail(`the timestamp token is not a DER TimeStampToken (${(error as Error).message})`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Minimal DER: enough of X.509 for ECDSA P-256 certificates and of a TimeStampToken
+
+interface Tlv {
+  tag: number;
+  /** Where the whole element starts (its tag) and where its content starts and ends. */
+  offset: number;
+  start: number;
+  end: number;
+}
+
+function readTlv(bytes: Uint8Array, offset: number): Tlv {
+  if (offset + 2 > bytes.length) fail('truncated DER');
+  const tag = bytes[offset]!;
+  let length = bytes[offset + 1]!;
+  let start = offset + 2;
+  if (length & 0x80) {
+    const count = length & 0x7f;
+    if (count === 0 || count > 4) fail('unsupported DER length');
+    length = 0;
+    for (let i = 0; i < count; i++) length = length * 256 + bytes[start + i]!;
+    start += count;
+  }
+  if (start + length > bytes.length) fail('truncated DER');
+  return { tag, offset, start, end: start + length };
+}
+
+function children(parent: Tlv, bytes: Uint8Array): Tlv[] {
+  const out: Tlv[] = [];
+  for (let at = parent.start; at < parent.end; ) {
+    const child = readTlv(bytes, at);
+    out.push(child);
+    at = child.end;
+  }
+  return out;
+}
+
+const whole = (bytes: Uint8Array, tlv: Tlv) => bytes.subarray(tlv.offset, tlv.end);
+
+function oidText(content: Uint8Array): string {
+  const parts = [Math.floor(content[0]! / 40), content[0]! % 40];
+  let value = 0;
+  for (const byte of content.subarray(1)) {
+    value = value * 128 + (byte & 0x7f);
+    if (!(byte & 0x80)) (parts.push(value), (value = 0));
+  }
+  return parts.join('.');
+}
+
+const ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2';
+const SHA256_OID = '2.16.840.1.101.3.4.2.1';
+const COMMON_NAME = '2.5.4.3';
+
+interface Certificate {
+  der: Uint8Array;
+  tbs: Uint8Array;
+  issuer: Uint8Array;
+  subject: Uint8Array;
+  subjectName: string;
+  notBefore: Date;
+  notAfter: Date;
+  spki: Uint8Array;
+  signatureAlgorithm: string;
+  /** The DER ECDSA-Sig-Value of the certificate's signature. */
+  signature: Uint8Array;
+}
+
+function pemCertificates(pem: string): Uint8Array[] {
+  if (typeof pem !== 'string') fail('a certificate is not PEM text');
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  return blocks.map((block) => base64Bytes(block.replace(/-----[A-Z ]+-----|\s/g, ''), 'a PEM certificate'));
+}
+
+function parseCertificate(der: Uint8Array): Certificate {
+  try {
+    const [tbsTlv, algorithmTlv, signatureTlv] = children(readTlv(der, 0), der);
+    const fields = children(tbsTlv!, der);
+    const at = fields[0]!.tag === 0xa0 ? 1 : 0; // [0] version, absent in v1
+    const [issuer, validity, subject, spki] = [fields[at + 2]!, fields[at + 3]!, fields[at + 4]!, fields[at + 5]!];
+    const [notBefore, notAfter] = children(validity, der).map((t) => derTime(t, der));
+    const algorithm = children(algorithmTlv!, der)[0]!;
+    return {
+      der,
+      tbs: whole(der, tbsTlv!),
+      issuer: whole(der, issuer),
+      subject: whole(der, subject),
+      subjectName: commonName(subject, der),
+      notBefore: notBefore!,
+      notAfter: notAfter!,
+      spki: whole(der, spki),
+      signatureAlgorithm: oidText(der.subarray(algorithm.start, algorithm.end)),
+      signature: der.subarray(signatureTlv!.start + 1, signatureTlv!.end), // after the BIT STRING's unused-bits byte
+    };
+  } catch (error) {
+    return fail(`a certificate is not DER X.509 (${(error as Error).message})`);
+  }
+}
+
+/** UTCTime (YYMMDDHHMMSSZ) or GeneralizedTime (YYYYMMDDHHMMSSZ). */
+function derTime(tlv: Tlv, bytes: Uint8Array): Date {
+  const text = String.fromCharCode(...bytes.subarray(tlv.start, tlv.end));
+  const match = /^(\d{2}|\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})Z$/.exec(text);
+  if (!match) return fail(`unsupported certificate time ${text}`);
+  const year = match[1]!.length === 2 ? (Number(match[1]) < 50 ? 2000 : 1900) + Number(match[1]) : Number(match[1]);
+  return new Date(Date.UTC(year, Number(match[2]) - 1, Number(match[3]), Number(match[4]), Number(match[5]), Number(match[6])));
+}
+
+/** The subject's common name (the first CN), for messages; the whole name's bytes are what is compared. */
+function commonName(name: Tlv, bytes: Uint8Array): string {
+  for (const rdn of children(name, bytes)) {
+    for (const attribute of children(rdn, bytes)) {
+      const [type, value] = children(attribute, bytes);
+      if (oidText(bytes.subarray(type!.start, type!.end)) === COMMON_NAME) return new TextDecoder().decode(bytes.subarray(value!.start, value!.end));
+    }
+  }
+  return '(no common name)';
+}
+
+/** DER ECDSA-Sig-Value (SEQUENCE of two INTEGERs) → IEEE P1363 r||s, 32 bytes each, as WebCrypto verifies. */
+function p1363(der: Uint8Array): Uint8Array {
+  const [r, s] = children(readTlv(der, 0), der);
+  const fixed = (tlv: Tlv) => {
+    let value = der.subarray(tlv.start, tlv.end);
+    while (value.length > 32 && value[0] === 0) value = value.subarray(1);
+    if (value.length > 32) fail('an ECDSA signature integer longer than P-256 allows');
+    return concat(new Uint8Array(32 - value.length), value);
+  };
+  return concat(fixed(r!), fixed(s!));
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
+}
+
+const fingerprint = async (der: Uint8Array): Promise<string> => toHex(await sha256(der));
