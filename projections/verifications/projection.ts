@@ -61,6 +61,9 @@ export const verificationsProjector: Projector = {
       )`);
     await knex.raw('create index if not exists verification_results_verification on verification_results (verification_id)');
     await migrateSearchAndCounts(knex);
+    // Added without a version change: no event before these columns sets them (issue 25's retention events).
+    await knex.raw('alter table verifications add column if not exists raw_discarded_at timestamptz');
+    await knex.raw('alter table verifications add column if not exists files_expired_at timestamptz');
   },
   async apply(trx, stored) {
     const event = parseEvent(verificationEvents, stored);
@@ -163,6 +166,13 @@ export const verificationsProjector: Projector = {
         for (const { account_id } of deleted) await countIn(trx, account_id, -1);
         return;
       }
+      case 'RawFileDiscarded':
+        await row().update({ raw_discarded_at: event.data.discarded_at, updated_at: event.data.discarded_at, last_position: position });
+        return;
+      case 'ClaimWindowClosed':
+        // The files are gone: no rendition is left to link to.
+        await row().update({ files_expired_at: event.data.closed_at, renditions: '{}', updated_at: event.data.closed_at, last_position: position });
+        return;
       default:
         assertNever(event);
     }

@@ -52,6 +52,8 @@ export interface PairAnalysis {
     heatmap?: RgbImage;
     /** The RAW reference warped into the image's working grid. */
     registeredReference?: RgbImage;
+    /** The RAW rendered at full size (the registration's reference): what the PSD export's RAW layer is made from. */
+    reference?: RgbImage;
     transform?: RegistrationSummary;
   };
   rawMetadata: CameraMetadata & { format?: string; container?: Record<string, unknown> };
@@ -135,7 +137,7 @@ export async function analyzePair({ raw: rawBytes, image: imageBytes, onProgress
     results,
     grade: gradePair(results, facts),
     facts,
-    artifacts: { heatmap: ssim.heatmap, registeredReference: frame.reference, transform },
+    artifacts: { heatmap: ssim.heatmap, registeredReference: frame.reference, reference, transform },
     rawMetadata,
     imageMetadata,
   };

@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InProcessWorkflowEngine } from '../../src/adapters/workflows/inprocess/engine.js';
 import { registerWorkflow } from '../../src/core/workflow.js';
+import { createRetentionSteps } from '../../src/features/verifications/retention.js';
 import { createVerificationActivities, createVerificationWorkflowActivities } from '../../src/features/verifications/activities.js';
 import { AnalysisPool, AnalysisServiceFault } from '../../src/features/verifications/analysis-pool.js';
 import { SERVICE_FAULT_REASON, verificationWorkflow } from '../../workflows/verifications/workflow.js';
@@ -62,6 +63,7 @@ for (const target of databaseTargets) {
         trust: deps.trust,
         signer: deps.signer,
         analysisPool: stallingPool,
+        retention: createRetentionSteps({ store: deps.store, blobs: deps.blobs, log, now: deps.now, config: deps.config }),
       });
       engine = new InProcessWorkflowEngine([registerWorkflow(verificationWorkflow, createVerificationWorkflowActivities(steps, log))], deps.knex, log, { sweepMs: 3_600_000 });
     }, 120_000);

@@ -1,7 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import type { PairAnalysis } from '../../analysis/pipeline.js';
 import { AppError } from '../../core/errors.js';
-import type { AnalysisJob, AnalysisReply } from './analysis-thread.js';
+import type { AnalysisJob, AnalysisReply, ThreadAnalysis } from './analysis-thread.js';
 
 /**
  * The analysis could not finish for a reason of the service's (a decoder that made no progress
@@ -37,7 +36,7 @@ export class AnalysisPool {
     return this.idle.length + this.busy.size;
   }
 
-  async analyze(job: AnalysisJob, signal?: AbortSignal): Promise<PairAnalysis> {
+  async analyze(job: AnalysisJob, signal?: AbortSignal): Promise<ThreadAnalysis> {
     signal?.throwIfAborted();
     const worker = await this.acquire(signal);
     let answered = false;

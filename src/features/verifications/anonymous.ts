@@ -23,8 +23,6 @@ export function anonymousAccountId(anonymousUserId: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h.slice(16, 17), 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-/** Anonymous records can be claimed for 30 days (spec 8). */
-export const CLAIM_WINDOW_MS = 30 * 86_400_000;
 
 /** The principal of a keyless caller presenting its anonymous_user_id. */
 export function anonymousPrincipal(anonymousUserId: string): Principal {

@@ -30,7 +30,9 @@ export type VerificationCommand =
   | { type: 'Complete'; renditions: RenditionInput[]; now: Date }
   | { type: 'Fail'; reason: string; now: Date }
   | { type: 'Delete'; account_id: string; now: Date }
-  | { type: 'Claim'; anonymous_account_id: string; new_owner_account_id: string; now: Date };
+  | { type: 'Claim'; anonymous_account_id: string; new_owner_account_id: string; now: Date }
+  | { type: 'DiscardRaw'; now: Date }
+  | { type: 'CloseClaimWindow'; now: Date };
 
 export interface VerificationState {
   status: 'none' | 'queued' | 'in_progress' | 'completed' | 'failed' | 'deleted';
@@ -46,7 +48,14 @@ export interface VerificationState {
   renditions: Map<string, string>;
   /** Set once failed: the workflow's fail step releases the metering of a service fault by it. */
   failureReason?: string;
+  /** RawFileDiscarded recorded: the RAW's file is (or is about to be) gone. */
+  rawDiscarded?: boolean;
+  /** ClaimWindowClosed recorded: every file is (or is about to be) gone. */
+  filesExpired?: boolean;
 }
+
+/** Anonymous records can be claimed for 30 days (spec 8); then their files go. */
+export const CLAIM_WINDOW_MS = 30 * 86_400_000;
 
 const terminal = (state: VerificationState) => state.status === 'completed' || state.status === 'failed' || state.status === 'deleted';
 /** Whether the workflow's steps may still record facts: queued and not finished. */
@@ -69,6 +78,12 @@ function renditionsStored(state: VerificationState, renditions: RenditionInput[]
     type: 'RenditionStored',
     data: { kind: r.kind, blob_key: r.blob_key, content_type: r.content_type, sha256: r.sha256, stored_at: now.toISOString() },
   }));
+}
+
+/** The files a verification still has: its image, its RAW unless discarded, its renditions (none once its claim window closed). */
+function filesOf(state: VerificationState): string[] {
+  if (state.filesExpired) return [];
+  return [state.image?.blob_key, state.rawDiscarded ? undefined : state.raw?.blob_key, ...state.renditions.values()].filter((k): k is string => Boolean(k));
 }
 
 /**
@@ -109,6 +124,10 @@ export const verificationDecider: Decider<VerificationState, VerificationCommand
         return { ...state, accountId: event.data.new_owner_account_id, anonymous: false };
       case 'VerificationDeleted':
         return { ...state, status: 'deleted' };
+      case 'RawFileDiscarded':
+        return { ...state, rawDiscarded: true };
+      case 'ClaimWindowClosed':
+        return { ...state, filesExpired: true, rawDiscarded: state.raw ? true : state.rawDiscarded };
       default:
         return assertNever(event);
     }
@@ -140,12 +159,21 @@ export const verificationDecider: Decider<VerificationState, VerificationCommand
         if (state.status === 'none' || state.status === 'deleted' || state.accountId !== command.account_id) {
           throw verificationNotFound();
         }
-        const blobKeys = [state.image?.blob_key, state.raw?.blob_key, ...state.renditions.values()].filter((k): k is string => Boolean(k));
-        return [{ type: 'VerificationDeleted', data: { deleted_at: command.now.toISOString(), blob_keys: blobKeys } }];
+        return [{ type: 'VerificationDeleted', data: { deleted_at: command.now.toISOString(), blob_keys: filesOf(state) } }];
       }
+      case 'DiscardRaw':
+        // Once finished (completed or failed) the RAW has served its check; a record whose files went with its claim window has none left.
+        if ((state.status !== 'completed' && state.status !== 'failed') || !state.raw || state.rawDiscarded) return [];
+        return [{ type: 'RawFileDiscarded', data: { blob_key: state.raw.blob_key, sha256: state.raw.sha256, discarded_at: command.now.toISOString() } }];
+      case 'CloseClaimWindow':
+        // Only a record still anonymous (unclaimed), not deleted, whose window has run out.
+        if (state.status === 'none' || state.status === 'deleted' || !state.anonymous || state.filesExpired || !state.queuedAt) return [];
+        if (command.now.getTime() < state.queuedAt.getTime() + CLAIM_WINDOW_MS) return [];
+        return [{ type: 'ClaimWindowClosed', data: { closed_at: command.now.toISOString(), blob_keys: filesOf(state) } }];
       case 'Claim':
         // Only a record still owned by that anonymous id moves; anything else is not this claim's.
-        if (state.status === 'none' || state.status === 'deleted' || !state.anonymous || state.accountId !== command.anonymous_account_id) return [];
+        // A record whose claim window closed stays with its anonymous owner (the claim answers CLAIM_EXPIRED).
+        if (state.status === 'none' || state.status === 'deleted' || !state.anonymous || state.filesExpired || state.accountId !== command.anonymous_account_id) return [];
         return [
           {
             type: 'VerificationClaimed',

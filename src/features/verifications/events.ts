@@ -9,8 +9,12 @@ export const verificationStream = (id: string) => streamName('verification', id)
 export const verificationModes = ['raw_pair', 'image_only'] as const;
 export const verificationStatuses = ['pending', 'queued', 'in_progress', 'completed', 'failed'] as const;
 export type VerificationStatus = (typeof verificationStatuses)[number];
-/** raw_reference: the RAW rendered and registered into the image's working grid (the report page's flicker comparison). */
-export const renditionKinds = ['thumbnail', 'signed_image', 'badge', 'heatmap', 'raw_reference'] as const;
+/**
+ * raw_reference: the RAW rendered and registered into the image's working grid (the report page's flicker comparison).
+ * raw_rendition: the RAW rendered at full size as the analysis renders it (lossless PNG), kept so
+ * the PSD export's RAW layer needs no RAW once it is discarded (RawFileDiscarded).
+ */
+export const renditionKinds = ['thumbnail', 'signed_image', 'badge', 'heatmap', 'raw_reference', 'raw_rendition'] as const;
 
 const storedFile = z.object({
   blob_key: z.string(),
@@ -99,6 +103,10 @@ export const verificationEvents = {
     z.object({ previous_owner_account_id: z.uuid(), new_owner_account_id: z.uuid(), claimed_at: z.iso.datetime() }),
   ),
   VerificationDeleted: defineEvent('VerificationDeleted', z.object({ deleted_at: z.iso.datetime(), blob_keys: z.array(z.string()) })),
+  /** The RAW's file deleted once the verification finished (spec 1: the RAW is used only for the check); its hash and metadata stay. */
+  RawFileDiscarded: defineEvent('RawFileDiscarded', z.object({ blob_key: z.string(), sha256: z.string(), discarded_at: z.iso.datetime() })),
+  /** An anonymous verification's 30-day claim window closed unclaimed: its files are deleted, the record stays. */
+  ClaimWindowClosed: defineEvent('ClaimWindowClosed', z.object({ closed_at: z.iso.datetime(), blob_keys: z.array(z.string()) })),
 } as const;
 export type VerificationEvent = EventOf<typeof verificationEvents>;
 export type GradeData = Extract<VerificationEvent, { type: 'VerificationGraded' }>['data'];

@@ -11,6 +11,9 @@ import { verificationRoutes } from './routes.js';
 import { verificationDependencies } from './dependencies.js';
 import { verificationTools } from './tools.js';
 import { verificationWorkflow } from '../../../workflows/verifications/workflow.js';
+import { claimWindowActivities, claimWindowSweep, createRetentionSteps, rawDiscardActivities, rawDiscardSweep } from './retention.js';
+import { rawDiscardWorkflow } from '../../../workflows/retention/raw-discard-workflow.js';
+import { claimWindowWorkflow } from '../../../workflows/retention/claim-window-workflow.js';
 
 export const verificationsModule = {
   name: 'verifications',
@@ -23,13 +26,17 @@ export const verificationsModule = {
   errors: verificationErrors,
 } satisfies FeatureModule;
 
-/** The verification workflow and its steps; the CPU-bound pair analysis runs in worker threads. */
+/**
+ * The verification workflow and its steps (the CPU-bound pair analysis runs in worker threads),
+ * and the retention workflows: the RAW discard's recovery run and the anonymous claim window's timer.
+ */
 function verificationWorkflows(deps: WorkflowDeps) {
   const analysisPool = new AnalysisPool(deps.config.WORKFLOW_CONCURRENCY, { idleMs: 30_000 });
   deps.onStop(async () => {
     await analysisPool.close();
     await shutdownRawDecoders();
   });
+  const retention = createRetentionSteps({ store: deps.store, blobs: deps.blobs, log: deps.log, now: deps.now, config: deps.config });
   const steps = createVerificationActivities({
     store: deps.store,
     blobs: deps.blobs,
@@ -41,6 +48,11 @@ function verificationWorkflows(deps: WorkflowDeps) {
     trust: deps.trust,
     signer: deps.signer,
     analysisPool,
+    retention,
   });
-  return [registerWorkflow(verificationWorkflow, createVerificationWorkflowActivities(steps, deps.log), verificationSweep)];
+  return [
+    registerWorkflow(verificationWorkflow, createVerificationWorkflowActivities(steps, deps.log), verificationSweep),
+    registerWorkflow(rawDiscardWorkflow, rawDiscardActivities(retention), rawDiscardSweep(deps.config)),
+    registerWorkflow(claimWindowWorkflow, claimWindowActivities(retention), claimWindowSweep),
+  ];
 }

@@ -33,6 +33,10 @@ export interface VerificationRow {
   rendition_info: unknown;
   rendition_corrected_info: unknown;
   renditions: unknown;
+  /** When the RAW's file was deleted (RawFileDiscarded); null while it is kept. */
+  raw_discarded_at: Date | string | null;
+  /** When the anonymous claim window closed and the files were deleted (ClaimWindowClosed). */
+  files_expired_at: Date | string | null;
   created_at: Date | string;
   updated_at: Date | string;
   last_position: string;
@@ -136,3 +140,21 @@ export const unfinishedVerificationIds = (knex: Knex): Promise<string[]> =>
 export const renditionsOf = (row: VerificationRow): Partial<Record<RenditionKind, RenditionRef>> => jsonColumn(row.renditions) ?? {};
 export const imageOf = (row: VerificationRow): StoredFile => jsonColumn<StoredFile>(row.image);
 export const rawOf = (row: VerificationRow): StoredFile | null => (row.raw ? jsonColumn<StoredFile>(row.raw) : null);
+
+/** How many ids a retention sweep starts at a time (the rest on its next pass). */
+const RETENTION_SWEEP_BATCH = 200;
+
+/** Finished verifications whose RAW's file is still kept: the RAW discard sweep's work (a run a crash cut short, or finished before the discard existed); a closed claim window took the RAW with the other files. */
+export const rawsToDiscard = (knex: Knex): Promise<string[]> =>
+  verificationsTable(knex).whereIn('status', ['completed', 'failed']).whereNotNull('raw').whereNull('raw_discarded_at').whereNull('files_expired_at').orderBy('updated_at').limit(RETENTION_SWEEP_BATCH).pluck('id');
+
+/** Anonymous verifications still unclaimed whose claim window ended by `closedBy` and whose files are still kept: the claim window sweep's work. */
+export const claimWindowsDue = (knex: Knex, closedBy: Date): Promise<{ id: string; created_at: Date | string }[]> =>
+  verificationsTable(knex)
+    .whereNotNull('anonymous_origin')
+    .whereRaw('account_id = anonymous_origin')
+    .whereNull('files_expired_at')
+    .where('created_at', '<=', closedBy)
+    .orderBy('created_at')
+    .limit(RETENTION_SWEEP_BATCH)
+    .select('id', 'created_at');

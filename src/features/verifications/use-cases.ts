@@ -12,8 +12,8 @@ import { invalidRequest } from '../../core/validation.js';
 import type { ImageFormat } from '../../provenance/format.js';
 import { redeemAttestation, validateAttestationForUpload, type CaptureFacts } from '../attestations/index.js';
 import { meterVerification, notBilled, releaseMetering, type Billing } from '../usage/index.js';
-import { anonymousAccountId, anonymousPrincipal, CLAIM_WINDOW_MS, isAnonymousUserId, newAnonymousUserId } from './anonymous.js';
-import { verificationDecider, verificationStream } from './decider.js';
+import { anonymousAccountId, anonymousPrincipal, isAnonymousUserId, newAnonymousUserId } from './anonymous.js';
+import { CLAIM_WINDOW_MS, verificationDecider, verificationStream } from './decider.js';
 import { verificationStatuses, type StoredFile } from './events.js';
 import { verificationNotFound } from './errors.js';
 import { checkImage, checkRaw } from './file-checks.js';
@@ -21,6 +21,8 @@ import { findVerification, findVerificationWithResults, imageOf, parseReadRows, 
 import { missingRendition } from './rendition-advice.js';
 import { toVerificationView, type VerificationView } from './view.js';
 import { VERIFICATION_WORKFLOW_TYPE } from '../../../workflows/verifications/workflow.js';
+import { CLAIM_WINDOW_WORKFLOW_TYPE } from '../../../workflows/retention/claim-window-workflow.js';
+import { claimWindowClosesAt } from './retention.js';
 
 const SORT_FIELDS = ['created_at', 'updated_at', 'status'] as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -114,6 +116,12 @@ export async function createVerification(deps: AppDeps, call: Call, input: Creat
     }
     // Queued is durable already: if the start cannot be recorded, the workflow sweep starts it.
     await deps.workflows.start(VERIFICATION_WORKFLOW_TYPE, id, {}).catch((error) => deps.log.warn({ err: error, verification: id }, 'workflow start deferred to the sweep'));
+    // An anonymous record's claim window is a durable timer; if its start is lost, the claim window sweep starts it when due.
+    if (anonymousUserId) {
+      await deps.workflows
+        .start(CLAIM_WINDOW_WORKFLOW_TYPE, id, { closes_at: claimWindowClosesAt(context.now) })
+        .catch((error) => deps.log.warn({ err: error, verification: id }, 'claim window start deferred to the sweep'));
+    }
     return { id, ...(capture ? { security_score: capture.security_score } : {}), ...(anonymousUserId ? { anonymous_user_id: anonymousUserId } : {}) };
   } catch (error) {
     await Promise.all(staged.map((f) => f.staged.discard()));

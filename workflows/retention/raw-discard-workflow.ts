@@ -1,0 +1,41 @@
+/**
+ * THE RAW discard workflow, run by both engines (workflows/definition.ts): one run per
+ * verification (id: the verification's id), started by its sweep for a finished verification
+ * whose RAW's file is still kept. The verification workflow discards the RAW itself when it
+ * finishes (its last steps); this run covers what that left: a process killed between the
+ * verification's last event and the discard, or verifications finished before the discard
+ * existed. The step records RawFileDiscarded once and deletes the file (again, if a crash came
+ * between the two). Deterministic code only: Temporal's workflow bundle includes this module.
+ */
+import type { ActivityOptions, WorkflowDefinition } from '../definition.js';
+
+export const RAW_DISCARD_WORKFLOW_TYPE = 'rawDiscard';
+
+/**
+ * `discarded`: RawFileDiscarded recorded (now or before) and the file deleted; `kept`: RAW_RETENTION=keep;
+ * `nothing`: no RAW, not finished, or deleted.
+ */
+export type RawDiscardOutcome = 'discarded' | 'kept' | 'nothing';
+
+export interface RawDiscardActivities {
+  /** Idempotent: records RawFileDiscarded at most once, and deletes the file whenever it was recorded. */
+  discardRawFile(verificationId: string): Promise<RawDiscardOutcome>;
+}
+
+/** Nothing: the id says which verification. */
+export type RawDiscardInput = Record<string, never>;
+
+/** Database and blob store hiccups are retried; after the last attempt the run fails and the sweep starts it again. */
+const discard: ActivityOptions = {
+  startToCloseTimeoutMs: 60_000,
+  retry: { initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 60_000, maximumAttempts: 10 },
+};
+
+export const rawDiscardWorkflow: WorkflowDefinition<RawDiscardInput, RawDiscardActivities, RawDiscardOutcome> = {
+  type: RAW_DISCARD_WORKFLOW_TYPE,
+  activities: { discardRawFile: discard },
+
+  async run(ctx) {
+    return ctx.activities.discardRawFile(ctx.id);
+  },
+};
