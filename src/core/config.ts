@@ -102,6 +102,10 @@ const configSchema = z.object({
   /** Spec 1: the RAW is used only for the check (issue 25). */
   RAW_RETENTION: z.enum(['discard', 'keep']).default('discard'),
   /** PGlite's default (128 MB) is most of an idle embedded service's memory (D-049). */
+  /** Anchors (issue 25): a batch is sealed when its oldest record has waited this long, or when this many wait. */
+  ANCHOR_INTERVAL_SECONDS: positiveInt(300),
+  ANCHOR_BATCH_SIZE: z.coerce.number().int().min(1).max(1024).default(256),
+  ANCHOR_TSA_URL: optionalString.pipe(z.url().optional()),
   PGLITE_SHARED_BUFFERS_MB: positiveInt(16),
   CRASH_AT: optionalString.pipe(z.string().regex(/^[A-Za-z][A-Za-z0-9]*\.[A-Za-z][A-Za-z0-9]*:(before|after)$/, 'expected <workflow>.<activity>:before|after').optional()),
 });
@@ -174,6 +178,9 @@ export const configDocumentation: Record<keyof z.infer<typeof configSchema>, str
   WORKFLOW_RUN_CONCURRENCY: 'Workflow runs the in-process engine executes at once (image-only checks, mail, pairs waiting for an analysis thread); runs waiting on a timer do not count.',
   WORKFLOW_SWEEP_MS: 'How often the in-process workflow engine resumes unfinished runs and runs the recovery sweeps (it also does when the service starts).',
   METERING_RELEASE_GRACE_MS: 'Age past which a metered RAW+image reservation whose verification was never queued (a process killed mid-upload), or a PSD export reservation whose export was never recorded, is released; must exceed the longest upload or export request.',
+  ANCHOR_INTERVAL_SECONDS: 'Anchors: a batch of completed verifications is sealed (Merkle root signed, docs/audit.md) once its oldest record has waited this many seconds, or sooner when ANCHOR_BATCH_SIZE records wait.',
+  ANCHOR_BATCH_SIZE: 'Anchors: the most records in one batch (1-1024); this many waiting seal a batch at once.',
+  ANCHOR_TSA_URL: 'RFC 3161 timestamp authority that timestamps each anchor batch\'s signed tree head (an operator setting, never from a request). Unset: anchors are signed, not timestamped.',
   RAW_RETENTION: '`discard`: a RAW file is deleted once its verification has finished (its hashes, metadata and the renditions the report and the PSD export need stay; event RawFileDiscarded). `keep`: RAW files are kept until their verification is deleted.',
   PGLITE_SHARED_BUFFERS_MB: 'Shared buffers of the embedded PGlite database (ignored with DATABASE_URL); PGlite keeps them in its WebAssembly memory.',
   CRASH_AT: 'Crash tests only, never in production: `<workflow>.<activity>:before` or `:after` makes the in-process engine kill its own process (SIGKILL) the first time a run reaches that step (test/workflows/crash-points.test.ts).',
