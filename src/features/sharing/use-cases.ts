@@ -319,3 +319,15 @@ async function recordView(deps: AppDeps, row: VerificationRow, access: Exclude<V
   }
 }
 
+
+/**
+ * The verification behind a share link, for pages another feature serves at the link (the
+ * auditor's history, /shared/<token>/history): the report's access check, no view counted.
+ */
+export async function openSharedVerification(
+  deps: AppDeps,
+  request: Pick<SharedReportRequest, 'token' | 'viewer' | 'inviteProof'>,
+): Promise<{ row: VerificationRow; viewer: ViewerAccess }> {
+  const { row, viewer } = await admit(deps, request);
+  return { row, viewer };
+}
