@@ -5,7 +5,9 @@ import type { Database } from '../../src/adapters/db/database.js';
 import { EventStoreDbEventStore } from '../../src/adapters/eventstore/eventstoredb.js';
 import type { EventStore, NewEvent, StoredEvent } from '../../src/core/event-store.js';
 import { migrateEventStore, PostgresEventStore } from '../../src/adapters/eventstore/postgres.js';
+import { contentHash, verifyChain } from '../../src/core/hash-chain.js';
 import { databaseTargets } from '../support/databases.js';
+import { EventStoreDbDouble } from '../support/eventstoredb-double.js';
 import { requires, type Gate } from '../support/requires.js';
 
 /** One contract, every adapter that can run here. */
@@ -34,6 +36,15 @@ const adapters: Adapter[] = [
     ),
     async open() {
       const store = new EventStoreDbEventStore(process.env.EVENTSTORE_URL!);
+      return { store, close: () => store.close() };
+    },
+  },
+  {
+    // No server can run here: the adapter's own logic (the hash chain above all) runs against an
+    // in-process client with the server's semantics (test/support/eventstoredb-double.ts).
+    name: 'eventstoredb adapter on an in-process client double',
+    async open() {
+      const store = new EventStoreDbEventStore(new EventStoreDbDouble().asClient());
       return { store, close: () => store.close() };
     },
   },
@@ -190,6 +201,87 @@ for (const adapter of adapters) {
         const all = await store.readAll({ after: start, limit: total + 1000 });
         all.forEach((e, i) => expect(e.position).toBe(start + BigInt(i + 1)));
       }
+    });
+
+    describe('hash chain', () => {
+      const chainOf = async (stream: string) => verifyChain(await store.readStream(stream));
+
+      it('links every append: content hash of the event given, previous hash of the event before, null at revision 0', async () => {
+        const stream = streamName('chain');
+        const given = [event('One', { n: 1, nested: { b: [1, 'two'], a: null }, text: 'é ☃' }), event('Two', { n: 2 })];
+        await store.append(stream, given, { expectedRevision: 'no_stream' });
+        const third = event('Three', { skipped: undefined, when: '2026-01-01T00:00:00.000Z' });
+        await store.append(stream, [third], { expectedRevision: 1 });
+        const read = await store.readStream(stream);
+        expect(read.map((e) => e.content_hash)).toEqual([...given, third].map((e) => contentHash(e)));
+        expect(read[0]!.previous_hash).toBeNull();
+        expect(read[1]!.previous_hash).toBe(read[0]!.hash);
+        expect(read[2]!.previous_hash).toBe(read[1]!.hash);
+        for (const e of read) expect(e.hash).toMatch(/^[0-9a-f]{64}$/);
+        expect(new Set(read.map((e) => e.hash)).size).toBe(3);
+        expect(verifyChain(read)).toEqual({ ok: true, checked: 3 });
+        // What the chain is checked against is what a read returns: a changed field breaks it.
+        expect(verifyChain(read.map((e, i) => (i === 1 ? { ...e, data: { n: 3 } } : e)))).toMatchObject({ ok: false, revision: 1 });
+      });
+
+      it("chains 'any' appends, to a new stream and to an existing one", async () => {
+        const stream = streamName('any');
+        await store.append(stream, [event('One')], { expectedRevision: 'any' });
+        await store.append(stream, [event('Two'), event('Three')], { expectedRevision: 'any' });
+        expect(await chainOf(stream)).toEqual({ ok: true, checked: 3 });
+      });
+
+      it("chains concurrent 'any' appends to one stream in the order they were stored", async () => {
+        const stream = streamName('any-race');
+        await Promise.all(Array.from({ length: 12 }, (_, i) => store.append(stream, [event('Racer', { i }), event('Racer', { i, second: true })], { expectedRevision: 'any' })));
+        const read = await store.readStream(stream);
+        expect(read).toHaveLength(24);
+        expect(verifyChain(read)).toEqual({ ok: true, checked: 24 });
+      });
+
+      it('keeps one chain when racing writers expect the same revision: the winner links to the event it expected', async () => {
+        const stream = streamName('chain-race');
+        await store.append(stream, [event('Start')], { expectedRevision: 'no_stream' });
+        const outcomes = await Promise.allSettled(Array.from({ length: 8 }, () => store.append(stream, [event('Racer')], { expectedRevision: 0 })));
+        expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+        expect(await chainOf(stream)).toEqual({ ok: true, checked: 2 });
+      });
+
+      it('tells its listeners the hashes a read returns', async () => {
+        const heard: StoredEvent[] = [];
+        const unsubscribe = store.onAppended((events) => heard.push(...events));
+        const stream = streamName('heard-hashes');
+        await store.append(stream, [event('One'), event('Two')], { expectedRevision: 'no_stream' });
+        await store.append(stream, [event('Three')], { expectedRevision: 'any' });
+        unsubscribe();
+        const read = await store.readStream(stream);
+        if (!store.contiguousPositions) return expect(heard).toEqual([]); // this adapter hands readers nothing to compare
+        const pick = (e: StoredEvent) => [e.revision, e.content_hash, e.hash, e.previous_hash];
+        expect(heard.map(pick)).toEqual(read.map(pick));
+      });
+
+      it('leaves every stream a valid chain after a mixed concurrent workload, in the stream and in the global log', async () => {
+        const before = await store.headPosition();
+        const streams = Array.from({ length: 6 }, (_, s) => streamName(`mixed${s}`));
+        await Promise.all(
+          streams.map(async (stream, s) => {
+            for (let i = 0; i < 8; i++) {
+              const batch = Array.from({ length: 1 + ((i + s) % 3) }, (_, k) => event('Mixed', { s, i, k }));
+              if (i === 0) await store.append(stream, batch, { expectedRevision: 'no_stream' });
+              else if (i % 2 === 0) await store.append(stream, batch, { expectedRevision: 'any' });
+              else await store.append(stream, batch, { expectedRevision: (await store.readStream(stream)).at(-1)!.revision });
+            }
+          }),
+        );
+        // Other writers racing the same streams with 'any'.
+        await Promise.all(streams.flatMap((stream) => [1, 2, 3].map((k) => store.append(stream, [event('Late', { k })], { expectedRevision: 'any' }))));
+        const all = ours(await store.readAll({ after: before, limit: 10_000 }));
+        for (const stream of streams) {
+          const read = await store.readStream(stream);
+          expect(verifyChain(read)).toEqual({ ok: true, checked: read.length });
+          expect(verifyChain(all.filter((e) => e.stream === stream))).toEqual({ ok: true, checked: read.length });
+        }
+      });
     });
   });
 }
