@@ -23,6 +23,7 @@ import { monthOf, refundMetering } from '../usage/index.js';
 import { GENERIC_REASON, isServiceFaultReason, REJECTED, SERVICE_FAULT, SERVICE_FAULT_REASON, STEP_FAILED, type VerificationWorkflowActivities } from '../../../workflows/verifications/workflow.js';
 import type { SweepSource } from '../../core/workflow.js';
 import { unfinishedVerificationIds } from './queries.js';
+import type { RetentionSteps } from './retention.js';
 
 export interface ActivityDeps {
   store: EventStore;
@@ -36,6 +37,8 @@ export interface ActivityDeps {
   signer: () => Promise<SignerConfig>;
   /** Runs the CPU-bound pair analysis off the event loop. */
   analysisPool: AnalysisPool;
+  /** Discards the RAW once the verification has finished (RAW_RETENTION). */
+  retention: Pick<RetentionSteps, 'discardRaw'>;
 }
 
 /**
@@ -85,10 +88,16 @@ export function createVerificationActivities(deps: ActivityDeps) {
   return {
     load: async (id: string): Promise<VerificationState> => (await load(id)).state,
 
-    /** The state a run starts from; a service fault's metering still held (a crash after `fail`) is released first. */
+    /**
+     * The state a run starts from; a service fault's metering still held (a crash after `fail`)
+     * is released first, and a finished verification's RAW still kept (a crash after its last
+     * event) is discarded.
+     */
     async snapshot(id: string): Promise<VerificationState> {
-      const { state } = await load(id);
+      const folded = await load(id);
+      const { state } = folded;
       await refundServiceFault(id, state);
+      if (state.status === 'completed' || state.status === 'failed') await deps.retention.discardRaw(id, folded);
       return state;
     },
 
@@ -129,6 +138,8 @@ export function createVerificationActivities(deps: ActivityDeps) {
         if (heatmapPng) renditions.push(await storeFile(id, 'heatmap', heatmapPng, 'image/png', 'png'));
         // The RAW as rendered and registered to the image, in the heatmap's grid: what the report page flickers against the photo.
         if (referencePng) renditions.push(await storeFile(id, 'raw_reference', referencePng, 'image/png', 'png'));
+        // The RAW rendered at full size: the PSD export's RAW layer once the RAW itself is discarded.
+        if (analysis.rawRenditionPng) renditions.push(await storeFile(id, 'raw_rendition', analysis.rawRenditionPng, 'image/png', 'png'));
       } else {
         // Pairs get it from the pipeline; same check as at upload (analysis/image/jpeg-structure).
         if (state.image.format === 'jpeg') imageMetadata = { ...imageMetadata, ...jpegTrailer(image) };
@@ -199,18 +210,22 @@ export function createVerificationActivities(deps: ActivityDeps) {
           deps.log.warn({ err: error, verification: id }, 'no thumbnail');
         }
       }
-      await record(id, { type: 'Complete', renditions, now: deps.now() }, state.accountId, from);
+      await deps.retention.discardRaw(id, await record(id, { type: 'Complete', renditions, now: deps.now() }, state.accountId, from));
     },
 
-    /** Completes a verification the thumbnail step did not (a run recorded by an earlier version of the steps). */
+    /**
+     * Completes a verification the thumbnail step did not (a run recorded by an earlier version
+     * of the steps), and discards its RAW if the thumbnail step's attempt was cut off before it did.
+     */
     async complete(id: string, accountId: string): Promise<void> {
-      await record(id, { type: 'Complete', renditions: [], now: deps.now() }, accountId);
+      await deps.retention.discardRaw(id, await record(id, { type: 'Complete', renditions: [], now: deps.now() }, accountId));
     },
 
-    /** Records the failure; a service fault's metering is then released (a failure by the files stays metered). */
+    /** Records the failure; a service fault's metering is then released (a failure by the files stays metered), and the RAW discarded. */
     async fail(id: string, accountId: string | null, reason: string): Promise<void> {
-      const { state } = await record(id, { type: 'Fail', reason, now: deps.now() }, accountId);
-      await refundServiceFault(id, state);
+      const failed = await record(id, { type: 'Fail', reason, now: deps.now() }, accountId);
+      await refundServiceFault(id, failed.state);
+      await deps.retention.discardRaw(id, failed);
     },
   };
 }
