@@ -8,4 +8,4 @@ export { verificationIdParam } from './params.js';
 export { findVerification, imageOf, rawOf, renditionsOf, resultsOf, verificationsTable, type ResultRow, type VerificationRow } from './queries.js';
 export { captureOf, resultFields, verificationFields } from './view.js';
 export { levelWords, reasonWords, verdictWords } from './words.js';
-export { createVerification } from './use-cases.js';
+export { createVerification, getVerification } from './use-cases.js';
