@@ -49,6 +49,9 @@ const trustProxy = optionalString.pipe(
     }),
 );
 
+/** An EU processing region (eu-central-1): PROCESSING_REGION must be one or the service does not start; the compliance summary restates the rule. */
+export const EU_REGION = /^eu-[a-z]+-\d+$/;
+
 const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('0.0.0.0'),
@@ -60,7 +63,7 @@ const configSchema = z.object({
   /** Region recorded on every event; the service is EU-only, so anything else is refused. */
   PROCESSING_REGION: z
     .string()
-    .regex(/^eu-[a-z]+-\d+$/, 'must be an EU region such as eu-central-1 (processing runs in the European Union)')
+    .regex(EU_REGION, 'must be an EU region such as eu-central-1 (processing runs in the European Union)')
     .default('eu-central-1'),
   DATABASE_URL: optionalString.pipe(z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional()),
   EVENTSTORE_URL: optionalString.pipe(
