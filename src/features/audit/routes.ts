@@ -22,6 +22,12 @@ const auditEvent = z
       occurred_at: z.string(),
     }),
     recorded_at: z.string(),
+    content_hash: z.string().describe('contentHash of the event: SHA-256 (hex) of the canonical JSON of its id, type, version, data commitment and metadata (docs/audit.md).'),
+    hash: z.string().describe("The event's link in its stream's hash chain: SHA-256 (hex) of previous_hash, stream, revision and content_hash (docs/audit.md)."),
+    previous_hash: z.string().nullable().describe("The hash of the stream's previous event; null at revision 0."),
+    redacted_fields: z
+      .record(z.string(), z.string())
+      .describe('For every field of data shown redacted or rewritten: the SHA-256 (hex) of the canonical JSON of its stored value, so content_hash can be recomputed from this answer alone. Empty when none.'),
   })
   .openapi('AuditEvent');
 
@@ -57,7 +63,8 @@ export function auditRoutes(deps: AppDeps): RouteSpec[] {
       path: '/v1/audit/streams/{stream}',
       tag: 'audit',
       summary: 'The ordered events of one of your streams, with actor, causation, correlation, region and timestamps',
-      description: 'Secret fields (password and key hashes) are redacted. Streams of other accounts answer 404 so their existence stays hidden.',
+      description:
+        "Secret fields (password and key hashes, tokens) are redacted and mail server details made public; each such field's digest is in redacted_fields. Every event carries its content hash, its link hash and the previous event's, so the stream's hash chain can be checked from this answer alone (docs/audit.md). Streams of other accounts answer 404 so their existence stays hidden.",
       auth: 'any',
       params: z.strictObject({ stream: streamName }),
       query: z.strictObject({

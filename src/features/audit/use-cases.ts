@@ -1,7 +1,9 @@
 import type { AppDeps } from '../../core/deps.js';
 import { NotFoundError } from '../../core/errors.js';
-import type { EventActor } from '../../core/event-store.js';
-import { redactedData } from '../../core/events.js';
+import type { EventActor, StoredEvent } from '../../core/event-store.js';
+import { redactedData, type EventDefinition } from '../../core/events.js';
+import { canonicalJson } from '../../core/canonical-json.js';
+import { fieldDigest } from '../../core/hash-chain.js';
 import type { Principal } from '../../core/principal.js';
 import { isoDate } from '../../core/schemas.js';
 import { publicMailEventData } from '../mail/index.js';
@@ -47,6 +49,12 @@ export interface AuditEvent {
     occurred_at: string;
   };
   recorded_at: string;
+  /** The hash chain (src/core/hash-chain.ts, docs/audit.md), as stored at append time. */
+  content_hash: string;
+  hash: string;
+  previous_hash: string | null;
+  /** `fieldDigest` of the stored value of every field `data` shows redacted or rewritten, so the content hash can be recomputed from this answer alone. */
+  redacted_fields: Record<string, string>;
 }
 
 /**
@@ -63,15 +71,28 @@ export async function readStreamHistory(
   if (!owner || owner.account_id !== principal.accountId) {
     throw new NotFoundError('STREAM_NOT_FOUND', 'Stream not found.', { suggestion: 'List your streams with GET /v1/audit/streams.' });
   }
-  const events = await deps.store.readStream(input.stream);
-  const page = events.filter((e) => e.revision >= input.from_revision).slice(0, input.limit);
-  const all = deps.eventCatalogues;
+  const events = await auditEventsOfStream(deps, input.stream);
   return {
     stream: input.stream,
     account_id: owner.account_id,
     total: events.length,
     from_revision: input.from_revision,
-    // Mail events recorded before D-089 may name server paths and hosts: shown as new ones are recorded.
-    events: page.map((e) => ({ ...e, position: e.position.toString(), data: publicMailEventData(e.type, redactedData(all, e)) })),
+    events: events.filter((e) => e.revision >= input.from_revision).slice(0, input.limit),
   };
+}
+
+/** Every event of a stream as the audit history shows it. No ownership check: the caller makes it. */
+export async function auditEventsOfStream(deps: AppDeps, stream: string): Promise<AuditEvent[]> {
+  // Mail events recorded before D-089 may name server paths and hosts: shown as new ones are recorded.
+  return (await deps.store.readStream(stream)).map((e) => auditEvent(deps.eventCatalogues, e));
+}
+
+/** One event as the history shows it: secrets redacted, mail details made public, and the digest of every field so changed. */
+function auditEvent(catalogues: readonly Record<string, EventDefinition>[], stored: StoredEvent): AuditEvent {
+  const data = publicMailEventData(stored.type, redactedData(catalogues, stored));
+  const redacted: Record<string, string> = {};
+  for (const [field, value] of Object.entries(stored.data)) {
+    if (value !== undefined && (!Object.hasOwn(data, field) || canonicalJson(data[field]) !== canonicalJson(value))) redacted[field] = fieldDigest(value);
+  }
+  return { ...stored, position: stored.position.toString(), data, redacted_fields: redacted };
 }
