@@ -5,7 +5,7 @@
  * 24 MP figure): the canvas is then 24 MP and every layer full size. Each step runs in a child
  * process of its own, so its peak is the kernel's high-water mark (VmHWM in /proc/self/status:
  * worker threads and WebAssembly heaps included): first the analysis (src/analysis/pipeline.ts,
- * which also gives the registration and heatmap the export reads), then the export from those
+ * which also gives the registration, heatmap and full-size RAW rendering the export reads), then the export from those
  * (src/features/psd-export/psd-file.ts renderInThread, the thread buildPsdExport runs). Both
  * figures are also given as ratios to the analysis's, each with the load average it ran under.
  * Target (issue 23): the export peaks at ≤ 1.5 GiB.
@@ -89,15 +89,20 @@ async function child(name: string, dir: string): Promise<void> {
     // Stored as the verification activity stores it: a PNG of the working grid.
     fs.writeFileSync(path.join(dir, 'heatmap.png'), await sharp(Buffer.from(h.data), { raw: { width: h.width, height: h.height, channels: 3 } }).png().toBuffer());
     fs.writeFileSync(path.join(dir, 'registration.json'), JSON.stringify(analysis.artifacts.transform));
-    process.stdout.write(JSON.stringify({ ms, peak_rss_mib: peakMiB(), assurance_level: analysis.grade.assurance_level }));
+    // The full-size RAW rendering, kept as the analysis thread keeps it (a lossless PNG): what the export reads once the RAW is discarded.
+    const r = analysis.artifacts.reference!;
+    const rendition = await sharp(Buffer.from(r.data.buffer, r.data.byteOffset, r.data.byteLength), { raw: { width: r.width, height: r.height, channels: 3 } }).png().toBuffer();
+    fs.writeFileSync(path.join(dir, 'raw-rendition.png'), rendition);
+    process.stdout.write(JSON.stringify({ ms, peak_rss_mib: peakMiB(), assurance_level: analysis.grade.assurance_level, raw_rendition_mib: +(rendition.length / 2 ** 20).toFixed(1) }));
     return;
   }
   const { renderInThread } = await import('../src/features/psd-export/psd-file.js');
   const heatmapPng = new Uint8Array(fs.readFileSync(path.join(dir, 'heatmap.png')));
+  const png = new Uint8Array(fs.readFileSync(path.join(dir, 'raw-rendition.png')));
   const { imageToReference } = JSON.parse(fs.readFileSync(path.join(dir, 'registration.json'), 'utf8'));
   const facts = { verificationId: '00000000-0000-4000-8000-000000000000', shortCode: 'L-BENCH1', assuranceLevel: 'verified', name: 'image.jpg' };
   const started = performance.now();
-  const psd = await renderInThread({ raw, image, heatmapPng, imageToReference, facts }, new AbortController().signal);
+  const psd = await renderInThread({ rawLayer: { kind: 'rendition', png }, image, heatmapPng, imageToReference, facts }, new AbortController().signal);
   // Written as the blob store writes it: the parts one after another, no concatenated copy.
   const fd = fs.openSync(path.join(dir, 'export.psd'), 'w');
   for (const part of psd.parts) fs.writeSync(fd, part);

@@ -1,6 +1,8 @@
 /**
  * Builds a completed pair verification's layered PSD (psd-document.ts) and stores it in the
- * blob store: the pair's files and the registration the analysis recorded are read here, the
+ * blob store: the photo, the full-size RAW rendering the analysis kept (`raw_rendition`: the RAW
+ * itself is discarded once the verification finishes) and the registration the analysis
+ * recorded are read here, the
  * pixels are rendered in a worker thread of their own (psd-render.ts), and the file is staged
  * (hashed while written) then committed under the verification's key. A retry builds again and
  * replaces the file: the same verification gives the same layers and metadata.
@@ -60,16 +62,25 @@ async function readJob(deps: PsdBuildDeps, verificationId: string): Promise<PsdJ
     });
   }
   const raw = rawOf(row);
-  const heatmap = renditionsOf(row).heatmap;
+  const renditions = renditionsOf(row);
+  const heatmap = renditions.heatmap;
   const registration = (jsonColumn<Record<string, unknown>>(row.rendition_info) ?? {}).registration as { imageToReference?: Affine } | undefined;
   if (!raw || !heatmap || !registration?.imageToReference) {
     throw new StateValidationError('This pair has no registered RAW rendition (its RAW could not be rendered and aligned to the photo), so there is nothing to layer.', {
       suggestion: 'A PSD export needs a pair whose RAW the service decoded and aligned; the report says why this one was not.',
     });
   }
-  const [rawBytes, imageBytes, heatmapPng] = await Promise.all([deps.blobs.read(raw.blob_key), deps.blobs.read(imageOf(row).blob_key), deps.blobs.read(heatmap.blob_key)]);
+  // The RAW layer comes from the full-size rendering the analysis kept; only a pair analysed
+  // before it was kept is rendered from its RAW, which is then still there (its discard waits for the rendering).
+  const source = renditions.raw_rendition ?? (row.raw_discarded_at ? undefined : raw);
+  if (!source) {
+    throw new StateValidationError("This pair's RAW file was discarded after its verification and no full-size rendering of it was kept, so there is no RAW layer to export.", {
+      suggestion: 'Verify the pair again to export it as a PSD.',
+    });
+  }
+  const [sourceBytes, imageBytes, heatmapPng] = await Promise.all([deps.blobs.read(source.blob_key), deps.blobs.read(imageOf(row).blob_key), deps.blobs.read(heatmap.blob_key)]);
   return {
-    raw: rawBytes,
+    rawLayer: renditions.raw_rendition ? { kind: 'rendition', png: sourceBytes } : { kind: 'raw', raw: sourceBytes },
     image: imageBytes,
     heatmapPng,
     imageToReference: registration.imageToReference,

@@ -1,11 +1,13 @@
 /**
- * Renders the PSD from the pair's stored files and the registration the analysis recorded. Runs
+ * Renders the PSD from the pair's stored files (the photo, the RAW's full-size rendering) and the registration the analysis recorded. Runs
  * in a worker thread (psd-thread.ts): seconds of CPU-bound work per 24 MP export stay off the
  * service's event loop, and an aborted export stops by terminating the thread.
- * Order keeps the peak low: the RAW is decoded and rendered (and its decoders shut down) before
- * any canvas-sized buffer exists, and each layer is made once, in its final RGBA form.
+ * Order keeps the peak low: the RAW's rendering is read (or, for a pair analysed before the
+ * rendering was kept, the RAW decoded and rendered and its decoders shut down) before any
+ * canvas-sized buffer exists, and each layer is made once, in its final RGBA form.
  */
 import type { Affine } from '../../analysis/image/affine.js';
+import sharp from 'sharp';
 import { decodeRaw, renderReference, shutdownRawDecoders } from '../../analysis/raw/index.js';
 import type { RgbImage } from '../../analysis/types.js';
 import { StateValidationError } from '../../core/errors.js';
@@ -13,7 +15,11 @@ import { type PsdFacts, writePsdDocument } from './psd-document.js';
 import { heatmapPixels, photoPixels, registeredRendition } from './psd-pixels.js';
 
 export interface PsdJob {
-  raw: Uint8Array;
+  /**
+   * What the RAW layer is made from: the `raw_rendition` the analysis kept (a lossless PNG of
+   * the RAW rendered at full size), or the RAW itself for a pair analysed before it was kept.
+   */
+  rawLayer: { kind: 'rendition'; png: Uint8Array } | { kind: 'raw'; raw: Uint8Array };
   image: Uint8Array;
   /** The stored SSIM heatmap rendition (PNG, the analysis's working grid). */
   heatmapPng: Uint8Array;
@@ -30,7 +36,7 @@ export interface RenderedPsd {
 }
 
 export async function renderPsd(job: PsdJob): Promise<RenderedPsd> {
-  let reference: RgbImage | undefined = await renderRawReference(job.raw);
+  let reference: RgbImage | undefined = job.rawLayer.kind === 'rendition' ? await pngPixels(job.rawLayer.png) : await renderRawReference(job.rawLayer.raw);
   const photo = await photoPixels(job.image);
   const { width, height } = photo;
   const rendition = registeredRendition(reference, job.imageToReference, width, height);
@@ -53,4 +59,10 @@ async function renderRawReference(bytes: Uint8Array): Promise<RgbImage> {
     // This thread's LibRaw decoders and their WebAssembly memory go before the canvas-sized layers are made.
     shutdownRawDecoders();
   }
+}
+
+/** The kept rendering's pixels: the very bytes renderRawReference gives (PNG is lossless, 8 bits a channel like the rendering). */
+async function pngPixels(png: Uint8Array): Promise<RgbImage> {
+  const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
 }
