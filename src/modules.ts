@@ -6,6 +6,7 @@ import type { ResourceExtension } from './core/extensions.js';
 import type { FeatureModule } from './core/module.js';
 import type { Projector } from './core/projector.js';
 import { accountsModule } from './features/accounts/module.js';
+import { anchorsModule } from './features/anchors/module.js';
 import { apiKeysModule } from './features/apikeys/module.js';
 import { attestationsModule } from './features/attestations/module.js';
 import { auditModule } from './features/audit/module.js';
@@ -36,6 +37,7 @@ export const modules: readonly FeatureModule[] = everyDependencyProvided([
   commentsModule,
   psdExportModule,
   requestsModule,
+  anchorsModule,
   blobsModule,
   uploadsModule,
   mailModule,

@@ -16,6 +16,7 @@ import { psdExportWorkflow as psdExport } from './psd-export/workflow.js';
 import { psdReservationReleaseWorkflow as psdReservationRelease } from './psd-export/reservation-release-workflow.js';
 import { psdExportDeletionWorkflow as psdExportDeletion } from './psd-export/deletion-workflow.js';
 import { requestExpiryWorkflow as requestExpiry } from './requests/workflow.js';
+import { anchorBatchWorkflow as anchorBatch } from './anchors/workflow.js';
 import { rawDiscardWorkflow as rawDiscard } from './retention/raw-discard-workflow.js';
 import { claimWindowWorkflow as claimWindow } from './retention/claim-window-workflow.js';
 
@@ -31,4 +32,4 @@ export const psdExportDeletionWorkflow = temporalWorkflow(psdExportDeletion);
 export const requestExpiryWorkflow = temporalWorkflow(requestExpiry);
 export const rawDiscardWorkflow = temporalWorkflow(rawDiscard);
 export const claimWindowWorkflow = temporalWorkflow(claimWindow);
-
+export const anchorBatchWorkflow = temporalWorkflow(anchorBatch);

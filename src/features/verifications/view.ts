@@ -48,6 +48,7 @@ export const verificationSchema = z
     tags: z.array(z.object({ id: z.uuid(), name: z.string(), color: z.string().nullable() })),
     comment_count: z.number().int(),
     psd_export: z.record(z.string(), z.unknown()).nullable().optional().describe('The PSD export status (as GET …/psd-export answers it); null when none was requested.'),
+    anchored_in: z.array(z.record(z.string(), z.unknown())).optional().describe('The anchor batches the verification is sealed in, each with all that is needed to check it offline (docs/audit.md "Anchors"); [] until it is anchored.'),
     account_id: z.uuid(),
     created_at: z.string(),
     updated_at: z.string(),

@@ -1,0 +1,8 @@
+import type { ResourceExtension } from '../../core/extensions.js';
+import { anchoredInColumn } from './queries.js';
+
+/** What anchoring adds to the Verification (spec 2.1): its `anchored_in`, the batches it is sealed in ([] until it is). */
+export const verificationAnchorsExtension: ResourceExtension = {
+  resource: 'verification',
+  fieldColumns: (knex, idColumn) => ({ anchored_in: anchoredInColumn(knex, idColumn) }),
+};
