@@ -71,7 +71,7 @@ async function readJob(deps: PsdBuildDeps, verificationId: string): Promise<PsdJ
     });
   }
   // The RAW layer comes from the full-size rendering the analysis kept; only a pair analysed
-  // before it was kept is rendered from its RAW, which is then still there (its discard waits for the rendering).
+  // before it was kept is rendered from its RAW, which the discard keeps for that reason.
   const source = renditions.raw_rendition ?? (row.raw_discarded_at ? undefined : raw);
   if (!source) {
     throw new StateValidationError("This pair's RAW file was discarded after its verification and no full-size rendering of it was kept, so there is no RAW layer to export.", {

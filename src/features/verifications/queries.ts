@@ -146,7 +146,14 @@ const RETENTION_SWEEP_BATCH = 200;
 
 /** Finished verifications whose RAW's file is still kept: the RAW discard sweep's work (a run a crash cut short, or finished before the discard existed); a closed claim window took the RAW with the other files. */
 export const rawsToDiscard = (knex: Knex): Promise<string[]> =>
-  verificationsTable(knex).whereIn('status', ['completed', 'failed']).whereNotNull('raw').whereNull('raw_discarded_at').whereNull('files_expired_at').orderBy('updated_at').limit(RETENTION_SWEEP_BATCH).pluck('id');
+  verificationsTable(knex)
+    .whereIn('status', ['completed', 'failed'])
+    .whereNotNull('raw')
+    .whereNull('raw_discarded_at')
+    .whereNull('files_expired_at')
+    // Not a completed registered pair analysed before its full-size rendering was kept: its PSD export needs the RAW (retention.ts).
+    .whereRaw("not (status = 'completed' and rendition_info ? 'registration' and not renditions ? 'raw_rendition')")
+    .orderBy('updated_at').limit(RETENTION_SWEEP_BATCH).pluck('id');
 
 /** Anonymous verifications still unclaimed whose claim window ended by `closedBy` and whose files are still kept: the claim window sweep's work. */
 export const claimWindowsDue = (knex: Knex, closedBy: Date): Promise<{ id: string; created_at: Date | string }[]> =>

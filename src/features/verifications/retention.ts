@@ -55,6 +55,8 @@ export function createRetentionSteps(deps: RetentionDeps) {
       const folded = from ?? (await foldStream(deps.store, verificationStream(id), verificationDecider));
       const { state } = folded;
       if (!state.raw || state.status === 'deleted') return 'nothing';
+      // A pair analysed before the full-size rendering was kept: its RAW is its PSD export's only RAW layer (decisions-RETAIN).
+      if (!state.rawDiscarded && needsRawForExport(state)) return 'kept';
       const after = state.rawDiscarded ? folded : await record(id, { type: 'DiscardRaw', now: deps.now() }, 'raw-retention', folded);
       if (!after.state.rawDiscarded) return 'nothing'; // not finished yet
       await deps.blobs.delete(state.raw.blob_key);
@@ -83,6 +85,11 @@ export function createRetentionSteps(deps: RetentionDeps) {
   };
 }
 
+/** A completed, registered pair with no raw_rendition (analysed by an earlier version): only its RAW can make its PSD export's RAW layer. */
+function needsRawForExport(state: VerificationState): boolean {
+  return state.status === 'completed' && state.mode === 'raw_pair' && !state.renditions.has('raw_rendition') && Boolean(state.graded?.rendition_info?.registration);
+}
+
 /** Every file the verification had: deleting one already gone is harmless, and the event's list may have been decided on a state older than `state`. */
 function keysAtClose(state: VerificationState): string[] {
   return [state.image?.blob_key, state.raw?.blob_key, ...state.renditions.values()].filter((k): k is string => Boolean(k));
@@ -98,7 +105,7 @@ export function claimWindowActivities(steps: RetentionSteps): ActivityImplementa
   return { closeClaimWindow: (_context, id) => steps.closeClaimWindow(id) };
 }
 
-/** Finished verifications whose RAW is still kept (none with RAW_RETENTION=keep). */
+/** Finished verifications whose RAW is still kept (none with RAW_RETENTION=keep; not those whose PSD export still needs it). */
 export function rawDiscardSweep(config: Pick<Config, 'RAW_RETENTION'>) {
   return async ({ knex }: SweepSource): Promise<{ id: string; input: RawDiscardInput }[]> =>
     config.RAW_RETENTION === 'keep' ? [] : (await rawsToDiscard(knex)).map((id) => ({ id, input: {} }));
