@@ -12,6 +12,7 @@ import { attestationsModule } from './features/attestations/module.js';
 import { auditModule } from './features/audit/module.js';
 import { blobsModule } from './features/blobs/module.js';
 import { commentsModule } from './features/comments/module.js';
+import { complianceModule } from './features/compliance/module.js';
 import { docsModule } from './features/docs/module.js';
 import { healthModule } from './features/health/module.js';
 import { mailModule } from './features/mail/module.js';
@@ -38,6 +39,7 @@ export const modules: readonly FeatureModule[] = everyDependencyProvided([
   psdExportModule,
   requestsModule,
   anchorsModule,
+  complianceModule,
   blobsModule,
   uploadsModule,
   mailModule,
