@@ -10,6 +10,7 @@ import { anchorsModule } from './features/anchors/module.js';
 import { apiKeysModule } from './features/apikeys/module.js';
 import { attestationsModule } from './features/attestations/module.js';
 import { auditModule } from './features/audit/module.js';
+import { auditorModule } from './features/auditor/module.js';
 import { blobsModule } from './features/blobs/module.js';
 import { commentsModule } from './features/comments/module.js';
 import { complianceModule } from './features/compliance/module.js';
@@ -40,6 +41,7 @@ export const modules: readonly FeatureModule[] = everyDependencyProvided([
   requestsModule,
   anchorsModule,
   complianceModule,
+  auditorModule,
   blobsModule,
   uploadsModule,
   mailModule,

@@ -13,6 +13,7 @@ const loaders: Record<string, () => Promise<CommandModule>> = {
   analyze: () => import('./commands/analyze.js'),
   credentials: () => import('./commands/credentials.js'),
   verify: () => import('./commands/verify.js'),
+  audit: () => import('./commands/audit.js'),
 };
 
 function overview(): string {

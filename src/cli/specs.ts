@@ -76,4 +76,34 @@ export const verifySpec: CommandSpec = {
   examples: ['photoverify verify --image IMG_5952.jpg --raw IMG_5952.CR2 --url http://localhost:8080 --key "$API_KEY"'],
 };
 
-export const commandSpecs: readonly CommandSpec[] = [analyzeSpec, credentialsSpec, verifySpec];
+export const auditSpec: CommandSpec = {
+  name: 'audit',
+  summary: "Check a verification's history offline: hash chains, anchor, Merkle proof, signature, certificate, timestamp.",
+  synopsis: 'verify VERIFICATION-ID --url URL --key KEY [--trust PEM] [--save FILE] [--json]\n       photoverify audit verify --file BUNDLE --trust PEM [--json]',
+  description:
+    "Fetches the verification's audit bundle (GET /v1/verifications/{id}/audit-bundle) or reads one from --file, and checks it trusting nothing from the service but the certificate: the certificate you pin with --trust, or else the one the service publishes (GET /v1/anchors/certificate), whose SHA-256 fingerprint is printed either way so you can compare it with one you got elsewhere. Prints each check and stops at the first broken link, naming it (docs/audit.md).",
+  positionals: [
+    { name: 'verify', description: 'the action (the only one)' },
+    { name: 'VERIFICATION-ID', description: 'the verification to fetch from --url (not with --file)' },
+  ],
+  options: [
+    { name: 'url', type: 'string', value: 'URL', env: 'PHOTOVERIFY_URL', description: 'service root, e.g. https://verify.example.eu (with a VERIFICATION-ID)' },
+    { name: 'key', type: 'string', value: 'KEY', env: 'PHOTOVERIFY_API_KEY', description: "API key (pv_...) or login token of the verification's owner (with a VERIFICATION-ID)" },
+    { name: 'file', type: 'string', value: 'BUNDLE', description: 'an audit bundle saved before (JSON), instead of fetching one' },
+    { name: 'trust', type: 'string', value: 'PEM', description: "the certificate to trust (PEM): the service's published one or its CA; required with --file" },
+    { name: 'save', type: 'string', value: 'FILE', description: 'also write the fetched bundle to FILE, for a later --file check' },
+    { name: 'json', type: 'boolean', description: 'print the checks as JSON', default: 'off' },
+  ],
+  exitCodes: [
+    [0, 'every check passed'],
+    [1, 'a link is broken: the history, the anchor, the signature or the certificate does not check out (named on stderr)'],
+    [2, "usage error, unreadable file, service unreachable, or an HTTP error (the service's error code, message and suggestion are printed)"],
+    [3, 'not anchored yet: the history checks out but no anchor seals it yet (try again in a few minutes)'],
+  ],
+  examples: [
+    'photoverify audit verify 6f1f1f6e-8f3e-4c55-9d7a-2b1f0e3c4d5a --url https://verify.example.eu --key "$API_KEY" --trust photoverify.pem',
+    'photoverify audit verify --file audit-bundle.json --trust photoverify.pem',
+  ],
+};
+
+export const commandSpecs: readonly CommandSpec[] = [analyzeSpec, credentialsSpec, verifySpec, auditSpec];

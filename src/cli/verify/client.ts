@@ -111,6 +111,22 @@ export class VerificationClient {
   }
 
   /**
+   * GET any path of the service as text (the audit bundle, the published certificate), with the
+   * key when `authenticated`, and the same readable errors as the other calls.
+   */
+  async text(pathname: string, options: { authenticated: boolean; timeoutMs: number }): Promise<string> {
+    const url = `${this.base}${pathname}`;
+    let response: Response;
+    try {
+      response = await fetch(url, { headers: options.authenticated ? this.authHeaders() : {}, signal: AbortSignal.timeout(options.timeoutMs) });
+    } catch (error) {
+      throw new ClientError(unreachable(url, error));
+    }
+    if (response.status !== 200) throw httpError('GET', url, response, await readBody(response));
+    return response.text();
+  }
+
+  /**
    * JWTs go in Authorization: Bearer (the only place the service reads them); API keys in
    * X-API-Key, so a mistyped key is reported as INVALID_API_KEY rather than as a bad token.
    */
