@@ -5,6 +5,7 @@ import { simpleParser } from 'mailparser';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allProjectors } from '../../src/modules.js';
 import { ProjectionGapError, ProjectionRunner } from '../../src/adapters/db/projection-runner.js';
+import { verifyChain } from '../../src/core/hash-chain.js';
 import { openSharedReport } from '../../src/features/sharing/use-cases.js';
 import { databaseTargets } from '../support/databases.js';
 import { callTool, connectMcp, keylessVerify } from '../support/mcp.js';
@@ -141,6 +142,22 @@ for (const target of databaseTargets) {
       expect(before.uploads!.map((row) => JSON.parse(String(row)).status).sort()).toEqual(['received', 'used']);
       await t.service.projections.rebuild();
       expect(await snapshot(t)).toEqual(before);
+    });
+
+    it('leaves the hash chain of every stream as it was: a rebuild reads events, never rewrites them (issue 25)', async () => {
+      const { store } = t.service.deps;
+      const chains = async () => {
+        const events = await store.readAll({ after: 0n, limit: 100_000 });
+        for (const stream of new Set(events.map((e) => e.stream))) {
+          const ofStream = events.filter((e) => e.stream === stream);
+          expect(verifyChain(ofStream), stream).toEqual({ ok: true, checked: ofStream.length });
+        }
+        return events.map((e) => [e.position, e.stream, e.revision, e.content_hash, e.hash, e.previous_hash]);
+      };
+      const before = await chains();
+      expect(new Set(before.map(([, stream]) => stream)).size).toBeGreaterThan(20);
+      await t.service.projections.rebuild();
+      expect(await chains()).toEqual(before);
     });
 
     it('applies a replayed event idempotently', async () => {

@@ -1,0 +1,98 @@
+import crypto from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { verifyChain, type ChainedEvent } from '../../src/core/hash-chain.js';
+import { databaseTargets } from '../support/databases.js';
+import { uploadImage } from '../support/service.js';
+import { serviceSuite, type Account } from '../support/suite.js';
+
+/** An event as GET /v1/audit/streams/{stream} answers it. */
+type AuditEvent = ChainedEvent & { redacted_fields: Record<string, string>; position: string; recorded_at: string };
+
+/**
+ * Issue 25, must-work 1: the audit history carries every event's hashes, and anyone can recompute
+ * the whole chain from the answer alone with src/core/hash-chain.ts (docs/audit.md), redacted
+ * and rewritten fields included (given as the digests of their stored values).
+ */
+for (const target of databaseTargets) {
+  describe(`the audit history's hash chain on ${target.name}`, () => {
+    const { t, call, newAccount } = serviceSuite(target);
+    const owner = newAccount();
+
+    async function history(account: Account, stream: string): Promise<AuditEvent[]> {
+      const res = await call('GET', `/v1/audit/streams/${stream}`, { token: account.token });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.events as AuditEvent[];
+    }
+
+    /** The chain checked from the answer alone: the shown data, with the redacted fields taken as their digests. */
+    const checked = (events: AuditEvent[]) => verifyChain(events, (e) => (e as AuditEvent).redacted_fields);
+
+    /** The same answer with one event changed: the check must name it. */
+    function tampered(events: AuditEvent[], revision: number, change: (e: AuditEvent) => AuditEvent): AuditEvent[] {
+      return events.map((e) => (e.revision === revision ? change(structuredClone(e)) : e));
+    }
+
+    it("recomputes every hash of a real verification's history from the answer", async () => {
+      const id = await uploadImage(t.url, owner.token);
+      for (let i = 0; i < 600; i++) {
+        const status = (await call('GET', `/v1/verifications/${id}`, { token: owner.token })).body.status;
+        if (status === 'completed' || status === 'failed') break;
+        await sleep(100);
+      }
+      await t.settled();
+      const events = await history(owner, `verification-${id}`);
+      expect(events.length).toBeGreaterThan(2);
+      expect(events[0]!.previous_hash).toBeNull();
+      expect(checked(events)).toEqual({ ok: true, checked: events.length });
+      // The hashes are the stored ones, not computed for the answer.
+      const stored = await t.service.deps.store.readStream(`verification-${id}`);
+      expect(events.map((e) => [e.content_hash, e.hash, e.previous_hash])).toEqual(stored.map((e) => [e.content_hash, e.hash, e.previous_hash]));
+
+      const middle = Math.floor(events.length / 2);
+      expect(checked(tampered(events, middle, (e) => ({ ...e, data: { ...e.data, injected: true } })))).toMatchObject({ ok: false, revision: middle });
+      expect(checked(tampered(events, 1, (e) => ({ ...e, metadata: { ...(e.metadata as object), processing_region: 'us-east-1' } })))).toMatchObject({ ok: false, revision: 1 });
+      expect(checked(events.filter((e) => e.revision !== middle))).toMatchObject({ ok: false, revision: middle + 1 });
+    });
+
+    it("checks a stream with redacted fields: a request's token, given as the digest of its stored value", async () => {
+      const created = await call('POST', '/v1/requests', { token: owner.token, json: { subject: 'Chain', expires_at: new Date(Date.now() + 86_400_000).toISOString() } });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      await t.settled();
+      const events = await history(owner, `request-${created.body.id}`);
+      const first = events[0]!;
+      expect(first.data).toMatchObject({ token: '[redacted]', token_sha256: '[redacted]' });
+      expect(Object.keys(first.redacted_fields).sort()).toEqual(['token', 'token_sha256']);
+      expect(JSON.stringify(events)).not.toContain(created.body.token);
+      expect(checked(events)).toEqual({ ok: true, checked: events.length });
+      // Without the digests, or with a forged one, the content hash does not match.
+      expect(verifyChain(events)).toMatchObject({ ok: false, revision: 0 });
+      const forged = tampered(events, 0, (e) => ({ ...e, redacted_fields: { ...e.redacted_fields, token: crypto.createHash('sha256').update('"guess"').digest('hex') } }));
+      expect(checked(forged)).toMatchObject({ ok: false, revision: 0, reason: expect.stringContaining('content_hash') });
+    });
+
+    it("checks an API key's stream (the key hash redacted) and a mail stream whose outcomes are rewritten for the public", async () => {
+      const key = await call('POST', '/v1/apikeys/', { token: owner.token, json: { account_id: owner.account.id } });
+      await call('DELETE', `/v1/apikeys/${key.body.id}`, { token: owner.token });
+      const invited = await call('POST', `/v1/accounts/${owner.account.id}/users`, { token: owner.token, json: { email: `chain-${crypto.randomUUID()}@org.example`, name: 'Ines', role: 'member' } });
+      expect(invited.status).toBe(201);
+      await t.settled();
+
+      const keyEvents = await history(owner, `apikey-${key.body.id}`);
+      expect(keyEvents[0]!.redacted_fields).toHaveProperty('key_hash');
+      expect(checked(keyEvents)).toEqual({ ok: true, checked: 2 });
+
+      const streams = await call('GET', '/v1/audit/streams?size=100', { token: owner.token });
+      const mail = (streams.body.items as { stream: string }[]).map((s) => s.stream).find((s) => s.startsWith('mail-'))!;
+      const mailEvents = await history(owner, mail);
+      const sent = mailEvents.find((e) => e.type === 'MailSent')!;
+      // The stored response names the outbox file by its path; the history says less and gives the digest.
+      expect(sent.data.response).toMatch(/^written to the outbox as /);
+      expect(sent.redacted_fields).toHaveProperty('response');
+      expect(checked(mailEvents)).toEqual({ ok: true, checked: mailEvents.length });
+      expect(verifyChain(mailEvents)).toMatchObject({ ok: false, revision: sent.revision });
+      // Events shown as stored carry no digests.
+      expect(mailEvents.filter((e) => e.type !== 'MailSent').every((e) => Object.keys(e.redacted_fields).length === 0)).toBe(true);
+    });
+  });
+}
