@@ -2,8 +2,8 @@
  * THE anonymous claim window workflow, run by both engines (workflows/definition.ts): one run
  * per anonymous verification (id: the verification's id), started when it is created. It sleeps
  * on a durable timer until the window's end (queued_at + 30 days, spec 8) and then, if the
- * verification is still unclaimed, records ClaimWindowClosed and deletes its files (image, RAW,
- * renditions); the record stays, so a later claim answers 410 CLAIM_EXPIRED. A verification
+ * verification is still unclaimed, records ClaimWindowClosed and, as a second step (a run killed
+ * between them resumes there), deletes its files (image, RAW, renditions); the record stays, so a later claim answers 410 CLAIM_EXPIRED. A verification
  * claimed (or deleted) before then is left alone. Deterministic code only: Temporal's workflow
  * bundle includes this module.
  */
@@ -19,8 +19,10 @@ export const CLAIM_WINDOW_WORKFLOW_TYPE = 'claimWindow';
 export type ClaimWindowStep = { outcome: 'closed' | 'claimed' } | { outcome: 'not_due'; dueAt: number };
 
 export interface ClaimWindowActivities {
-  /** Idempotent: records ClaimWindowClosed at most once, and deletes the files whenever it was recorded. */
+  /** Idempotent: records ClaimWindowClosed at most once, when due and unclaimed; `closed` once it is recorded. */
   closeClaimWindow(verificationId: string): Promise<ClaimWindowStep>;
+  /** Deletes every file of a verification whose ClaimWindowClosed is recorded (missing files are fine). */
+  deleteExpiredFiles(verificationId: string): Promise<void>;
 }
 
 export interface ClaimWindowInput {
@@ -41,13 +43,14 @@ const MIN_WAIT_MS = 1_000;
 
 export const claimWindowWorkflow: WorkflowDefinition<ClaimWindowInput, ClaimWindowActivities, ClaimWindowOutcome> = {
   type: CLAIM_WINDOW_WORKFLOW_TYPE,
-  activities: { closeClaimWindow: close },
+  activities: { closeClaimWindow: close, deleteExpiredFiles: close },
 
   async run(ctx, input) {
     // From the recorded end: a run resumed after a restart keeps the same wake time.
     await ctx.sleepUntil(new Date(input.closes_at));
     for (;;) {
       const step = await ctx.activities.closeClaimWindow(ctx.id);
+      if (step.outcome === 'closed') await ctx.activities.deleteExpiredFiles(ctx.id);
       if (step.outcome !== 'not_due') return step.outcome;
       await ctx.sleepUntil(new Date(Math.max(step.dueAt, ctx.now().getTime() + MIN_WAIT_MS)));
     }

@@ -4,8 +4,8 @@
  * whose RAW's file is still kept. The verification workflow discards the RAW itself when it
  * finishes (its last steps); this run covers what that left: a process killed between the
  * verification's last event and the discard, or verifications finished before the discard
- * existed. The step records RawFileDiscarded once and deletes the file (again, if a crash came
- * between the two). Deterministic code only: Temporal's workflow bundle includes this module.
+ * existed. Two steps: RawFileDiscarded recorded once, then the file deleted; a run killed between
+ * them resumes and deletes it. Deterministic code only: Temporal's workflow bundle includes this module.
  */
 import type { ActivityOptions, WorkflowDefinition } from '../definition.js';
 
@@ -18,8 +18,10 @@ export const RAW_DISCARD_WORKFLOW_TYPE = 'rawDiscard';
 export type RawDiscardOutcome = 'discarded' | 'kept' | 'nothing';
 
 export interface RawDiscardActivities {
-  /** Idempotent: records RawFileDiscarded at most once, and deletes the file whenever it was recorded. */
-  discardRawFile(verificationId: string): Promise<RawDiscardOutcome>;
+  /** Idempotent: records RawFileDiscarded at most once; `discarded` once it is recorded. */
+  recordRawDiscard(verificationId: string): Promise<RawDiscardOutcome>;
+  /** Deletes the RAW's file of a verification whose RawFileDiscarded is recorded (a missing file is fine). */
+  deleteRawFile(verificationId: string): Promise<void>;
 }
 
 /** Nothing: the id says which verification. */
@@ -33,9 +35,11 @@ const discard: ActivityOptions = {
 
 export const rawDiscardWorkflow: WorkflowDefinition<RawDiscardInput, RawDiscardActivities, RawDiscardOutcome> = {
   type: RAW_DISCARD_WORKFLOW_TYPE,
-  activities: { discardRawFile: discard },
+  activities: { recordRawDiscard: discard, deleteRawFile: discard },
 
   async run(ctx) {
-    return ctx.activities.discardRawFile(ctx.id);
+    const outcome = await ctx.activities.recordRawDiscard(ctx.id);
+    if (outcome === 'discarded') await ctx.activities.deleteRawFile(ctx.id);
+    return outcome;
   },
 };

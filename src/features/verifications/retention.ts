@@ -7,9 +7,9 @@
  *   RAW_RETENTION=keep turns it off.
  * - ClaimWindowClosed: an anonymous verification still unclaimed 30 days after it was queued has
  *   its files deleted; the record stays, so a claim answers 410 CLAIM_EXPIRED.
- * Each step records its event first and deletes the files after, and deletes them again whenever
- * it finds the event recorded: a process killed between the two leaves files that the step's
- * retry (or its sweep's run) removes. Deleting a missing file is not an error.
+ * Each records its event first and deletes the files in a step of its own after it, which deletes
+ * whenever it finds the event recorded: a run killed between the two resumes at the deletion.
+ * Deleting a missing file is not an error.
  */
 import { streamCorrelations, systemContext } from '../../core/commands.js';
 import type { BlobStore } from '../../core/blob-store.js';
@@ -44,43 +44,62 @@ export function createRetentionSteps(deps: RetentionDeps) {
     return runCommand(deps.store, stream, verificationDecider, command, ctx, from);
   }
 
+  const load = (id: string) => foldStream(deps.store, verificationStream(id), verificationDecider);
+
+  /** Records RawFileDiscarded for a finished verification (once); `discarded` when it is recorded, now or before. */
+  async function recordRawDiscard(id: string, from?: Folded<VerificationState>): Promise<RawDiscardOutcome> {
+    if (deps.config.RAW_RETENTION === 'keep') return 'kept';
+    const folded = from ?? (await load(id));
+    const { state } = folded;
+    if (state.rawDiscarded) return 'discarded';
+    if (!state.raw || state.status === 'deleted') return 'nothing';
+    // A pair analysed before the full-size rendering was kept: its RAW is its PSD export's only RAW layer (decisions-RETAIN).
+    if (needsRawForExport(state)) return 'kept';
+    const after = await record(id, { type: 'DiscardRaw', now: deps.now() }, 'raw-retention', folded);
+    if (!after.state.rawDiscarded) return 'nothing'; // not finished yet
+    deps.log.info({ verification: id }, 'RAW file discarded');
+    return 'discarded';
+  }
+
+  /** Deletes the RAW's file once RawFileDiscarded is recorded. */
+  async function deleteRawFile(id: string, from?: Folded<VerificationState>): Promise<void> {
+    const { state } = from ?? (await load(id));
+    if (state.rawDiscarded && state.raw) await deps.blobs.delete(state.raw.blob_key);
+  }
+
   return {
+    recordRawDiscard,
+    deleteRawFile,
+
     /**
-     * Discards a finished verification's RAW file: RawFileDiscarded once, then the file (again
-     * on every call once recorded: a crash may have come between). `from`: the state the caller
-     * just recorded, when it has it (the verification workflow's last steps).
+     * Both steps at once, for the verification workflow's last steps (`from`: the state they just
+     * recorded). A process killed between the two: the run resumes at its snapshot, which calls this again.
      */
     async discardRaw(id: string, from?: Folded<VerificationState>): Promise<RawDiscardOutcome> {
-      if (deps.config.RAW_RETENTION === 'keep') return 'kept';
-      const folded = from ?? (await foldStream(deps.store, verificationStream(id), verificationDecider));
-      const { state } = folded;
-      if (!state.raw || state.status === 'deleted') return 'nothing';
-      // A pair analysed before the full-size rendering was kept: its RAW is its PSD export's only RAW layer (decisions-RETAIN).
-      if (!state.rawDiscarded && needsRawForExport(state)) return 'kept';
-      const after = state.rawDiscarded ? folded : await record(id, { type: 'DiscardRaw', now: deps.now() }, 'raw-retention', folded);
-      if (!after.state.rawDiscarded) return 'nothing'; // not finished yet
-      await deps.blobs.delete(state.raw.blob_key);
-      if (!state.rawDiscarded) deps.log.info({ verification: id }, 'RAW file discarded');
-      return 'discarded';
+      const outcome = await recordRawDiscard(id, from);
+      if (outcome === 'discarded') await deleteRawFile(id);
+      return outcome;
     },
 
-    /** Closes an anonymous verification's claim window when due and unclaimed: ClaimWindowClosed once, then its files. */
+    /** Records ClaimWindowClosed for an anonymous verification still unclaimed when its window has ended (once). */
     async closeClaimWindow(id: string): Promise<ClaimWindowStep> {
-      const folded = await foldStream(deps.store, verificationStream(id), verificationDecider);
+      const folded = await load(id);
       const { state } = folded;
-      if (state.status === 'none' || state.status === 'deleted' || !state.queuedAt) return { outcome: 'claimed' };
-      let closed = state.filesExpired ? folded : undefined;
-      if (!closed) {
-        if (!state.anonymous) return { outcome: 'claimed' };
-        const dueAt = state.queuedAt.getTime() + CLAIM_WINDOW_MS;
-        if (deps.now().getTime() < dueAt) return { outcome: 'not_due', dueAt };
-        closed = await record(id, { type: 'CloseClaimWindow', now: deps.now() }, 'claim-window', folded);
-        // A claim won the race: the record moved to an account and keeps its files.
-        if (!closed.state.filesExpired) return { outcome: 'claimed' };
-      }
-      await Promise.all(keysAtClose(state).map((key) => deps.blobs.delete(key)));
-      if (!state.filesExpired) deps.log.info({ verification: id }, 'claim window closed: files deleted');
+      if (state.filesExpired) return { outcome: 'closed' };
+      if (state.status === 'none' || state.status === 'deleted' || !state.anonymous || !state.queuedAt) return { outcome: 'claimed' };
+      const dueAt = state.queuedAt.getTime() + CLAIM_WINDOW_MS;
+      if (deps.now().getTime() < dueAt) return { outcome: 'not_due', dueAt };
+      const closed = await record(id, { type: 'CloseClaimWindow', now: deps.now() }, 'claim-window', folded);
+      // A claim won the race: the record moved to an account and keeps its files.
+      if (!closed.state.filesExpired) return { outcome: 'claimed' };
+      deps.log.info({ verification: id }, 'claim window closed unclaimed');
       return { outcome: 'closed' };
+    },
+
+    /** Deletes the files of a verification whose ClaimWindowClosed is recorded. */
+    async deleteExpiredFiles(id: string): Promise<void> {
+      const { state } = await load(id);
+      if (state.filesExpired) await Promise.all(keysAtClose(state).map((key) => deps.blobs.delete(key)));
     },
   };
 }
@@ -98,11 +117,11 @@ function keysAtClose(state: VerificationState): string[] {
 export type RetentionSteps = ReturnType<typeof createRetentionSteps>;
 
 export function rawDiscardActivities(steps: RetentionSteps): ActivityImplementations<RawDiscardActivities> {
-  return { discardRawFile: (_context, id) => steps.discardRaw(id) };
+  return { recordRawDiscard: (_context, id) => steps.recordRawDiscard(id), deleteRawFile: (_context, id) => steps.deleteRawFile(id) };
 }
 
 export function claimWindowActivities(steps: RetentionSteps): ActivityImplementations<ClaimWindowActivities> {
-  return { closeClaimWindow: (_context, id) => steps.closeClaimWindow(id) };
+  return { closeClaimWindow: (_context, id) => steps.closeClaimWindow(id), deleteExpiredFiles: (_context, id) => steps.deleteExpiredFiles(id) };
 }
 
 /** Finished verifications whose RAW is still kept (none with RAW_RETENTION=keep; not those whose PSD export still needs it). */
