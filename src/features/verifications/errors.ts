@@ -5,7 +5,6 @@ export const verificationErrors = defineErrors({
   VERIFICATION_NOT_FOUND: 404,
   ALREADY_CLAIMED: 409,
   CLAIM_EXPIRED: 410,
-  FILES_EXPIRED: 410,
 });
 
 type Codes = typeof verificationErrors;

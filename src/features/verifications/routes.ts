@@ -50,11 +50,7 @@ export function verificationRoutes(deps: AppDeps): RouteSpec[] {
       summary,
       auth: 'any',
       params: verificationIdParam,
-      responses: {
-        302: { description: 'Redirect to a pre-signed URL valid for 1 hour' },
-        404: { description: 'VERIFICATION_NOT_FOUND' },
-        410: { description: "FILES_EXPIRED: an anonymous verification's files, deleted when its 30-day claim window closed unclaimed" },
-      },
+      responses: { 302: { description: 'Redirect to a pre-signed URL valid for 1 hour' }, 404: { description: 'VERIFICATION_NOT_FOUND' } },
       handler: async ({ params, principal }) => redirect(await fileUrl(deps, principal, params.verification_id, kind)),
     });
 

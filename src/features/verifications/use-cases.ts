@@ -294,16 +294,9 @@ export async function deleteVerification(deps: AppDeps, call: Call, id: string):
 
 export type FileKind = 'thumbnail' | 'image' | 'badge';
 
-/** An anonymous verification's files after its claim window closed unclaimed: gone for good, the record stays. */
-const filesExpired = (at: Date | string) =>
-  new AppError('FILES_EXPIRED', `The files of this anonymous verification were deleted when its 30-day claim window closed (${new Date(at).toISOString()}); its record and results remain.`, {
-    suggestion: 'Verify the files again, from an account to keep them: anonymous verifications keep their files only until the claim window closes.',
-  });
-
 /** A pre-signed URL (1 hour) to one of a verification's files. */
 export async function fileUrl(deps: AppDeps, principal: Principal, id: string, kind: FileKind): Promise<string> {
   const row = await owned(deps, principal, id);
-  if (row.files_expired_at) throw filesExpired(row.files_expired_at);
   const renditions = renditionsOf(row);
   const image = imageOf(row);
   const target =
