@@ -152,7 +152,7 @@ export const rawsToDiscard = (knex: Knex): Promise<string[]> =>
     .whereNull('raw_discarded_at')
     .whereNull('files_expired_at')
     // Not a completed registered pair analysed before its full-size rendering was kept: its PSD export needs the RAW (retention.ts).
-    .whereRaw("not (status = 'completed' and rendition_info ? 'registration' and not renditions ? 'raw_rendition')")
+    .whereRaw("not (status = 'completed' and rendition_info -> 'registration' is not null and renditions -> 'raw_rendition' is null)")
     .orderBy('updated_at').limit(RETENTION_SWEEP_BATCH).pluck('id');
 
 /** Anonymous verifications still unclaimed whose claim window ended by `closedBy` and whose files are still kept: the claim window sweep's work. */
