@@ -47,6 +47,7 @@ function report(overrides: Partial<SharedReport> = {}): SharedReport {
     created_at: '2026-03-01T10:00:00.000Z',
     updated_at: '2026-03-01T10:00:05.000Z',
     processing_region: 'eu-central-1',
+    anchor: null,
     files: { image: true, thumbnail: true, badge: false, heatmap: false, raw_reference: false },
     access_type: 'anyone_with_link',
     viewer: 'link',
@@ -152,5 +153,25 @@ describe('the report page', () => {
     expect(headers['Content-Security-Policy']).toBe("default-src 'none'; img-src 'self' data:; style-src 'nonce-N'; script-src 'nonce-N'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
     expect(headers['X-Robots-Tag']).toBe('noindex, nofollow');
     expect(headers['Referrer-Policy']).toBe('no-referrer');
+  });
+});
+
+describe('the anchor section', () => {
+  it('says "not yet anchored" until the record is anchored', () => {
+    const page = render(report());
+    expect(page).toContain('This record is not yet anchored.');
+  });
+
+  it('names when, the batch, the start of the root and whether it is timestamped', () => {
+    const anchor = { batch_id: '7', sealed_at: '2026-03-01T10:05:00.000Z', root: 'ab'.repeat(32), tree_size: 3, timestamped: true, timestamp_failure: null };
+    const page = render(report({ anchor }));
+    expect(page).toContain('This record is anchored');
+    expect(page).toContain('2 other records');
+    expect(page).toContain('number 7');
+    expect(page).toContain(`${'ab'.repeat(8)}…`);
+    expect(page).not.toContain('ab'.repeat(32));
+    expect(page).toContain('1 March 2026 at 10:05 UTC');
+    expect(page).toContain('confirmed by an independent timestamp authority');
+    expect(render(report({ anchor: { ...anchor, timestamped: false, timestamp_failure: 'HTTP 503' } }))).toContain('the timestamp authority could not be reached');
   });
 });

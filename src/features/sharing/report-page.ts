@@ -1,5 +1,6 @@
 import { contentSecurityPolicy, html, htmlDocument, privatePageHeaders, type Html } from '../../core/html.js';
 import { analysesSection } from './report-analyses.js';
+import { anchorSection } from './report-anchor.js';
 import { flickerSection, FLICKER_SCRIPT, heatmapSection } from './report-comparison.js';
 import { credentialsSection } from './report-credentials.js';
 import { badgeSection, factsSection, hashesSection, photoFigure } from './report-facts.js';
@@ -78,6 +79,7 @@ ${pair ? html`<div class="pair-visuals">${heatmapSection(report, fileUrl)}${flic
 ${credentialsSection(report)}
 ${badgeSection(report, fileUrl)}
 ${hashesSection(report)}
+${anchorSection(report)}
 </main>`;
   return page({
     title: `Verification report: ${report.name} · ${serviceName}`,

@@ -1,5 +1,6 @@
 import { isoDate } from '../../core/schemas.js';
 import { captureOf, imageOf, renditionsOf, resultFields, verificationFields, type ResultRow, type VerificationRow } from '../verifications/index.js';
+import type { AnchorSummary } from '../anchors/index.js';
 import type { AccessType } from './events.js';
 
 /** How a viewer came to see a shared report. */
@@ -40,6 +41,8 @@ export interface SharedReport {
   updated_at: string;
   /** Where the analysis ran (from the events that recorded it). */
   processing_region: string | null;
+  /** The anchor batch the record is sealed in (docs/audit.md "Anchors"); null until it is anchored. */
+  anchor: AnchorSummary | null;
   /** Which files openSharedFile can serve for this report. */
   files: Record<SharedFileKind, boolean>;
   access_type: AccessType;
@@ -75,7 +78,7 @@ export function sharedFileOf(row: VerificationRow, kind: SharedFileKind): { blob
 export function toSharedReport(
   row: VerificationRow,
   results: ResultRow[],
-  extra: { processingRegion: string | null; accessType: AccessType; viewer: ViewerAccess },
+  extra: { processingRegion: string | null; accessType: AccessType; viewer: ViewerAccess; anchor: AnchorSummary | null },
 ): SharedReport {
   const capture = captureOf(row);
   return {
@@ -89,6 +92,7 @@ export function toSharedReport(
         }
       : null,
     processing_region: extra.processingRegion,
+    anchor: extra.anchor,
     files: Object.fromEntries(sharedFileKinds.map((kind) => [kind, Boolean(sharedFileOf(row, kind))])) as Record<SharedFileKind, boolean>,
     access_type: extra.accessType,
     viewer: extra.viewer,

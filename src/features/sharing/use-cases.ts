@@ -9,6 +9,7 @@ import { findUser, findUserByEmail, normaliseEmail } from '../accounts/index.js'
 import { queueMail, type OutgoingMail } from '../mail/index.js';
 import { verificationStream } from '../verifications/events.js';
 import { findVerification, resultsOf, type VerificationRow } from '../verifications/index.js';
+import { anchorOf } from '../anchors/index.js';
 import { checkOwner, decideView, notShared, shareDecider, shareStream, shareViewsStream, type ShareCommand, type ShareState, type VerificationFacts } from './decider.js';
 import { shareViewEvents, type AccessType } from './events.js';
 import { accessChangedMessage, invitationMessage, sharerOf, toldOfAccessChange } from './notifications.js';
@@ -281,8 +282,8 @@ async function processingRegionOf(deps: AppDeps, verificationId: string): Promis
 export async function openSharedReport(deps: AppDeps, request: SharedReportRequest): Promise<SharedReport> {
   const { share, row, viewer } = await admit(deps, request);
   if (viewer !== 'owner' && request.visitorKey !== null) await recordView(deps, row, viewer, request.visitorKey, request);
-  const [results, processingRegion] = await Promise.all([resultsOf(deps.knex, [row.id]), processingRegionOf(deps, row.id)]);
-  return toSharedReport(row, results, { processingRegion, accessType: share.access_type, viewer });
+  const [results, processingRegion, anchor] = await Promise.all([resultsOf(deps.knex, [row.id]), processingRegionOf(deps, row.id), anchorOf(deps, row.id)]);
+  return toSharedReport(row, results, { processingRegion, accessType: share.access_type, viewer, anchor });
 }
 
 /** One of a shared report's files (see SharedReport.files), behind the same access check; not counted as a view. */
