@@ -107,6 +107,9 @@ const EXPECTED: Record<string, Rule> = {
 
   'GET /v1/audit/streams':                                 { auth: 'any' },
   'GET /v1/audit/streams/{stream}':                        owned(),
+  // Compliance evidence (the default period: the last 30 days): the caller's own account's, for its admins.
+  'GET /v1/compliance/events':                             { auth: 'any', who: 'admin' },
+  'GET /v1/compliance/summary':                            { auth: 'any', who: 'admin' },
   'POST /capture/challenge':                               { auth: 'any' },
   'POST /capture/attestation':                             { auth: 'any', allowed: 'invalid' }, // nothing signed: validation refuses
   'POST /v1/verifications/claim':                          { auth: 'any' }, // an unknown anonymous id claims nothing

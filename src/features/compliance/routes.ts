@@ -5,10 +5,10 @@ import { complianceSummary, exportEvents, MAX_PERIOD_DAYS } from './use-cases.js
 
 const instant = (what: string) => z.iso.datetime({ offset: true }).describe(`${what}: an RFC 3339 instant with its offset (2026-01-01T00:00:00Z).`);
 const period = {
-  from: instant('Start of the period, included (events recorded at or after it)'),
-  to: instant('End of the period, excluded (events recorded before it); not later than now'),
+  from: instant('Start of the period, included (events recorded at or after it); default: 30 days before `to`').optional(),
+  to: instant('End of the period, excluded (events recorded before it); not later than now; default: now').optional(),
 };
-const periodRules = `The period is \`[from, to)\` in the time the log recorded each event; \`to\` after \`from\`, at most ${MAX_PERIOD_DAYS} days later, not in the future (VALIDATION_ERROR). Admins of the account only (ACCESS_DENIED for members).`;
+const periodRules = `The period is \`[from, to)\` in the time the log recorded each event (default: the 30 days up to now); \`to\` after \`from\`, at most ${MAX_PERIOD_DAYS} days later, not in the future (VALIDATION_ERROR). Admins of the account only (ACCESS_DENIED for members).`;
 
 const eventSummary = z.object({ event_id: z.string(), stream: z.string(), revision: z.number().int(), type: z.string(), processing_region: z.string(), recorded_at: z.string(), hash: z.string() }).nullable();
 const fileDigest = z.object({ sha256: z.string(), rows: z.number().int() });

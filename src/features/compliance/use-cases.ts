@@ -12,12 +12,20 @@ import { signEs256, type Es256Signature } from './signature.js';
 /** The longest period one export covers (a year, leap day included); longer ones are exported in parts. */
 export const MAX_PERIOD_DAYS = 366;
 const DAY_MS = 24 * 60 * 60_000;
+/** The period when none is given: the last 30 days (as the share analytics default to). */
+const DEFAULT_PERIOD_DAYS = 30;
 /** A `to` this far past the service's clock is taken for the caller's clock running ahead, and read as now. */
 const CLOCK_SKEW_MS = 60_000;
 /** Rows read per query while streaming: memory stays bounded whatever the period holds. */
 const PAGE_SIZE = 1000;
 
 export type ExportFormat = 'jsonl' | 'csv';
+
+/** RFC 3339 instants as the caller gave them; either may be left out (DEFAULT_PERIOD_DAYS up to now). */
+export interface PeriodInput {
+  from?: string | undefined;
+  to?: string | undefined;
+}
 
 /** Compliance evidence is the account's, for its admins: a member (or a member's key) is refused. */
 function assertAdmin(principal: Principal): void {
@@ -33,9 +41,9 @@ function assertAdmin(principal: Principal): void {
  * future (a `to` within CLOCK_SKEW_MS of now is read as now, so the period holds only events
  * recorded already and the rows and the summary of one period stay the same on every call).
  */
-export function checkPeriod(input: { from: string; to: string }, now: Date): Period {
-  const from = new Date(input.from);
-  let to = new Date(input.to);
+export function checkPeriod(input: PeriodInput, now: Date): Period {
+  let to = input.to ? new Date(input.to) : now;
+  const from = input.from ? new Date(input.from) : new Date(to.getTime() - DEFAULT_PERIOD_DAYS * DAY_MS);
   const suggestion = `Give from and to as RFC 3339 instants, to after from, at most ${MAX_PERIOD_DAYS} days apart, to not later than now.`;
   if (to.getTime() <= from.getTime()) throw new ValidationError('The period ends before it starts: `to` must be after `from`.', { suggestion });
   if (to.getTime() - from.getTime() > MAX_PERIOD_DAYS * DAY_MS) {
@@ -74,7 +82,7 @@ async function* lines(records: AsyncIterable<ExportRecord>, format: ExportFormat
  * fills memory. The signed summary (`complianceSummary`) gives each file's SHA-256 and row count:
  * a download cut short is told from a complete one.
  */
-export async function exportEvents(deps: AppDeps, principal: Principal, input: { from: string; to: string }, format: ExportFormat): Promise<{ period: Period; body: Readable }> {
+export async function exportEvents(deps: AppDeps, principal: Principal, input: PeriodInput, format: ExportFormat): Promise<{ period: Period; body: Readable }> {
   assertAdmin(principal);
   const period = checkPeriod(input, deps.now());
   await caughtUp(deps);
@@ -118,7 +126,7 @@ export interface ComplianceSummary {
  * that keeps processing in the EU, and the SHA-256 of both files (one more pass over the rows,
  * a page at a time), signed ES256 with the service's signing key.
  */
-export async function complianceSummary(deps: AppDeps, principal: Principal, input: { from: string; to: string }): Promise<{ summary: ComplianceSummary; signature: Es256Signature }> {
+export async function complianceSummary(deps: AppDeps, principal: Principal, input: PeriodInput): Promise<{ summary: ComplianceSummary; signature: Es256Signature }> {
   assertAdmin(principal);
   const period = checkPeriod(input, deps.now());
   await caughtUp(deps);
