@@ -96,6 +96,11 @@ const complete = completeWith();
 const fail: VerificationCommand = { type: 'Fail', reason: 'Deadline passed.', now: NOW };
 const deleteBy = (accountId: string): VerificationCommand => ({ type: 'Delete', account_id: accountId, now: NOW });
 const claim = (anonymousId = ANONYMOUS): VerificationCommand => ({ type: 'Claim', anonymous_account_id: anonymousId, new_owner_account_id: NEW_OWNER, now: NOW });
+const discardRaw: VerificationCommand = { type: 'DiscardRaw', now: NOW };
+const DAY = 86_400_000;
+const closeClaimWindow = (at: Date): VerificationCommand => ({ type: 'CloseClaimWindow', now: at });
+const rawDiscarded: VerificationEvent = { type: 'RawFileDiscarded', data: { blob_key: raw.blob_key, sha256: raw.sha256, discarded_at: T } };
+const windowClosed = (at: Date, blobKeys: string[]): VerificationEvent => ({ type: 'ClaimWindowClosed', data: { closed_at: at.toISOString(), blob_keys: blobKeys } });
 
 /** Steps a finished (completed, failed or deleted) verification ignores. */
 const workflowSteps: [string, VerificationCommand][] = [
@@ -382,6 +387,69 @@ describe('verificationDecider', () => {
 
     it('Delete by the previous anonymous owner is rejected with VERIFICATION_NOT_FOUND', () => {
       given(verificationDecider, history).when(deleteBy(ANONYMOUS)).thenThrows('VERIFICATION_NOT_FOUND');
+    });
+  });
+
+  describe('retention: the RAW discarded once finished (DiscardRaw)', () => {
+    it('a completed pair records RawFileDiscarded with the RAW\'s key and hash', () => {
+      given(verificationDecider, [queued(), started, graded(), completed]).when(discardRaw).then([rawDiscarded]);
+    });
+
+    it('a failed pair too', () => {
+      given(verificationDecider, [queued(), started, failed]).when(discardRaw).then([rawDiscarded]);
+    });
+
+    it('once: a second DiscardRaw decides nothing', () => {
+      given(verificationDecider, [queued(), started, graded(), completed, rawDiscarded]).when(discardRaw).thenNothing();
+    });
+
+    it('not while the verification runs: its analysis reads the RAW', () => {
+      given(verificationDecider, [queued(), started, graded()]).when(discardRaw).thenNothing();
+    });
+
+    it('nothing for an image-only verification (no RAW)', () => {
+      given(verificationDecider, [queued({ mode: 'image_only', raw: null }), started, graded(), completed]).when(discardRaw).thenNothing();
+    });
+
+    it('a deletion after the discard does not list the RAW\'s file again', () => {
+      given(verificationDecider, [queued(), started, graded(), completed, rawDiscarded]).when(deleteBy(OWNER)).then([deleted([image.blob_key])]);
+    });
+  });
+
+  describe('retention: the anonymous claim window (CloseClaimWindow)', () => {
+    const anonymous = [queued({ account_id: ANONYMOUS, anonymous: true }), started, graded(), renditionStored('thumbnail'), completed];
+    const end = new Date(QUEUED_AT.getTime() + 30 * DAY);
+
+    it('at its end, an unclaimed record closes with every file it has', () => {
+      given(verificationDecider, anonymous).when(closeClaimWindow(end)).then([windowClosed(end, [image.blob_key, raw.blob_key, `verifications/${VERIFICATION}/thumbnail.png`])]);
+    });
+
+    it('a RAW already discarded is not listed again', () => {
+      given(verificationDecider, [...anonymous, rawDiscarded]).when(closeClaimWindow(end)).then([windowClosed(end, [image.blob_key, `verifications/${VERIFICATION}/thumbnail.png`])]);
+    });
+
+    it('a millisecond before its end, nothing', () => {
+      given(verificationDecider, anonymous).when(closeClaimWindow(new Date(end.getTime() - 1))).thenNothing();
+    });
+
+    it('a claimed record keeps its files', () => {
+      given(verificationDecider, [...anonymous, claimed]).when(closeClaimWindow(end)).thenNothing();
+    });
+
+    it('an account\'s record has no claim window', () => {
+      given(verificationDecider, [queued(), started, graded(), completed]).when(closeClaimWindow(end)).thenNothing();
+    });
+
+    it('once: closed again decides nothing', () => {
+      given(verificationDecider, [...anonymous, windowClosed(end, [])]).when(closeClaimWindow(end)).thenNothing();
+    });
+
+    it('a claim after it closed moves nothing (the claim answers CLAIM_EXPIRED)', () => {
+      given(verificationDecider, [...anonymous, windowClosed(end, [])]).when(claim()).thenNothing();
+    });
+
+    it('a deletion after it closed lists no file', () => {
+      given(verificationDecider, [...anonymous, windowClosed(end, [])]).when(deleteBy(ANONYMOUS)).then([deleted([])]);
     });
   });
 });
