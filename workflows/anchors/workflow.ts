@@ -1,10 +1,12 @@
 /**
  * THE anchor batch workflow, run by both engines (workflows/definition.ts): one run per batch
  * number and first waiting record (id `<batch number>:<verification id>`, given by the sweep,
- * which starts one whenever a completed verification waits for a batch: docs/audit.md "Anchors").
+ * which starts one whenever a completed verification waits for a batch, and `<batch number>:full`
+ * when a full batch waits: docs/audit.md "Anchors").
  *
  * 1. `sealAnchorBatch` says whether batch n is due: its oldest waiting record has waited the
- *    interval, or a full batch waits. Not yet: the run sleeps on a durable timer and asks again.
+ *    interval, or a full batch waits. Not yet: the run sleeps on a durable timer until the oldest
+ *    has waited the interval, and asks again.
  *    Due: it returns the batch sealed (records, Merkle root, signed tree head), not yet recorded.
  * 2. `recordAnchorBatch` appends it to `anchor-<n>`, once: a batch already recorded (a racing
  *    run, a run resumed after a kill between 1 and 2 or after 2) stays as it is, so a record is
@@ -20,7 +22,7 @@ import { ActivityFailed, type ActivityOptions, type WorkflowDefinition } from '.
 export const ANCHOR_BATCH_WORKFLOW_TYPE = 'anchorBatch';
 
 /** The run of batch `batchId` that the waiting record `verificationId` (the oldest one the sweep saw) set off. */
-export const anchorRunId = (batchId: string, verificationId: string) => `${batchId}:${verificationId}`;
+export const anchorRunId = (batchId: string, verificationId: string | 'full') => `${batchId}:${verificationId}`;
 
 export interface AnchorBatchInput {
   /** The batch's number ("1", "2", …): batch n is sealed only once batch n - 1 is recorded. */

@@ -12,7 +12,7 @@ import { anchorRunId, type AnchorBatchActivities, type AnchorBatchInput } from '
 
 export type AnchorActivityDeps = Pick<AppDeps, 'store' | 'knex' | 'now' | 'config' | 'readModels' | 'signer'>;
 
-/** A waiting batch is asked about at least this often, so a batch that fills up is sealed without waiting for the interval. */
+/** Batch n - 1 not recorded yet (a run started early): ask again this much later. */
 const RECHECK_MS = 60_000;
 
 /** The read models reach a just-recorded batch within this (they run in the same process). */
@@ -53,7 +53,7 @@ export function createAnchorActivities(deps: AnchorActivityDeps): ActivityImplem
       if (rows.length === 0) return { outcome: 'empty' };
       const now = deps.now();
       const dueAt = new Date(rows[0]!.completed_at!).getTime() + deps.config.ANCHOR_INTERVAL_SECONDS * 1000;
-      if (rows.length < size && now.getTime() < dueAt) return { outcome: 'not_due', recheckAt: Math.min(dueAt, now.getTime() + RECHECK_MS) };
+      if (rows.length < size && now.getTime() < dueAt) return { outcome: 'not_due', recheckAt: dueAt };
       return { outcome: 'due', batch: sealBatch(batchId, rows.map(recordOf), now, await deps.signer()) };
     },
 
@@ -82,13 +82,19 @@ export function createAnchorActivities(deps: AnchorActivityDeps): ActivityImplem
 }
 
 /**
- * A run for the next batch whenever a completed verification waits for one (and after a kill,
- * the same run again: its id is the batch number and the oldest waiting record, so a repeated
- * sweep starts nothing new). The run itself waits for the batch to fall due.
+ * A run for the next batch whenever a completed verification waits for one (its id is the batch
+ * number and the oldest waiting record, so a repeated sweep, or one after a kill, starts nothing
+ * new; the run waits for the batch to fall due), and one more when a full batch waits: that one
+ * finds the batch due at once, so a full batch is sealed within a sweep, however long the first
+ * run still sleeps (it then finds the batch recorded).
  */
-export async function anchorBatchSweep({ knex }: SweepSource): Promise<{ id: string; input: AnchorBatchInput }[]> {
-  const [first] = await waitingRecords(knex, 1);
-  if (!first) return [];
-  const batchId = String((await lastSealedBatch(knex)) + 1);
-  return [{ id: anchorRunId(batchId, first.verification_id), input: { batch_id: batchId } }];
+export function anchorBatchSweep(size: number) {
+  return async ({ knex }: SweepSource): Promise<{ id: string; input: AnchorBatchInput }[]> => {
+    const waiting = await waitingRecords(knex, size);
+    if (waiting.length === 0) return [];
+    const batchId = String((await lastSealedBatch(knex)) + 1);
+    const runs = [{ id: anchorRunId(batchId, waiting[0]!.verification_id), input: { batch_id: batchId } }];
+    if (waiting.length >= size) runs.push({ id: anchorRunId(batchId, 'full'), input: { batch_id: batchId } });
+    return runs;
+  };
 }

@@ -1,0 +1,162 @@
+import crypto from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../src/core/canonical-json.js';
+import { merkleRoot, recordHash, verifyInclusion } from '../../src/core/merkle.js';
+import { anchorStream } from '../../src/features/anchors/events.js';
+import { verificationStream } from '../../src/features/verifications/events.js';
+import { SkewedClock } from '../support/clock.js';
+import { databaseTargets } from '../support/databases.js';
+import { uploadImage } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
+import { startLocalTsa } from './local-tsa.js';
+
+/**
+ * Anchoring (issue 25, must-work 2) through the in-process engine with a moved clock, and a real
+ * RFC 3161 authority (openssl ts behind HTTP): completed verifications wait for a batch; the
+ * batch is sealed once the oldest has waited ANCHOR_INTERVAL_SECONDS, or at once when
+ * ANCHOR_BATCH_SIZE wait; each `anchored_in` item checks out with nothing but node:crypto and the
+ * published certificate: the record hash from the record, the record from the stored event, the
+ * inclusion proof against the root, the ES256 signature over the signed tree head, and the
+ * timestamp token over its SHA-256 (openssl ts -verify). An authority that is down loses nothing:
+ * the batch is sealed without its token, which is recorded once the authority answers again.
+ * The same workflow on Temporal: anchors-timeskip.test.ts; kills: anchors-crash.test.ts.
+ */
+const INTERVAL_S = 300;
+const tsa = await startLocalTsa();
+afterAll(() => tsa.close());
+
+async function waitFor<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+for (const target of databaseTargets) describe(`anchors on ${target.name} (in-process engine, moved clock, local TSA)`, () => {
+  const clock = new SkewedClock();
+  const { t, call, newAccount } = serviceSuite(target, { ANCHOR_INTERVAL_SECONDS: String(INTERVAL_S), ANCHOR_BATCH_SIZE: '4', ANCHOR_TSA_URL: tsa.url }, { clock, workflowSweepMs: 200 });
+  const owner = newAccount();
+  const read = async (id: string) => (await call('GET', `/v1/verifications/${id}`, { token: owner.token })).body;
+  const completed = async (ids: string[]) => {
+    for (const id of ids) await waitFor(async () => ['completed', 'failed'].includes((await read(id)).status), `verification ${id} to finish`);
+    await t.settled();
+  };
+  const certificate = async () => {
+    const res = await fetch(`${t.url}/v1/anchors/certificate`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('application/pem-certificate-chain');
+    return res.text();
+  };
+
+  it('seals the verifications that waited the interval in one batch; every item checks out offline', async () => {
+    const ids = [await uploadImage(t.url, owner.token), await uploadImage(t.url, owner.token, 'images/exifr_png_with_exif_and_gps.png'), await uploadImage(t.url, owner.token)];
+    await completed(ids);
+    const before = await Promise.all(ids.map(read));
+    for (const v of before) expect(v.anchored_in).toEqual([]);
+
+    // Not yet due: the oldest has waited less than the interval.
+    clock.advance((INTERVAL_S - 30) * 1000);
+    await sleep(1_500);
+    await t.settled();
+    expect((await read(ids[0]!)).anchored_in).toEqual([]);
+    clock.advance(31_000);
+    const items = await Promise.all(ids.map((id) => waitFor(async () => (await read(id)).anchored_in?.[0]?.timestamp && (await read(id)).anchored_in, `verification ${id} to be anchored and timestamped`)));
+
+    const pem = await certificate();
+    const endEntity = new crypto.X509Certificate(pem);
+    const batchIds = new Set(items.map((list) => list[0].batch_id));
+    expect(batchIds.size).toBe(1);
+    const leaves: string[] = [];
+    for (const [i, list] of items.entries()) {
+      expect(list).toHaveLength(1);
+      const item = list[0];
+      expect(Object.keys(item).sort()).toEqual(['batch_id', 'inclusion_proof', 'leaf_index', 'record', 'record_hash', 'root', 'sealed_at', 'signature', 'timestamp', 'tree_size'].sort());
+      expect(item.tree_size).toBe(3);
+      // The record: the verification's completion event, as stored, and its files.
+      const stored = await t.service.deps.store.readStream(verificationStream(ids[i]!));
+      const completion = stored.find((e) => e.type === 'VerificationCompleted')!;
+      expect(item.record).toEqual({
+        verification_id: ids[i],
+        stream: verificationStream(ids[i]!),
+        revision: completion.revision,
+        event_hash: completion.hash,
+        image_sha256: before[i].image_photo_hash.replace(/^sha256:/, ''),
+        raw_sha256: null,
+      });
+      expect(item.record.event_hash).toMatch(/^[0-9a-f]{64}$/);
+      expect(item.record_hash).toBe(recordHash(item.record));
+      expect(verifyInclusion(item.record_hash, item.leaf_index, item.tree_size, item.inclusion_proof, item.root)).toBe(true);
+      leaves[item.leaf_index] = item.record_hash;
+      // The signature over the signed tree head, with the published certificate.
+      expect(item.signature.algorithm).toBe('ES256');
+      expect(item.signature.signed).toBe(canonicalJson({ batch_id: item.batch_id, root: item.root, tree_size: item.tree_size, sealed_at: item.sealed_at }));
+      expect(item.signature.certificate_chain.join('')).toBe(pem);
+      const verifies = (signed: string) => crypto.verify('sha256', Buffer.from(signed), { key: endEntity.publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(item.signature.value, 'base64'));
+      expect(verifies(item.signature.signed)).toBe(true);
+      expect(verifies(item.signature.signed.replace(item.root, '0'.repeat(64)))).toBe(false);
+      // The timestamp token over SHA-256 of the signed bytes, checked by openssl against the TSA's CA.
+      expect(item.timestamp.authority).toBe(tsa.url);
+      expect(await tsa.verify(Buffer.from(item.timestamp.token, 'base64'), Buffer.from(item.signature.signed))).toContain('Verification: OK');
+      await expect(tsa.verify(Buffer.from(item.timestamp.token, 'base64'), Buffer.from(`${item.signature.signed} `))).rejects.toThrow();
+      // Anchoring changes nothing else of the verification.
+      const { anchored_in: _a, updated_at: _u, image_thumbnail_url: _t, ...rest } = await read(ids[i]!);
+      const { anchored_in: _b, updated_at: _v, image_thumbnail_url: _s, ...was } = before[i];
+      expect(rest).toEqual(was);
+    }
+    expect(merkleRoot(leaves)).toBe(items[0]![0].root);
+    // The list shows the same items.
+    const list = (await call('GET', '/v1/verifications/?size=100', { token: owner.token })).body.items;
+    expect(list.find((v: { id: string }) => v.id === ids[0]).anchored_in).toEqual(items[0]);
+  }, 300_000);
+
+  it('seals a full batch at once, leaves the rest for the next, skips a deleted verification, and keeps a batch whose authority is down', async () => {
+    tsa.refuse = true;
+    const deleted = await uploadImage(t.url, owner.token);
+    await completed([deleted]);
+    expect((await call('DELETE', `/v1/verifications/${deleted}`, { token: owner.token })).status).toBe(200);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await uploadImage(t.url, owner.token));
+    await completed(ids);
+    // Four wait: a full batch, sealed without moving the clock; the fifth waits for the next.
+    const sealed = await waitFor(async () => {
+      const anchored = (await Promise.all(ids.map(read))).filter((v) => v.anchored_in.length > 0);
+      return anchored.length === 4 && anchored;
+    }, 'a full batch to be sealed');
+    const batchId = sealed[0].anchored_in[0].batch_id;
+    expect(batchId).toBe('2');
+    for (const v of sealed) expect(v.anchored_in[0]).toMatchObject({ batch_id: batchId, tree_size: 4, timestamp: null });
+    const events = await t.service.deps.store.readStream(anchorStream(batchId));
+    const recorded = (events[0]!.data as { records: { record: { verification_id: string } }[] }).records.map((r) => r.record.verification_id);
+    expect(recorded).not.toContain(deleted);
+    expect(recorded).toEqual(ids.slice(0, 4));
+
+    // The authority answers again: the token is recorded on a later attempt.
+    tsa.refuse = false;
+    await waitFor(async () => {
+      clock.advance(60_000);
+      return (await read(ids[0]!)).anchored_in[0].timestamp !== null;
+    }, 'the timestamp of batch 2 once the authority is back');
+    // The fifth goes into batch 3 once it has waited the interval.
+    expect((await read(ids[4]!)).anchored_in).toEqual([]);
+    const third = await waitFor(async () => {
+      clock.advance(60_000);
+      return (await read(ids[4]!)).anchored_in[0];
+    }, 'the fifth to be sealed in the next batch');
+    expect(third).toMatchObject({ batch_id: '3', tree_size: 1, leaf_index: 0, inclusion_proof: [] });
+    expect(third.root).toBe(merkleRoot([third.record_hash]));
+    const types = (await t.service.deps.store.readStream(anchorStream('2'))).map((e) => e.type);
+    expect(types).toEqual(['AnchorBatchSealed', 'AnchorBatchTimestamped']);
+  }, 300_000);
+
+  it('publishes the certificate without credentials, cacheable', async () => {
+    const res = await fetch(`${t.url}/v1/anchors/certificate`);
+    expect(res.headers.get('cache-control')).toContain('public');
+    const pem = await res.text();
+    expect(pem).toMatch(/^-----BEGIN CERTIFICATE-----/);
+    expect(new crypto.X509Certificate(pem).publicKey.asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
+  });
+});
