@@ -66,6 +66,12 @@ const TESTED_ELSEWHERE: Record<string, string> = {
   'psdExportDeletion.deletePsdExportOfDeletedVerification': 'test/http/psd-export-cleanup.test.ts',
   // Runs at a request's deadline: its own suite kills a process before and after it.
   'requestExpiry.expireRequest': 'test/workflows/requests-expiry-crash.test.ts',
+  // The RAW discard run starts for a RAW a finished verification left (RAW_RETENTION=keep, then discard): its own suite kills a process at each step.
+  'rawDiscard.recordRawDiscard': 'test/workflows/retention-crash.test.ts',
+  'rawDiscard.deleteRawFile': 'test/workflows/retention-crash.test.ts',
+  // Runs 30 days after an anonymous upload: tested over a restart with a moved clock.
+  'claimWindow.closeClaimWindow': 'test/workflows/retention.test.ts',
+  'claimWindow.deleteExpiredFiles': 'test/workflows/retention.test.ts',
 };
 
 /** Every workflow step the modules register, in module order. */
