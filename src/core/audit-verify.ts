@@ -103,7 +103,7 @@ export async function verifyBundle(input: unknown, trust: string): Promise<Audit
     if (!(await run(`hash chain ${stream}`, () => checkChain(stream, events)))) return checks;
   }
 
-  if (!(await run('anchored', () => (b.anchors.length ? `${b.anchors.length} anchor(s): ${b.anchors.map((a) => a.batch_id).join(', ')}` : fail('the verification has no anchor yet: completed verifications are sealed into a signed batch every few minutes; try again later'))))) {
+  if (!(await run('anchored', () => (b.anchors.length ? `${b.anchors.length} anchor(s), in batch ${b.anchors.map((a) => a.batch_id).join(', ')}` : fail('the verification has no anchor yet: completed verifications are sealed into a signed batch every few minutes; try again later'))))) {
     return checks;
   }
 

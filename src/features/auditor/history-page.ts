@@ -28,7 +28,8 @@ const EXTRA_STYLE = html`
 .timeline>li:target{background:#fff8e1}
 .timeline h3{margin:0 0 .25rem}
 .timeline .type{color:var(--muted);font-size:.875rem;font-weight:400}
-.checks{list-style:none;margin:.5rem 0 0;padding:0}
+.checks,.anchors{list-style:none;margin:.5rem 0 0;padding:0}
+.anchors>li+li{border-top:1px solid var(--line);padding-top:.5rem;margin-top:.5rem}
 .checks li{border-top:1px solid var(--line);padding:.5rem 0;overflow-wrap:anywhere}
 .checks li:first-child{border-top:0}
 .checks .outcome{display:inline-block;min-width:3.5rem}
@@ -131,7 +132,7 @@ export function renderHistoryPage({ model, serviceName, nonce }: { model: Histor
 </section>
 <section class="card" aria-labelledby="anchors-title">
 <h2 id="anchors-title">Anchors</h2>
-${model.anchors.length ? html`<ul class="plain">${joinHtml(model.anchors.map(anchorItem))}</ul>` : html`<p>Not anchored yet: completed verifications are sealed every few minutes.</p>`}
+${model.anchors.length ? html`<ul class="anchors">${joinHtml(model.anchors.map(anchorItem))}</ul>` : html`<p>Not anchored yet: completed verifications are sealed every few minutes.</p>`}
 </section>
 ${joinHtml(
   model.streams.map(
