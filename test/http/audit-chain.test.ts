@@ -35,11 +35,12 @@ for (const target of databaseTargets) {
 
     it("recomputes every hash of a real verification's history from the answer", async () => {
       const id = await uploadImage(t.url, owner.token);
-      for (let i = 0; i < 600; i++) {
-        const status = (await call('GET', `/v1/verifications/${id}`, { token: owner.token })).body.status;
-        if (status === 'completed' || status === 'failed') break;
+      let status = '';
+      for (let i = 0; i < 600 && status !== 'completed' && status !== 'failed'; i++) {
         await sleep(100);
+        status = (await call('GET', `/v1/verifications/${id}`, { token: owner.token })).body.status;
       }
+      expect(status).toBe('completed');
       await t.settled();
       const events = await history(owner, `verification-${id}`);
       expect(events.length).toBeGreaterThan(2);
@@ -71,7 +72,7 @@ for (const target of databaseTargets) {
       expect(checked(forged)).toMatchObject({ ok: false, revision: 0, reason: expect.stringContaining('content_hash') });
     });
 
-    it("checks an API key's stream (the key hash redacted) and a mail stream whose outcomes are rewritten for the public", async () => {
+    it("checks an API key's stream (the key hash redacted) and a mail stream whose older outcomes are rewritten for the public", async () => {
       const key = await call('POST', '/v1/apikeys/', { token: owner.token, json: { account_id: owner.account.id } });
       await call('DELETE', `/v1/apikeys/${key.body.id}`, { token: owner.token });
       const invited = await call('POST', `/v1/accounts/${owner.account.id}/users`, { token: owner.token, json: { email: `chain-${crypto.randomUUID()}@org.example`, name: 'Ines', role: 'member' } });
@@ -84,15 +85,32 @@ for (const target of databaseTargets) {
 
       const streams = await call('GET', '/v1/audit/streams?size=100', { token: owner.token });
       const mail = (streams.body.items as { stream: string }[]).map((s) => s.stream).find((s) => s.startsWith('mail-'))!;
+      // New mail events are stored as they are shown (D-089); those recorded before named server
+      // paths and hosts, which the history rewrites: appended here as an older version wrote them.
+      const stored = await t.service.deps.store.readStream(mail);
+      const last = stored.at(-1)!;
+      const at = new Date().toISOString();
+      const legacy = (type: string, data: Record<string, unknown>) => ({ id: crypto.randomUUID(), type, version: 1, data: { mail_id: mail.slice('mail-'.length), ...data }, metadata: { ...last.metadata, occurred_at: at } });
+      await t.service.deps.store.append(
+        mail,
+        [
+          legacy('MailAttemptFailed', { attempt: 2, error: 'ECONNECTION: connect ECONNREFUSED 10.20.30.40:25 (smtp.corp.internal)', smtp_code: null, failed_at: at, retry_at: at }),
+          legacy('MailSent', { attempt: 3, transport: 'outbox', response: `written to ${t.dataDir}/outbox/legacy-1@verify.example.eu.eml`, sent_at: at }),
+        ],
+        { expectedRevision: last.revision },
+      );
+      await t.settled();
       const mailEvents = await history(owner, mail);
-      const sent = mailEvents.find((e) => e.type === 'MailSent')!;
-      // The stored response names the outbox file by its path; the history says less and gives the digest.
-      expect(sent.data.response).toMatch(/^written to the outbox as /);
-      expect(sent.redacted_fields).toHaveProperty('response');
+      const [failed, sent] = mailEvents.slice(-2);
+      expect(failed!.data.error).toBe('ECONNECTION: could not connect to the mail server');
+      expect(sent!.data.response).toBe('written to the outbox as legacy-1@verify.example.eu.eml');
+      expect(failed!.redacted_fields).toEqual({ error: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      expect(sent!.redacted_fields).toEqual({ response: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      expect(JSON.stringify(mailEvents)).not.toContain('10.20.30.40');
       expect(checked(mailEvents)).toEqual({ ok: true, checked: mailEvents.length });
-      expect(verifyChain(mailEvents)).toMatchObject({ ok: false, revision: sent.revision });
+      expect(verifyChain(mailEvents)).toMatchObject({ ok: false, revision: failed!.revision });
       // Events shown as stored carry no digests.
-      expect(mailEvents.filter((e) => e.type !== 'MailSent').every((e) => Object.keys(e.redacted_fields).length === 0)).toBe(true);
+      expect(mailEvents.slice(0, -2).every((e) => Object.keys(e.redacted_fields).length === 0)).toBe(true);
     });
   });
 }
