@@ -72,6 +72,11 @@ const TESTED_ELSEWHERE: Record<string, string> = {
   // Runs 30 days after an anonymous upload: tested over a restart with a moved clock.
   'claimWindow.closeClaimWindow': 'test/workflows/retention.test.ts',
   'claimWindow.deleteExpiredFiles': 'test/workflows/retention.test.ts',
+  // A batch is sealed minutes after a completion, or when a full batch waits: its own suite fills batches and kills a process at each step.
+  'anchorBatch.sealAnchorBatch': 'test/workflows/anchors-crash.test.ts',
+  'anchorBatch.recordAnchorBatch': 'test/workflows/anchors-crash.test.ts',
+  'anchorBatch.timestampAnchorBatch': 'test/workflows/anchors-crash.test.ts',
+  'anchorBatch.recordAnchorTimestampFailure': 'test/workflows/anchors-crash.test.ts',
 };
 
 /** Every workflow step the modules register, in module order. */
