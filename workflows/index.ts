@@ -17,8 +17,8 @@ import { psdReservationReleaseWorkflow as psdReservationRelease } from './psd-ex
 import { psdExportDeletionWorkflow as psdExportDeletion } from './psd-export/deletion-workflow.js';
 import { requestExpiryWorkflow as requestExpiry } from './requests/workflow.js';
 import { anchorBatchWorkflow as anchorBatch } from './anchors/workflow.js';
-import { rawDiscardWorkflow as rawDiscard } from './retention/raw-discard-workflow.js';
-import { claimWindowWorkflow as claimWindow } from './retention/claim-window-workflow.js';
+import { rawDiscardWorkflow as rawDiscard } from './verifications/raw-discard-workflow.js';
+import { claimWindowWorkflow as claimWindow } from './verifications/claim-window-workflow.js';
 
 export const verificationWorkflow = temporalWorkflow(verification);
 export const mailDeliveryWorkflow = temporalWorkflow(mailDelivery);

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verificationStream } from '../../src/features/verifications/events.js';
-import { RAW_DISCARD_WORKFLOW_TYPE } from '../../workflows/retention/raw-discard-workflow.js';
+import { RAW_DISCARD_WORKFLOW_TYPE } from '../../workflows/verifications/raw-discard-workflow.js';
 import { databaseTargets } from '../support/databases.js';
 import { freePort, launchService } from '../support/processes.js';
 import { client, registerAccount } from '../support/service.js';

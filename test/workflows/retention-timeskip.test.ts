@@ -10,8 +10,8 @@ import { workflowBundle } from '../../src/adapters/workflows/temporal/worker.js'
 import { verificationEvents, verificationStream, type VerificationEvent } from '../../src/features/verifications/events.js';
 import { claimWindowActivities, claimWindowClosesAt, createRetentionSteps, rawDiscardActivities } from '../../src/features/verifications/retention.js';
 import type { claimWindowWorkflow, rawDiscardWorkflow } from '../../workflows/index.js';
-import { CLAIM_WINDOW_WORKFLOW_TYPE } from '../../workflows/retention/claim-window-workflow.js';
-import { RAW_DISCARD_WORKFLOW_TYPE } from '../../workflows/retention/raw-discard-workflow.js';
+import { CLAIM_WINDOW_WORKFLOW_TYPE } from '../../workflows/verifications/claim-window-workflow.js';
+import { RAW_DISCARD_WORKFLOW_TYPE } from '../../workflows/verifications/raw-discard-workflow.js';
 import { databaseTargets } from '../support/databases.js';
 import { requires } from '../support/requires.js';
 import { startTestService, type TestService } from '../support/service.js';

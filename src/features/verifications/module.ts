@@ -12,8 +12,8 @@ import { verificationDependencies } from './dependencies.js';
 import { verificationTools } from './tools.js';
 import { verificationWorkflow } from '../../../workflows/verifications/workflow.js';
 import { claimWindowActivities, claimWindowSweep, createRetentionSteps, rawDiscardActivities, rawDiscardSweep } from './retention.js';
-import { rawDiscardWorkflow } from '../../../workflows/retention/raw-discard-workflow.js';
-import { claimWindowWorkflow } from '../../../workflows/retention/claim-window-workflow.js';
+import { rawDiscardWorkflow } from '../../../workflows/verifications/raw-discard-workflow.js';
+import { claimWindowWorkflow } from '../../../workflows/verifications/claim-window-workflow.js';
 
 export const verificationsModule = {
   name: 'verifications',

@@ -20,8 +20,8 @@ import type { ActivityImplementations, SweepSource } from '../../core/workflow.j
 import type { Logger } from 'pino';
 import { CLAIM_WINDOW_MS, verificationDecider, verificationStream, type VerificationCommand, type VerificationState } from './decider.js';
 import { claimWindowsDue, rawsToDiscard } from './queries.js';
-import type { RawDiscardActivities, RawDiscardInput, RawDiscardOutcome } from '../../../workflows/retention/raw-discard-workflow.js';
-import type { ClaimWindowActivities, ClaimWindowInput, ClaimWindowStep } from '../../../workflows/retention/claim-window-workflow.js';
+import type { RawDiscardActivities, RawDiscardInput, RawDiscardOutcome } from '../../../workflows/verifications/raw-discard-workflow.js';
+import type { ClaimWindowActivities, ClaimWindowInput, ClaimWindowStep } from '../../../workflows/verifications/claim-window-workflow.js';
 
 export interface RetentionDeps {
   store: EventStore;

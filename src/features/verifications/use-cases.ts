@@ -21,7 +21,7 @@ import { findVerification, findVerificationWithResults, imageOf, parseReadRows, 
 import { missingRendition } from './rendition-advice.js';
 import { toVerificationView, type VerificationView } from './view.js';
 import { VERIFICATION_WORKFLOW_TYPE } from '../../../workflows/verifications/workflow.js';
-import { CLAIM_WINDOW_WORKFLOW_TYPE } from '../../../workflows/retention/claim-window-workflow.js';
+import { CLAIM_WINDOW_WORKFLOW_TYPE } from '../../../workflows/verifications/claim-window-workflow.js';
 import { claimWindowClosesAt } from './retention.js';
 
 const SORT_FIELDS = ['created_at', 'updated_at', 'status'] as const;
