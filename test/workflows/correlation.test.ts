@@ -40,12 +40,13 @@ async function uploadPair(url: string, token: string, correlation: string): Prom
 
 /** Polls until `done` holds, bounded by the verification's own 10-minute deadline (a busy machine is slow, never wrong). */
 async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  let value: T | undefined;
   for (const giveUpAt = Date.now() + 11 * 60_000; Date.now() < giveUpAt; ) {
-    const value = await read();
+    value = await read();
     if (done(value)) return value;
     await new Promise((r) => setTimeout(r, 300));
   }
-  throw new Error(`${what}: not done in time`);
+  throw new Error(`${what}: not done in time; last seen ${JSON.stringify(value)}`);
 }
 
 async function streamEvents(call: Call, token: string, stream: string): Promise<AuditEvent[]> {
