@@ -84,7 +84,7 @@ export const auditSpec: CommandSpec = {
     "Fetches the verification's audit bundle (GET /v1/verifications/{id}/audit-bundle) or reads one from --file, and checks it trusting nothing from the service but the certificate: the certificate you pin with --trust, or else the one the service publishes (GET /v1/anchors/certificate), whose SHA-256 fingerprint is printed either way so you can compare it with one you got elsewhere. Prints each check and stops at the first broken link, naming it (docs/audit.md).",
   positionals: [
     { name: 'verify', description: 'the action (the only one)' },
-    { name: 'VERIFICATION-ID', description: 'the verification to fetch from --url (not with --file)' },
+    { name: 'VERIFICATION-ID', description: 'the verification whose bundle is fetched from the service (not with a saved bundle)' },
   ],
   options: [
     { name: 'url', type: 'string', value: 'URL', env: 'PHOTOVERIFY_URL', description: 'service root, e.g. https://verify.example.eu (with a VERIFICATION-ID)' },

@@ -76,6 +76,11 @@ const EXPECTED: Record<string, Rule> = {
   'PUT /uploads/{upload_id}':                              publicRoute({ recordsForOwner: true }),
   'GET /shared/{token}':                                   publicRoute({ recordsForOwner: true, shows: (m) => m.kind === 'hash' && m.party === 'A' }),
   'GET /shared/{token}/files/{kind}':                      publicRoute({ shows: (m) => m.kind === 'hash' && m.party === 'A' }),
+  // The auditor's page and its bundle at the share link: the report's access, no view counted; the evidence names the owner's verification and its hashes.
+  'GET /shared/{token}/history':                           publicRoute({ shows: (m) => m.party === 'A' }),
+  'GET /shared/{token}/history/bundle':                    publicRoute({ shows: (m) => m.party === 'A' }),
+  'GET /assets/{file}':                                    publicRoute(),
+  'GET /v1/anchors/certificate':                           publicRoute(),
   // The provider page: the request's token is the credential; it shows the requesting account's name (and nothing else of it).
   'GET /r/{request_token}':                                publicRoute({ shows: (m) => m.kind === 'name' && m.party === 'A' }),
   // A submission records on the requester's request stream (counted, then withdrawn when the upload is refused).
@@ -137,6 +142,7 @@ const EXPECTED: Record<string, Rule> = {
   'POST /v1/verifications/{verification_id}/psd-export':            owned({ allowed: '409' }), // the matrix's verifications are image-only: VALIDATION_ERROR
   'GET /v1/verifications/{verification_id}/psd-export':             owned({ allowed: '404' }), // none requested: PSD_EXPORT_NOT_FOUND
   'GET /v1/verifications/{verification_id}/psd-export/download':    owned({ allowed: '404' }),
+  'GET /v1/verifications/{verification_id}/audit-bundle':           owned(),
 
   'GET /v1/tags/':                                         { auth: 'any' },
   'POST /v1/tags/':                                        { auth: 'any' },

@@ -196,6 +196,9 @@ export async function buildRequest(world: World, operation: string, target: Targ
     case 'GET /blobs/{key}':
       path = world.A.blobPath;
       break;
+    case 'GET /assets/{file}':
+      params.file = 'audit-verify.js';
+      break;
     case 'PUT /uploads/{upload_id}':
       // The pre-signed URL is the credential: each caller gets one of its own to use.
       path = allowed ? await presignedUpload(world.t.url, world.ownerKey) : `/uploads/${unique()}`;
