@@ -71,13 +71,14 @@ export async function readStreamHistory(
   if (!owner || owner.account_id !== principal.accountId) {
     throw new NotFoundError('STREAM_NOT_FOUND', 'Stream not found.', { suggestion: 'List your streams with GET /v1/audit/streams.' });
   }
-  const events = await auditEventsOfStream(deps, input.stream);
+  const events = await deps.store.readStream(input.stream);
+  const page = events.filter((e) => e.revision >= input.from_revision).slice(0, input.limit);
   return {
     stream: input.stream,
     account_id: owner.account_id,
     total: events.length,
     from_revision: input.from_revision,
-    events: events.filter((e) => e.revision >= input.from_revision).slice(0, input.limit),
+    events: page.map((e) => auditEvent(deps.eventCatalogues, e)),
   };
 }
 
