@@ -1,5 +1,7 @@
 import { generateKeyPairSync, sign, createHash, type KeyObject } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalTsa, type LocalTsa } from '../../test/anchors/local-tsa.js';
+import { httpTimestamper } from '../provenance/timestamp.js';
 import { derToPem, issueCertificate } from '../provenance/x509.js';
 import { AUDIT_BUNDLE_FORMAT, certificateFingerprints, verifyBundle, type AuditCheck } from './audit-verify.js';
 import { canonicalJson } from './canonical-json.js';
@@ -262,39 +264,49 @@ describe('verifyBundle: each broken link is named', () => {
   });
 });
 
-/** A minimal RFC 3161 TimeStampToken (ContentInfo → SignedData → TSTInfo), unsigned: only its imprint is read. */
-function timestampToken(imprint: Buffer): string {
-  const tlv = (tag: number, ...parts: Buffer[]) => {
-    const body = Buffer.concat(parts);
-    const length = body.length < 128 ? Buffer.of(body.length) : body.length < 256 ? Buffer.of(0x81, body.length) : Buffer.of(0x82, body.length >> 8, body.length & 0xff);
-    return Buffer.concat([Buffer.of(tag), length, body]);
-  };
-  const oid = (hex: string) => tlv(0x06, Buffer.from(hex, 'hex'));
-  const tstInfo = tlv(
-    0x30,
-    tlv(0x02, Buffer.of(1)),
-    oid('2a0304'),
-    tlv(0x30, tlv(0x30, oid('608648016503040201'), Buffer.of(0x05, 0)), tlv(0x04, imprint)),
-    tlv(0x02, Buffer.of(7)),
-    tlv(0x18, Buffer.from('20261127080001Z')),
-  );
-  const signedData = tlv(0x30, tlv(0x02, Buffer.of(3)), tlv(0x31), tlv(0x30, oid('2a864886f70d0109100104'), tlv(0xa0, tlv(0x04, tstInfo))), tlv(0x31));
-  return tlv(0x30, oid('2a864886f70d010702'), tlv(0xa0, signedData)).toString('base64');
-}
+describe('verifyBundle: the RFC 3161 token of a real authority (openssl ts)', () => {
+  let tsa: LocalTsa;
+  beforeAll(async () => {
+    tsa = await startLocalTsa();
+  });
+  afterAll(() => tsa?.close());
 
-describe('verifyBundle: the RFC 3161 token', () => {
-  it('an imprint of the signed statement passes, saying the token’s own signature is not checked', async () => {
+  const stamped = async (over?: string) => {
     const b = bundle();
-    b.anchors[0]!.timestamp = { authority: 'https://tsa.example', token: timestampToken(createHash('sha256').update(b.anchors[0]!.signature.signed).digest()) };
-    const checks = await verifyBundle(b, service.caPem);
-    expect(firstBroken(checks)).toBeUndefined();
-    expect(checks.at(-1)!.detail).toMatch(/20261127080001Z.*NOT checked/);
+    const token = await httpTimestamper(tsa.url)(Buffer.from(over ?? b.anchors[0]!.signature.signed));
+    b.anchors[0]!.timestamp = { authority: tsa.url, token: Buffer.from(token).toString('base64') };
+    return b;
+  };
+  const alter = (b: ReturnType<typeof bundle>, change: (token: Buffer) => void) => {
+    const token = Buffer.from(b.anchors[0]!.timestamp!.token, 'base64');
+    change(token);
+    b.anchors[0]!.timestamp!.token = token.toString('base64');
+  };
+
+  it('a token over the signed statement passes: its imprint, and its own signature by the certificate it carries', async () => {
+    const checks = await verifyBundle(await stamped(), service.caPem);
+    expect(firstBroken(checks), JSON.stringify(checks, null, 1)).toBeUndefined();
+    expect(checks.at(-1)!.detail).toMatch(/timestamps SHA-256 of the signed statement at \d{14}.*Z, signed by Test TSA with the certificate the token carries/);
   });
 
-  it('an imprint of anything else fails', async () => {
+  it('a token over anything else fails on its imprint', async () => {
+    await expectBrokenAt(await stamped('another statement'), 'timestamp', /message imprint .* is not SHA-256 of the signed statement/);
+  });
+
+  it('a token whose time was changed fails on its signed digest, one whose signature was changed on its signature', async () => {
+    const moved = await stamped();
+    alter(moved, (token) => {
+      const at = token.indexOf(Buffer.from([0x18, 0x0f])) + 2; // genTime, GeneralizedTime of 15 characters
+      token[at + 3] = token[at + 3] === 0x30 ? 0x31 : 0x30;
+    });
+    await expectBrokenAt(moved, 'timestamp', /messageDigest is not the digest of its TSTInfo/);
+    const forged = await stamped();
+    alter(forged, (token) => (token[token.length - 1]! ^= 1));
+    await expectBrokenAt(forged, 'timestamp', /signature does not verify/);
+  });
+
+  it('something that is not a token fails', async () => {
     const b = bundle();
-    b.anchors[0]!.timestamp = { authority: 'https://tsa.example', token: timestampToken(createHash('sha256').update('other').digest()) };
-    await expectBrokenAt(b, 'timestamp', /message imprint .* is not SHA-256 of the signed statement/);
     b.anchors[0]!.timestamp = { authority: 'https://tsa.example', token: Buffer.from('junk').toString('base64') };
     await expectBrokenAt(b, 'timestamp', /not a DER TimeStampToken/);
   });

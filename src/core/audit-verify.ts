@@ -9,7 +9,9 @@
  *    the Merkle inclusion of the record hash in the root (RFC 6962, src/core/merkle.ts); that the
  *    signed statement is the canonical JSON of this batch, root, tree size and sealing time; the
  *    ES256 signature over it; that the signing certificate chains to a pinned certificate, each
- *    certificate valid at the sealing time; and the RFC 3161 token's message imprint.
+ *    certificate valid at the sealing time; and the RFC 3161 token: its message imprint and its own
+ *    signature (by the certificate the token carries; whether that authority is trusted is for
+ *    the auditor to check against their TSA's CA: this verifier pins the service's certificate).
  * It stops at the first broken link and names it: a later check on top of a broken one would
  * only say something about bytes already known to be wrong.
  *
@@ -346,18 +348,30 @@ async function ecKey(cert: Certificate): Promise<CryptoKey> {
 async function checkTimestamp(anchor: Anchor): Promise<string> {
   if (anchor.timestamp === null || anchor.timestamp === undefined) return 'none: the service has no timestamp authority configured (the sealing time is the service’s own word)';
   const token = base64Bytes(anchor.timestamp.token, 'the timestamp token');
-  const { hashAlgorithm, hashedMessage, genTime } = readTimestampToken(token);
-  if (hashAlgorithm !== SHA256_OID) fail('the token’s message imprint is not SHA-256');
+  const parsed = readTimestampToken(token);
+  if (parsed.hashAlgorithm !== SHA256_OID) fail('the token’s message imprint is not SHA-256');
   const expected = await sha256(encoder.encode(anchor.signature.signed));
-  if (!sameBytes(hashedMessage, expected)) fail(`the token’s message imprint ${toHex(hashedMessage)} is not SHA-256 of the signed statement (${toHex(expected)})`);
+  if (!sameBytes(parsed.hashedMessage, expected)) fail(`the token’s message imprint ${toHex(parsed.hashedMessage)} is not SHA-256 of the signed statement (${toHex(expected)})`);
+  const signer = await checkTokenSignature(parsed);
   return (
-    `${anchor.timestamp.authority}: the token timestamps SHA-256 of the signed statement at ${genTime}. ` +
-    'The token’s own signature is NOT checked here: it would need the timestamp authority’s certificate pinned as a trust anchor, which this check does not take (check the token with `openssl ts -verify` and your TSA’s CA)'
+    `${anchor.timestamp.authority}: the token timestamps SHA-256 of the signed statement at ${parsed.genTime}, signed by ${signer} with the certificate the token carries. ` +
+    'Whether that authority is one you trust is not checked here (you pinned the service’s certificate, not a timestamp authority’s): check it with `openssl ts -verify -CAfile <your TSA CA>`'
   );
 }
 
-/** The message imprint and time of a TimeStampToken (ContentInfo → SignedData → TSTInfo, RFC 3161 2.4.2). */
-function readTimestampToken(token: Uint8Array): { hashAlgorithm: string; hashedMessage: Uint8Array; genTime: string } {
+interface TimestampToken {
+  hashAlgorithm: string;
+  hashedMessage: Uint8Array;
+  genTime: string;
+  /** The DER TSTInfo the signer's messageDigest covers. */
+  tstInfo: Uint8Array;
+  /** The certificates the token carries. */
+  certificates: Uint8Array[];
+  signerInfo: { sid: Uint8Array; sidIsIssuerAndSerial: boolean; digestAlgorithm: string; signedAttrs: Uint8Array | null; signatureAlgorithm: string; signature: Uint8Array };
+}
+
+/** The parts of a TimeStampToken the checks read (ContentInfo → SignedData → TSTInfo and SignerInfo; RFC 3161 2.4.2, RFC 5652 5). */
+function readTimestampToken(token: Uint8Array): TimestampToken {
   try {
     const contentInfo = children(readTlv(token, 0), token);
     const signedData = children(children(contentInfo[1]!, token)[0]!, token);
@@ -368,14 +382,84 @@ function readTimestampToken(token: Uint8Array): { hashAlgorithm: string; hashedM
     const imprint = children(tst[2]!, tstBytes);
     const algorithm = children(imprint[0]!, tstBytes)[0]!;
     const genTime = tst[4]!;
+    const certificates = signedData.find((t) => t.tag === 0xa0);
+    const signerInfos = signedData.at(-1)!;
+    const info = children(children(signerInfos, token)[0]!, token);
+    const oidOf = (tlv: Tlv) => oidText(token.subarray(children(tlv, token)[0]!.start, children(tlv, token)[0]!.end));
+    const attrs = info[3]!.tag === 0xa0 ? info[3]! : null;
+    const rest = attrs ? info.slice(4) : info.slice(3);
     return {
       hashAlgorithm: oidText(tstBytes.subarray(algorithm.start, algorithm.end)),
       hashedMessage: tstBytes.subarray(imprint[1]!.start, imprint[1]!.end),
       genTime: String.fromCharCode(...tstBytes.subarray(genTime.start, genTime.end)),
+      tstInfo: tstBytes,
+      certificates: certificates ? children(certificates, token).filter((c) => c.tag === 0x30).map((c) => whole(token, c)) : [],
+      signerInfo: {
+        sid: whole(token, info[1]!),
+        sidIsIssuerAndSerial: info[1]!.tag === 0x30,
+        digestAlgorithm: oidOf(info[2]!),
+        // Signed as a SET (RFC 5652 5.4): the [0] IMPLICIT tag is replaced by SET's.
+        signedAttrs: attrs ? concat(Uint8Array.of(0x31), token.subarray(attrs.offset + 1, attrs.end)) : null,
+        signatureAlgorithm: oidOf(rest[0]!),
+        signature: token.subarray(rest[1]!.start, rest[1]!.end),
+      },
     };
   } catch (error) {
     return fail(`the timestamp token is not a DER TimeStampToken (${(error as Error).message})`);
   }
+}
+
+const DIGESTS: Record<string, { name: string; size: number }> = {
+  '2.16.840.1.101.3.4.2.1': { name: 'SHA-256', size: 32 },
+  '2.16.840.1.101.3.4.2.2': { name: 'SHA-384', size: 48 },
+  '2.16.840.1.101.3.4.2.3': { name: 'SHA-512', size: 64 },
+};
+const MESSAGE_DIGEST = '1.2.840.113549.1.9.4';
+const EC_PUBLIC_KEY = '1.2.840.10045.2.1';
+const CURVES: Record<string, { name: string; size: number }> = { '1.2.840.10045.3.1.7': { name: 'P-256', size: 32 }, '1.3.132.0.34': { name: 'P-384', size: 48 } };
+
+/**
+ * The token's own signature (RFC 5652 5.4-5.6): the signed attributes' messageDigest is the digest
+ * of the TSTInfo, and the signature over the attributes verifies with the key of the certificate
+ * the SignerInfo names (ECDSA P-256/P-384 or RSA PKCS #1 v1.5). Returns the signer's name.
+ */
+async function checkTokenSignature(token: TimestampToken): Promise<string> {
+  const { signerInfo } = token;
+  const digest = DIGESTS[signerInfo.digestAlgorithm] ?? fail(`the token is signed over a digest this verifier does not read (${signerInfo.digestAlgorithm})`);
+  if (!signerInfo.signedAttrs) fail('the token has no signed attributes (RFC 3161 requires them)');
+  const attrs = signerInfo.signedAttrs!;
+  const attributes = children(readTlv(attrs, 0), attrs).map((a) => children(a, attrs));
+  const messageDigest = attributes.find(([type]) => oidText(attrs.subarray(type!.start, type!.end)) === MESSAGE_DIGEST);
+  if (!messageDigest) fail('the token’s signed attributes have no messageDigest');
+  const value = children(messageDigest![1]!, attrs)[0]!;
+  const computed = new Uint8Array(await crypto.subtle.digest(digest.name, token.tstInfo as BufferSource));
+  if (!sameBytes(attrs.subarray(value.start, value.end), computed)) fail('the token’s signed messageDigest is not the digest of its TSTInfo: the token was altered');
+  const certificates = token.certificates.map(parseCertificate);
+  const named = signerInfo.sidIsIssuerAndSerial ? certificates.filter((c) => sameBytes(concat(c.issuer, c.serial), innerOf(signerInfo.sid))) : certificates;
+  if (!named.length) fail('the token does not carry the certificate of its signer');
+  for (const cert of named) {
+    if (await verifyWith(cert, digest.name, signerInfo.signature, attrs)) return cert.subjectName;
+  }
+  return fail('the token’s signature does not verify with the key of the certificate it names');
+}
+
+/** The content of a DER element (its TLV without tag and length). */
+function innerOf(der: Uint8Array): Uint8Array {
+  const tlv = readTlv(der, 0);
+  return der.subarray(tlv.start, tlv.end);
+}
+
+async function verifyWith(cert: Certificate, hash: string, signature: Uint8Array, data: Uint8Array): Promise<boolean> {
+  const spki = children(readTlv(cert.spki, 0), cert.spki);
+  const algorithm = children(spki[0]!, cert.spki);
+  const keyType = oidText(cert.spki.subarray(algorithm[0]!.start, algorithm[0]!.end));
+  if (keyType === EC_PUBLIC_KEY) {
+    const curve = CURVES[oidText(cert.spki.subarray(algorithm[1]!.start, algorithm[1]!.end))] ?? fail(`${cert.subjectName}’s key is on a curve this verifier does not read`);
+    const key = await crypto.subtle.importKey('spki', cert.spki as BufferSource, { name: 'ECDSA', namedCurve: curve.name }, false, ['verify']);
+    return crypto.subtle.verify({ name: 'ECDSA', hash }, key, p1363(signature, curve.size) as BufferSource, data as BufferSource);
+  }
+  const key = await crypto.subtle.importKey('spki', cert.spki as BufferSource, { name: 'RSASSA-PKCS1-v1_5', hash }, false, ['verify']).catch(() => fail(`${cert.subjectName}’s key is neither EC nor RSA`));
+  return crypto.subtle.verify({ name: 'RSASSA-PKCS1-v1_5' }, key, signature as BufferSource, data as BufferSource);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -433,6 +517,8 @@ const COMMON_NAME = '2.5.4.3';
 
 interface Certificate {
   der: Uint8Array;
+  /** The serial number's INTEGER, whole (what a CMS issuerAndSerialNumber names with the issuer). */
+  serial: Uint8Array;
   tbs: Uint8Array;
   issuer: Uint8Array;
   subject: Uint8Array;
@@ -461,6 +547,7 @@ function parseCertificate(der: Uint8Array): Certificate {
     const algorithm = children(algorithmTlv!, der)[0]!;
     return {
       der,
+      serial: whole(der, fields[at]!),
       tbs: whole(der, tbsTlv!),
       issuer: whole(der, issuer),
       subject: whole(der, subject),
@@ -496,14 +583,14 @@ function commonName(name: Tlv, bytes: Uint8Array): string {
   return '(no common name)';
 }
 
-/** DER ECDSA-Sig-Value (SEQUENCE of two INTEGERs) → IEEE P1363 r||s, 32 bytes each, as WebCrypto verifies. */
-function p1363(der: Uint8Array): Uint8Array {
+/** DER ECDSA-Sig-Value (SEQUENCE of two INTEGERs) → IEEE P1363 r||s, `size` bytes each (32 for P-256), as WebCrypto verifies. */
+function p1363(der: Uint8Array, size = 32): Uint8Array {
   const [r, s] = children(readTlv(der, 0), der);
   const fixed = (tlv: Tlv) => {
     let value = der.subarray(tlv.start, tlv.end);
-    while (value.length > 32 && value[0] === 0) value = value.subarray(1);
-    if (value.length > 32) fail('an ECDSA signature integer longer than P-256 allows');
-    return concat(new Uint8Array(32 - value.length), value);
+    while (value.length > size && value[0] === 0) value = value.subarray(1);
+    if (value.length > size) fail('an ECDSA signature integer longer than its curve allows');
+    return concat(new Uint8Array(size - value.length), value);
   };
   return concat(fixed(r!), fixed(s!));
 }

@@ -75,7 +75,7 @@ for (const target of databaseTargets) {
         expect(run.stdout).toMatch(new RegExp(`^pass  ${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s`, 'm'));
       }
       expect(run.stdout).toMatch(/^pass  merkle inclusion\s+leaf \d of 3 /m);
-      expect(run.stdout).toMatch(/^pass  timestamp\s+http:\/\/.*timestamps SHA-256 of the signed statement/m);
+      expect(run.stdout).toMatch(/^pass  timestamp\s+http:\/\/.*timestamps SHA-256 of the signed statement at \d{14}\S*Z, signed by Test TSA /m);
       expect(run.stdout).toMatch(/All \d+ checks passed\./);
     });
 
