@@ -84,11 +84,14 @@ export async function readStreamHistory(
 
 /** Every event of a stream as the audit history shows it. No ownership check: the caller makes it. */
 export async function auditEventsOfStream(deps: AppDeps, stream: string): Promise<AuditEvent[]> {
-  // Mail events recorded before D-089 may name server paths and hosts: shown as new ones are recorded.
   return (await deps.store.readStream(stream)).map((e) => auditEvent(deps.eventCatalogues, e));
 }
 
-/** One event as the history shows it: secrets redacted, mail details made public, and the digest of every field so changed. */
+/**
+ * One event as the history shows it: secrets redacted, mail details made public (mail events
+ * recorded before D-089 may name server paths and hosts: shown as new ones are recorded), and the
+ * digest of every field so changed, so its content hash can be recomputed (docs/audit.md).
+ */
 function auditEvent(catalogues: readonly Record<string, EventDefinition>[], stored: StoredEvent): AuditEvent {
   const data = publicMailEventData(stored.type, redactedData(catalogues, stored));
   const redacted: Record<string, string> = {};
