@@ -328,6 +328,11 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
         for (const type of once) expect(counts.get(type), `${type} of ${id}: ${facts.join(', ')}`).toBe(1);
         for (const [f, n] of counts) if (f.startsWith('RenditionStored')) expect(n, `${f} of ${id}`).toBe(1);
         expect(counts.get(fails ? 'VerificationCompleted' : 'VerificationFailed') ?? 0, `${id}: ${facts.join(', ')}`).toBe(0);
+        // A finished pair's RAW is discarded once (issue 25), its file gone whichever step a kill interrupted.
+        if (pair) {
+          expect(counts.get('RawFileDiscarded') ?? 0, `RawFileDiscarded of ${id}: ${facts.join(', ')}`).toBe(1);
+          expect(fs.existsSync(path.join(dataDir, 'blobs', (q.data.raw as { blob_key: string }).blob_key)), `the RAW file of ${id}`).toBe(false);
+        }
         const view = final.get(id);
         if (view) {
           expect(counts.get('AnalysisRecorded') ?? 0, `analyses of ${id}`).toBe(view.results.length);
