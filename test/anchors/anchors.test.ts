@@ -57,6 +57,10 @@ for (const target of databaseTargets) describe(`anchors on ${target.name} (in-pr
     await completed(ids);
     const before = await Promise.all(ids.map(read));
     for (const v of before) expect(v.anchored_in).toEqual([]);
+    const share = await call('POST', `/v1/verifications/${ids[0]}/share`, { token: owner.token, json: { access_type: 'anyone_with_link' } });
+    expect(share.status).toBe(200);
+    const reportPage = async () => (await fetch(`${t.url}${new URL(share.body.share_url).pathname}`)).text();
+    expect(await reportPage()).toContain('This record is not yet anchored.');
 
     // Not yet due: the oldest has waited less than the interval.
     clock.advance((INTERVAL_S - 30) * 1000);
@@ -108,6 +112,12 @@ for (const target of databaseTargets) describe(`anchors on ${target.name} (in-pr
       expect(rest).toEqual(was);
     }
     expect(merkleRoot(leaves)).toBe(items[0]![0].root);
+    // The report page says so in plain words.
+    const page = await reportPage();
+    expect(page).toContain('This record is anchored');
+    expect(page).toContain(`number ${items[0]![0].batch_id}`);
+    expect(page).toContain(`${items[0]![0].root.slice(0, 16)}…`);
+    expect(page).toContain('confirmed by an independent timestamp authority');
     // The list shows the same items.
     const list = (await call('GET', '/v1/verifications/?size=100', { token: owner.token })).body.items;
     expect(list.find((v: { id: string }) => v.id === ids[0]).anchored_in).toEqual(items[0]);
