@@ -16,6 +16,7 @@ import { psdExportWorkflow as psdExport } from './psd-export/workflow.js';
 import { psdReservationReleaseWorkflow as psdReservationRelease } from './psd-export/reservation-release-workflow.js';
 import { psdExportDeletionWorkflow as psdExportDeletion } from './psd-export/deletion-workflow.js';
 import { requestExpiryWorkflow as requestExpiry } from './requests/workflow.js';
+import { submissionReleaseWorkflow as requestSubmissionRelease } from './requests/abandoned-workflow.js';
 
 export const verificationWorkflow = temporalWorkflow(verification);
 export const mailDeliveryWorkflow = temporalWorkflow(mailDelivery);
@@ -27,4 +28,5 @@ export const psdExportWorkflow = temporalWorkflow(psdExport);
 export const psdReservationReleaseWorkflow = temporalWorkflow(psdReservationRelease);
 export const psdExportDeletionWorkflow = temporalWorkflow(psdExportDeletion);
 export const requestExpiryWorkflow = temporalWorkflow(requestExpiry);
+export const requestSubmissionReleaseWorkflow = temporalWorkflow(requestSubmissionRelease);
 
