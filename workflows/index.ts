@@ -17,6 +17,7 @@ import { psdReservationReleaseWorkflow as psdReservationRelease } from './psd-ex
 import { psdExportDeletionWorkflow as psdExportDeletion } from './psd-export/deletion-workflow.js';
 import { requestExpiryWorkflow as requestExpiry } from './requests/workflow.js';
 import { submissionReleaseWorkflow as requestSubmissionRelease } from './requests/abandoned-workflow.js';
+import { submissionMailWorkflow as requestSubmissionMail } from './requests/submission-mail-workflow.js';
 
 export const verificationWorkflow = temporalWorkflow(verification);
 export const mailDeliveryWorkflow = temporalWorkflow(mailDelivery);
@@ -29,4 +30,5 @@ export const psdReservationReleaseWorkflow = temporalWorkflow(psdReservationRele
 export const psdExportDeletionWorkflow = temporalWorkflow(psdExportDeletion);
 export const requestExpiryWorkflow = temporalWorkflow(requestExpiry);
 export const requestSubmissionReleaseWorkflow = temporalWorkflow(requestSubmissionRelease);
+export const requestSubmissionMailWorkflow = temporalWorkflow(requestSubmissionMail);
 

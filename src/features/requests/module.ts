@@ -4,6 +4,7 @@ import { registerWorkflow } from '../../core/workflow.js';
 import { createRequestActivities, requestExpirySweep } from './activities.js';
 import { createSubmissionReleaseActivities, submissionReleaseSweep } from './abandoned.js';
 import { requestErrors } from './errors.js';
+import { createSubmissionMailActivities, submissionMailSweep } from './submission-mail-activities.js';
 import { requestEvents } from './events.js';
 import { verificationRequestExtension } from './extension.js';
 import { requestTokenRedaction } from './log-redaction.js';
@@ -12,6 +13,7 @@ import { requestRoutes } from './routes.js';
 import { providerPageRoutes } from './provider-page-routes.js';
 import { requestExpiryWorkflow } from '../../../workflows/requests/workflow.js';
 import { submissionReleaseWorkflow } from '../../../workflows/requests/abandoned-workflow.js';
+import { submissionMailWorkflow } from '../../../workflows/requests/submission-mail-workflow.js';
 
 /** Verification requests: a requester's link through which a provider submits an original, counted under a cap, expiring at a deadline. */
 export const requestsModule = {
@@ -30,5 +32,6 @@ function requestWorkflows(deps: WorkflowDeps) {
   return [
     registerWorkflow(requestExpiryWorkflow, createRequestActivities(deps), requestExpirySweep),
     registerWorkflow(submissionReleaseWorkflow, createSubmissionReleaseActivities(deps), submissionReleaseSweep),
+    registerWorkflow(submissionMailWorkflow, createSubmissionMailActivities(deps), submissionMailSweep),
   ];
 }
