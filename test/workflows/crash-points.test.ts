@@ -68,6 +68,8 @@ const TESTED_ELSEWHERE: Record<string, string> = {
   'requestExpiry.expireRequest': 'test/workflows/requests-expiry-crash.test.ts',
   // Its run needs a crash window forged in the log (a submission counted with no verification): that suite forges it; the step re-reads the stream and withdraws at most once.
   'requestSubmissionRelease.withdrawAbandonedSubmission': 'test/http/requests.test.ts',
+  // Its run needs a submission whose mail a crash left unqueued: that suite forges it (mail appends failing), the sweep queues it once, and the step run again adds nothing.
+  'requestSubmissionMail.queueSubmissionMail': 'test/http/request-submission-mail.test.ts',
 };
 
 /** Every workflow step the modules register, in module order. */
