@@ -66,6 +66,10 @@ const TESTED_ELSEWHERE: Record<string, string> = {
   'psdExportDeletion.deletePsdExportOfDeletedVerification': 'test/http/psd-export-cleanup.test.ts',
   // Runs at a request's deadline: its own suite kills a process before and after it.
   'requestExpiry.expireRequest': 'test/workflows/requests-expiry-crash.test.ts',
+  // Its run needs a crash window forged in the log (a submission counted with no verification): that suite forges it; the step re-reads the stream and withdraws at most once.
+  'requestSubmissionRelease.withdrawAbandonedSubmission': 'test/http/requests.test.ts',
+  // Its run needs a submission whose mail a crash left unqueued: that suite forges it (mail appends failing), the sweep queues it once, and the step run again adds nothing.
+  'requestSubmissionMail.queueSubmissionMail': 'test/http/request-submission-mail.test.ts',
   // The RAW discard run starts for a RAW a finished verification left (RAW_RETENTION=keep, then discard): its own suite kills a process at each step.
   'rawDiscard.recordRawDiscard': 'test/workflows/retention-crash.test.ts',
   'rawDiscard.deleteRawFile': 'test/workflows/retention-crash.test.ts',
