@@ -60,7 +60,14 @@ for (const target of databaseTargets) describe(`anchors on ${target.name} (in-pr
     const share = await call('POST', `/v1/verifications/${ids[0]}/share`, { token: owner.token, json: { access_type: 'anyone_with_link' } });
     expect(share.status).toBe(200);
     const reportPage = async () => (await fetch(`${t.url}${new URL(share.body.share_url).pathname}`)).text();
-    expect(await reportPage()).toContain('This record is not yet anchored.');
+    const first = await reportPage();
+    expect(first).toContain('This record is not yet anchored.');
+    // The report links the auditor's page of the same share, which opens.
+    const history = /<a href="([^"]+)">See the full history/.exec(first)?.[1];
+    expect(history).toBe(`${new URL(share.body.share_url).pathname}/history`);
+    const historyPage = await fetch(`${t.url}${history}`);
+    expect(historyPage.status).toBe(200);
+    expect(await historyPage.text()).toContain('<h1');
 
     // Not yet due: the oldest has waited less than the interval.
     clock.advance((INTERVAL_S - 30) * 1000);
