@@ -9,7 +9,7 @@
  * (RequestSubmissionWithdrawn, reason ABANDONED) unless the verification exists after all.
  * Deterministic code only: Temporal's workflow bundle includes this module.
  */
-import type { ActivityOptions, WorkflowDefinition } from '../definition.js';
+import { oneStepWorkflow, recoveryStep } from '../definition.js';
 
 export const REQUEST_SUBMISSION_RELEASE_WORKFLOW_TYPE = 'requestSubmissionRelease';
 
@@ -29,17 +29,8 @@ export interface SubmissionReleaseActivities {
   withdrawAbandonedSubmission(input: SubmissionReleaseInput): Promise<SubmissionReleaseOutcome>;
 }
 
-/** Database hiccups are retried; after the last attempt the run fails and the next sweep starts it again. */
-const withdrawAbandonedSubmission: ActivityOptions = {
-  startToCloseTimeoutMs: 60_000,
-  retry: { initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 60_000, maximumAttempts: 10 },
-};
-
-export const submissionReleaseWorkflow: WorkflowDefinition<SubmissionReleaseInput, SubmissionReleaseActivities, SubmissionReleaseOutcome> = {
-  type: REQUEST_SUBMISSION_RELEASE_WORKFLOW_TYPE,
-  activities: { withdrawAbandonedSubmission },
-
-  async run(ctx, input) {
-    return ctx.activities.withdrawAbandonedSubmission(input);
-  },
-};
+export const submissionReleaseWorkflow = oneStepWorkflow<SubmissionReleaseInput, SubmissionReleaseActivities, SubmissionReleaseOutcome>(
+  REQUEST_SUBMISSION_RELEASE_WORKFLOW_TYPE,
+  { withdrawAbandonedSubmission: recoveryStep() },
+  (steps, input) => steps.withdrawAbandonedSubmission(input),
+);

@@ -9,7 +9,7 @@
  * is queued twice (queueing an id again is a no-op). Deterministic code only: Temporal's
  * workflow bundle includes this module (types and string ids).
  */
-import type { ActivityOptions, WorkflowDefinition } from '../definition.js';
+import { oneStepWorkflow, recoveryStep } from '../definition.js';
 
 export const SUBMISSION_MAIL_WORKFLOW_TYPE = 'requestSubmissionMail';
 
@@ -39,17 +39,8 @@ export interface SubmissionMailActivities {
   queueSubmissionMail(id: string, input: SubmissionMailInput): Promise<SubmissionMailOutcome>;
 }
 
-/** Database or blob store hiccups are retried; after the last attempt the run fails and the next sweep starts it again. */
-const queueSubmissionMail: ActivityOptions = {
-  startToCloseTimeoutMs: 60_000,
-  retry: { initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 60_000, maximumAttempts: 10, nonRetryableErrorTypes: ['InvalidMail'] },
-};
-
-export const submissionMailWorkflow: WorkflowDefinition<SubmissionMailInput, SubmissionMailActivities, SubmissionMailOutcome> = {
-  type: SUBMISSION_MAIL_WORKFLOW_TYPE,
-  activities: { queueSubmissionMail },
-
-  async run(ctx, input) {
-    return ctx.activities.queueSubmissionMail(ctx.id, input);
-  },
-};
+export const submissionMailWorkflow = oneStepWorkflow<SubmissionMailInput, SubmissionMailActivities, SubmissionMailOutcome>(
+  SUBMISSION_MAIL_WORKFLOW_TYPE,
+  { queueSubmissionMail: recoveryStep(['InvalidMail']) },
+  (steps, input, id) => steps.queueSubmissionMail(id, input),
+);
