@@ -24,6 +24,7 @@ import { tagsModule } from './features/tags/module.js';
 import { uploadsModule } from './features/uploads/module.js';
 import { usageModule } from './features/usage/module.js';
 import { verificationsModule } from './features/verifications/module.js';
+import { webappModule } from './features/webapp/module.js';
 
 /** The service, feature by feature. Order: read models migrate, and routes match, in this order. */
 export const modules: readonly FeatureModule[] = everyDependencyProvided([
@@ -45,6 +46,7 @@ export const modules: readonly FeatureModule[] = everyDependencyProvided([
   blobsModule,
   uploadsModule,
   mailModule,
+  webappModule,
   docsModule,
 ] as const);
 

@@ -34,8 +34,8 @@ export function createApp(
         res.setHeader('X-Request-Id', id);
         return id;
       },
-      // Credentials in headers: the Authorization header, cookies, and each authenticator's own header (X-API-Key).
-      redact: ['req.headers.authorization', ...deps.authenticators.flatMap((a) => (a.header ? [`req.headers["${a.header}"]`] : [])), 'req.headers.cookie'],
+      // Credentials in headers: the Authorization header, cookies both ways (the web app's session cookie holds an access token), and each authenticator's own header (X-API-Key).
+      redact: ['req.headers.authorization', ...deps.authenticators.flatMap((a) => (a.header ? [`req.headers["${a.header}"]`] : [])), 'req.headers.cookie', 'res.headers["set-cookie"]'],
       // Share links, pre-signed downloads and uploads carry their credential in the URL: never logged.
       serializers: logSerializers(modules.flatMap((m) => m.logRedactions ?? [])),
       customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),

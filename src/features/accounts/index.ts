@@ -5,3 +5,5 @@
 export { billingCurrency } from './billing.js';
 export { normaliseEmail } from './decider.js';
 export { findAccount, findUser, findUserByEmail, listUsersOfAccount } from './queries.js';
+export { logIn } from './use-cases.js';
+export { resolveJwt } from './sessions.js';

@@ -8,4 +8,5 @@ export { verificationIdParam } from './params.js';
 export { findVerification, imageOf, rawOf, renditionsOf, resultsOf, verificationsTable, type ResultRow, type VerificationRow } from './queries.js';
 export { captureOf, resultFields, verificationFields } from './view.js';
 export { levelWords, reasonWords, verdictWords } from './words.js';
-export { createVerification, getVerification } from './use-cases.js';
+export { createVerification, getVerification, listVerifications } from './use-cases.js';
+export { listQuery } from './routes.js';

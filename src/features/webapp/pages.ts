@@ -1,0 +1,165 @@
+import { html, type Html } from '../../core/html.js';
+import { verificationStatuses } from '../verifications/events.js';
+import { levelWords, verdictWords, reasonWords } from '../verifications/index.js';
+import { appPage, type Viewer } from './shell.js';
+import { CSRF_FIELD } from './session.js';
+
+/** The app's pages, pure rendering: every value goes through `html`, which escapes it. */
+
+interface PageContext {
+  serviceName: string;
+  nonce: string;
+  appPath: string;
+}
+
+export function renderLoginPage(ctx: PageContext & { csrfToken: string; email?: string; error?: string }): string {
+  return appPage({
+    ...ctx,
+    title: 'Sign in',
+    body: html`<main class="narrow">
+<section class="card" aria-labelledby="sign-in-title">
+<h1 id="sign-in-title">Sign in</h1>
+${ctx.error ? html`<p class="alert" role="alert">${ctx.error}</p>` : html``}
+<form method="post" action="${ctx.appPath}/login">
+<input type="hidden" name="${CSRF_FIELD}" value="${ctx.csrfToken}">
+<label for="email">E-mail address</label>
+<input id="email" name="email" type="email" autocomplete="username" required maxlength="254" value="${ctx.email ?? ''}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required maxlength="200">
+<button class="primary" type="submit">Sign in</button>
+</form>
+<p class="muted">Invited by your account’s admin? Choose your password with the link in the invitation e-mail first.</p>
+</section>
+</main>`,
+  });
+}
+
+export interface ListItem {
+  id: string;
+  name: string;
+  status: string;
+  assurance_level: keyof typeof levelWords | null;
+  created_at: string;
+  image_thumbnail_url: string;
+  tags?: { name: string }[];
+}
+
+export interface ListFilters {
+  search?: string;
+  status?: string;
+  result?: string;
+  tags?: string;
+}
+
+const statusWords: Record<string, string> = { pending: 'Waiting for files', queued: 'Queued', in_progress: 'In progress', completed: 'Completed', failed: 'Failed' };
+
+const levelPill = (level: ListItem['assurance_level']) =>
+  level ? html`<span class="pill level-${level}">${levelWords[level].label}</span>` : html`<span class="pill">No result yet</span>`;
+
+const day = (iso: string) => iso.slice(0, 16).replace('T', ' ') + ' UTC';
+
+export function renderListPage(
+  ctx: PageContext & { viewer: Viewer; items: ListItem[]; total: number; offset: number; size: number; filters: ListFilters; pageUrl: (offset: number) => string },
+): string {
+  const { items, total, offset, size, filters } = ctx;
+  const option = (value: string, label: string, selected: string | undefined) => html`<option value="${value}"${selected === value ? html` selected` : html``}>${label}</option>`;
+  const rows = items.map(
+    (v) => html`<li>
+${v.image_thumbnail_url ? html`<img src="${v.image_thumbnail_url}" alt="" width="64" height="64">` : html`<span class="nothumb" aria-hidden="true"></span>`}
+<div><a class="name" href="${ctx.appPath}/verifications/${v.id}">${v.name}</a>
+<p class="meta">${levelPill(v.assurance_level)} ${statusWords[v.status] ?? v.status} · ${day(v.created_at)}</p>
+${v.tags?.length ? html`<p class="meta">${v.tags.map((t) => html`<span class="tag">${t.name}</span>`)}</p>` : html``}</div>
+</li>`,
+  );
+  const first = total === 0 ? 0 : offset + 1;
+  return appPage({
+    ...ctx,
+    title: 'Verifications',
+    current: '/verifications',
+    body: html`<main>
+<h1>Verifications</h1>
+<form class="card filters" method="get" action="${ctx.appPath}/verifications" role="search" aria-label="Filter verifications">
+<div><label for="search">Search</label><input id="search" name="search" type="search" maxlength="200" value="${filters.search ?? ''}" placeholder="File name, id, photo hash or tag"></div>
+<div><label for="status">Status</label><select id="status" name="status">${option('', 'Any', filters.status)}${verificationStatuses.map((s) => option(s, statusWords[s] ?? s, filters.status))}</select></div>
+<div><label for="result">Result</label><select id="result" name="result">${option('', 'Any', filters.result)}${option('true', 'Authentic', filters.result)}${option('false', 'Not authentic', filters.result)}</select></div>
+<div><label for="tags">Tags</label><input id="tags" name="tags" maxlength="500" value="${filters.tags ?? ''}" placeholder="e.g. sports, contest"></div>
+<div class="actions"><button class="primary" type="submit">Filter</button></div>
+</form>
+<section class="card" aria-labelledby="results-title">
+<h2 id="results-title">${total === 0 ? 'No verifications' : html`${first}–${offset + items.length} of ${total}`}</h2>
+${items.length ? html`<ul class="rows">${rows}</ul>` : html`<p class="muted">Nothing matches. Clear the filters to see every verification.</p>`}
+<nav class="paging" aria-label="Pages">
+${offset > 0 ? html`<a href="${ctx.pageUrl(Math.max(0, offset - size))}" rel="prev">Newer</a>` : html`<span></span>`}
+${offset + items.length < total ? html`<a href="${ctx.pageUrl(offset + size)}" rel="next">Older</a>` : html``}
+</nav>
+</section>
+</main>`,
+  });
+}
+
+export interface DetailView extends ListItem {
+  verification_mode: 'raw_pair' | 'image_only';
+  result: boolean | null;
+  verdict: keyof typeof verdictWords | null;
+  verdict_reason: keyof typeof reasonWords | null;
+  failure_reason: string | null;
+  image_photo_hash: string;
+  raw_photo_hash: string;
+  short_code: string;
+}
+
+export function renderDetailPage(ctx: PageContext & { viewer: Viewer; verification: DetailView }): string {
+  const v = ctx.verification;
+  const level = v.assurance_level ? levelWords[v.assurance_level] : null;
+  const verdict = v.verdict ? verdictWords[v.verdict] : null;
+  const facts: [string, Html | string][] = [
+    ['Status', statusWords[v.status] ?? v.status],
+    ['Files', v.verification_mode === 'raw_pair' ? 'Photo and camera RAW' : 'Image alone'],
+    ['Verified on', day(v.created_at)],
+    ['Short code', v.short_code],
+    ['Photo hash', html`<code class="hash">${v.image_photo_hash}</code>`],
+    ...(v.raw_photo_hash ? ([['RAW hash', html`<code class="hash">${v.raw_photo_hash}</code>`]] as [string, Html][]) : []),
+  ];
+  return appPage({
+    ...ctx,
+    title: v.name,
+    current: '/verifications',
+    body: html`<main>
+<p><a href="${ctx.appPath}/verifications">← All verifications</a></p>
+<h1>${v.name}</h1>
+<div class="layout">
+${v.image_thumbnail_url ? html`<figure class="card photo"><img src="${v.image_thumbnail_url}" alt="The verified photo, small"></figure>` : html``}
+<section class="card verdict" aria-labelledby="level-title">
+<h2 id="level-title">Assurance level</h2>
+${level ? html`<p class="level level-${v.assurance_level}">${level.label}</p><p class="meaning">${v.verification_mode === 'raw_pair' ? level.pair : level.imageOnly}</p>` : html`<p>${v.status === 'failed' ? `The verification failed${v.failure_reason ? `: ${v.failure_reason}` : ''}.` : 'The analysis has not finished yet.'}</p>`}
+${verdict ? html`<p class="verdict-label">${verdict.label}</p><p class="meaning">${verdict.meaning}</p>` : html``}
+${v.verdict_reason ? html`<p class="reason">${reasonWords[v.verdict_reason]}</p>` : html``}
+</section>
+<section class="card facts-card" aria-labelledby="facts-title">
+<h2 id="facts-title">Facts</h2>
+<dl class="facts">${facts.map(([term, value]) => html`<dt>${term}</dt><dd>${value}</dd>`)}</dl>
+${v.tags?.length ? html`<p>${v.tags.map((t) => html`<span class="tag">${t.name}</span>`)}</p>` : html``}
+</section>
+</div>
+</main>`,
+  });
+}
+
+const errorTitles: Record<number, string> = { 403: 'This was not accepted', 404: 'This page does not exist', 429: 'Too many attempts' };
+
+export function renderAppErrorPage(ctx: PageContext & { status: number; message: string; suggestion?: string }): string {
+  const title = errorTitles[ctx.status] ?? (ctx.status >= 500 ? 'Something went wrong' : 'This page cannot be shown');
+  return appPage({
+    ...ctx,
+    title,
+    body: html`<main class="narrow">
+<section class="card" aria-labelledby="error-title">
+<h1 id="error-title">${title}</h1>
+<p>${ctx.message}</p>
+${ctx.suggestion ? html`<p class="muted">${ctx.suggestion}</p>` : html``}
+<p><a href="${ctx.appPath}/verifications">Go to your verifications</a></p>
+<p class="muted">Error ${ctx.status}</p>
+</section>
+</main>`,
+  });
+}

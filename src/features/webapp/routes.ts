@@ -1,0 +1,204 @@
+import { z } from 'zod';
+import type { AppDeps } from '../../core/deps.js';
+import { AppError } from '../../core/errors.js';
+import type { ErrorPageInput, HandlerInput, Reply, RouteSpec } from '../../core/route-spec.js';
+import { route } from '../../core/route-spec.js';
+import { parsePart } from '../../core/validation.js';
+import { findAccount, findUser, logIn } from '../accounts/index.js';
+import { getVerification, listQuery, listVerifications, verificationIdParam } from '../verifications/index.js';
+import { readForm } from './form.js';
+import { renderAppErrorPage, renderDetailPage, renderListPage, renderLoginPage, type DetailView, type ListItem } from './pages.js';
+import {
+  assertCsrfToken,
+  assertSameOrigin,
+  clearCookie,
+  cookieValue,
+  csrfTokenFor,
+  CSRF_FIELD,
+  LOGIN_COOKIE,
+  newSessionId,
+  SESSION_COOKIE,
+  sessionOf,
+  setCookie,
+  type AppSession,
+} from './session.js';
+import { appPageHeaders, newNonce, type Viewer } from './shell.js';
+
+/**
+ * The web app's routes under /app (docs/webapp.md). Pages for a browser: public as far as the
+ * REST door is concerned (auth 'none'), each resolves the session cookie itself and sends a
+ * signed-out browser to the sign-in page. Every page calls the use case its REST route calls.
+ */
+
+const PAGE_SIZE = '20';
+const LOGIN_ID = /^[A-Za-z0-9_-]{22}$/;
+
+const seeOther = (location: string, headers: Record<string, string> = {}): Reply => ({ status: 303, headers: { Location: location, 'Cache-Control': 'no-store', ...headers } });
+
+/** The list page's query as a browser's form sends it: an empty field means "any" (the API's schema then checks the rest). */
+const appListQuery = z.strictObject({
+  search: z.string().max(200).optional(),
+  status: z.string().max(200).optional(),
+  result: z.string().max(10).optional(),
+  tags: z.string().max(1000).optional(),
+  offset: z.string().max(12).optional(),
+});
+
+export function webappRoutes(deps: AppDeps): RouteSpec[] {
+  const base = new URL(deps.config.PUBLIC_BASE_URL);
+  const appPath = `${base.pathname.replace(/\/+$/, '')}/app`;
+  const publicOrigin = base.origin;
+  const cookies = { path: appPath, secure: base.protocol === 'https:' };
+  const serviceName = deps.config.SERVICE_NAME;
+  const listSchema = listQuery(deps.extensions);
+
+  const page = (status: number, render: (nonce: string) => string, headers: Record<string, string> = {}): Reply => {
+    const nonce = newNonce();
+    return { status, headers: { ...appPageHeaders(nonce), ...headers }, html: render(nonce) };
+  };
+  const errorPage = (error: ErrorPageInput): Reply => page(error.status, (nonce) => renderAppErrorPage({ ...error, serviceName, nonce, appPath }));
+
+  async function viewerOf(session: AppSession): Promise<Viewer> {
+    const [account, user] = await Promise.all([findAccount(deps.knex, session.principal.accountId), findUser(deps.knex, session.principal.userId)]);
+    return { accountName: account?.name ?? '', userName: user?.name || user?.email || '', csrfToken: session.csrfToken };
+  }
+
+  /** A page behind sign-in: the session, or a redirect to the sign-in page. */
+  const signedIn =
+    <B, Q, P>(handler: (input: HandlerInput<B, Q, P, 'none'>, session: AppSession) => Promise<Reply>) =>
+    async (input: HandlerInput<B, Q, P, 'none'>): Promise<Reply> => {
+      const session = await sessionOf(deps, input.header('cookie'));
+      return session ? handler(input, session) : seeOther(`${appPath}/login`);
+    };
+
+  const loginPage = (status: number, loginId: string, extra: { email?: string; error?: string } = {}, headers: Record<string, string> = {}) =>
+    page(status, (nonce) => renderLoginPage({ serviceName, nonce, appPath, csrfToken: csrfTokenFor(deps, 'login', loginId), ...extra }), headers);
+
+  return [
+    route({
+      method: 'get',
+      path: '/app',
+      tag: 'webapp',
+      summary: 'The web app (HTML): to the verifications, or to sign-in',
+      auth: 'none',
+      produces: 'text/html',
+      errorPage,
+      responses: { 303: { description: 'To /app/verifications (signed in) or /app/login' } },
+      handler: signedIn(async () => seeOther(`${appPath}/verifications`)),
+    }),
+    route({
+      method: 'get',
+      path: '/app/login',
+      tag: 'webapp',
+      summary: 'The web app’s sign-in page (HTML)',
+      description: 'A form for the e-mail address and password of a user of an account. Sets a short-lived cookie whose secret the form’s CSRF token is derived from. A signed-in browser is sent on to its verifications.',
+      auth: 'none',
+      produces: 'text/html',
+      errorPage,
+      responses: { 200: { description: 'The sign-in page', schema: z.string() }, 303: { description: 'Already signed in: to /app/verifications' } },
+      handler: async ({ header }) => {
+        if (await sessionOf(deps, header('cookie'))) return seeOther(`${appPath}/verifications`);
+        const known = cookieValue(header('cookie'), LOGIN_COOKIE);
+        const loginId = known && LOGIN_ID.test(known) ? known : newSessionId();
+        return loginPage(200, loginId, {}, known === loginId ? {} : { 'Set-Cookie': setCookie(LOGIN_COOKIE, loginId, { ...cookies, maxAge: 3600 }) });
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/app/login',
+      tag: 'webapp',
+      summary: 'Sign in to the web app (an HTML form)',
+      description:
+        'Form fields (application/x-www-form-urlencoded): `email`, `password`, `csrf_token` (from the sign-in page, bound to its cookie). Same credentials, same use case and same failed-attempt limit as POST /v1/accounts/login. Success sets the session cookie (HttpOnly, SameSite=Strict, Path=/app, Secure behind https) and redirects to /app/verifications; a wrong password shows the form again (401).',
+      auth: 'none',
+      produces: 'text/html',
+      errorPage,
+      responses: {
+        200: { description: 'Never: success redirects', schema: z.string() },
+        303: { description: 'Signed in: to /app/verifications' },
+        401: { description: 'INVALID_CREDENTIALS: the form again, saying so' },
+        403: { description: 'ACCESS_DENIED: the form came from another site or without its token' },
+        429: { description: 'RATE_LIMIT_EXCEEDED: too many failed attempts' },
+      },
+      handler: async ({ header, rawBody, call }) => {
+        assertSameOrigin(header, publicOrigin);
+        const form = await readForm(rawBody(), header('content-type'));
+        const loginId = cookieValue(header('cookie'), LOGIN_COOKIE);
+        if (!loginId || !LOGIN_ID.test(loginId)) return seeOther(`${appPath}/login`);
+        assertCsrfToken(form.get(CSRF_FIELD), csrfTokenFor(deps, 'login', loginId));
+        const email = form.get('email')?.trim() ?? '';
+        const password = form.get('password') ?? '';
+        if (!email || !password || email.length > 254 || password.length > 200) {
+          return loginPage(422, loginId, { email: email.slice(0, 254), error: 'Enter your e-mail address and your password.' });
+        }
+        try {
+          const { access_token } = await logIn(deps, call, { email, password });
+          const session = `${newSessionId()}.${access_token}`;
+          return seeOther(`${appPath}/verifications`, { 'Set-Cookie': setCookie(SESSION_COOKIE, session, { ...cookies, maxAge: deps.config.JWT_TTL_SECONDS }) });
+        } catch (error) {
+          if (error instanceof AppError && error.code === 'INVALID_CREDENTIALS') return loginPage(401, loginId, { email, error: `${error.message} ${error.suggestion ?? ''}`.trim() });
+          throw error;
+        }
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/app/logout',
+      tag: 'webapp',
+      summary: 'Sign out of the web app (an HTML form)',
+      description: 'Form field `csrf_token` (the session’s). Clears the session cookie and redirects to /app/login.',
+      auth: 'none',
+      produces: 'text/html',
+      errorPage,
+      responses: { 303: { description: 'Signed out: to /app/login' }, 403: { description: 'ACCESS_DENIED: another site’s form, or without the session’s token' } },
+      handler: signedIn(async ({ header, rawBody }, session) => {
+        assertSameOrigin(header, publicOrigin);
+        const form = await readForm(rawBody(), header('content-type'));
+        assertCsrfToken(form.get(CSRF_FIELD), session.csrfToken);
+        return seeOther(`${appPath}/login`, { 'Set-Cookie': clearCookie(SESSION_COOKIE, cookies) });
+      }),
+    }),
+    route({
+      method: 'get',
+      path: '/app/verifications',
+      tag: 'webapp',
+      summary: 'The web app’s verifications list (HTML)',
+      description: 'The account’s verifications, newest first, 20 a page, with the search, status, result and tags filters of GET /v1/verifications (the same use case). An empty field means any.',
+      auth: 'none',
+      query: appListQuery,
+      produces: 'text/html',
+      errorPage,
+      responses: { 200: { description: 'The list', schema: z.string() }, 303: { description: 'Not signed in: to /app/login' }, 422: { description: 'VALIDATION_ERROR: a filter the API refuses' } },
+      handler: signedIn(async ({ query }, session) => {
+        const given = Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined && value.trim() !== ''));
+        const listed = parsePart('query', listSchema, { ...given, size: PAGE_SIZE, sort_by: 'created_at', sort_order: 'desc' });
+        const [found, viewer] = await Promise.all([listVerifications(deps, session.principal, listed), viewerOf(session)]);
+        const pageUrl = (offset: number) => {
+          const params = new URLSearchParams({ ...given, offset: String(offset) } as Record<string, string>);
+          if (offset === 0) params.delete('offset');
+          const text = params.toString();
+          return `${appPath}/verifications${text ? `?${text}` : ''}`;
+        };
+        return page(200, (nonce) =>
+          renderListPage({ serviceName, nonce, appPath, viewer, items: found.items as unknown as ListItem[], total: found.total, offset: found.offset, size: Number(PAGE_SIZE), filters: query, pageUrl }),
+        );
+      }),
+    }),
+    route({
+      method: 'get',
+      path: '/app/verifications/{verification_id}',
+      tag: 'webapp',
+      summary: 'The web app’s page of one verification (HTML)',
+      description: 'What GET /v1/verifications/{verification_id} answers (the same use case), in the report page’s words. Another account’s verification is 404.',
+      auth: 'none',
+      params: verificationIdParam,
+      produces: 'text/html',
+      errorPage,
+      responses: { 200: { description: 'The verification', schema: z.string() }, 303: { description: 'Not signed in: to /app/login' }, 404: { description: 'VERIFICATION_NOT_FOUND' } },
+      handler: signedIn(async ({ params }, session) => {
+        const [verification, viewer] = await Promise.all([getVerification(deps, session.principal, params.verification_id), viewerOf(session)]);
+        return page(200, (nonce) => renderDetailPage({ serviceName, nonce, appPath, viewer, verification: verification as unknown as DetailView }));
+      }),
+    }),
+  ];
+}

@@ -1,0 +1,108 @@
+import crypto from 'node:crypto';
+import { html, htmlDocument, privatePageHeaders, type Html } from '../../core/html.js';
+import { ICON, STYLE } from '../sharing/index.js';
+import { CSRF_FIELD } from './session.js';
+
+/**
+ * The app's page shell: the report page's look (its stylesheet and icon, from sharing) plus the
+ * app's header, navigation and forms. Server-rendered, no script: every page works without
+ * JavaScript. A later page adds itself to NAV.
+ */
+
+export const newNonce = () => crypto.randomBytes(16).toString('base64');
+
+/**
+ * The report page's policy, except that forms may be sent to this origin (the report page
+ * sends none): nothing loads but this origin's images, the inline style runs under the nonce,
+ * no script at all, no framing, no base URL.
+ */
+export function appPageHeaders(nonce: string): Record<string, string> {
+  return {
+    'Content-Security-Policy': ["default-src 'none'", "img-src 'self' data:", `style-src 'nonce-${nonce}'`, "form-action 'self'", "base-uri 'none'", "frame-ancestors 'none'"].join('; '),
+    ...privatePageHeaders,
+  };
+}
+
+const APP_STYLE = html`
+.site nav ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:0;padding:0;align-items:center}
+.site nav a,.site nav button{display:inline-flex;align-items:center;min-height:44px}
+.site nav a[aria-current="page"]{font-weight:700;color:var(--ink)}
+.site nav form{margin:0}
+.site .who{color:var(--muted);font-size:.875rem;overflow-wrap:anywhere}
+.site .brand-block{display:flex;flex-direction:column}
+label{display:block;font-weight:600;margin:.75rem 0 .25rem}
+input,select{font:inherit;width:100%;min-height:44px;padding:.4rem .6rem;border:1px solid #6b7280;border-radius:.5rem;background:#fff;color:var(--ink)}
+input:focus-visible,select:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
+button.primary{background:#0b57a4;color:#fff;margin-top:1rem}
+.narrow{max-width:26rem;margin:2rem auto}
+.alert{border:1px solid #b42318;background:#fef3f2;color:#7a271a;border-radius:.5rem;padding:.5rem .75rem}
+.filters{display:grid;gap:0 1rem;grid-template-columns:1fr}
+.filters .actions{display:flex;gap:.75rem;align-items:end;flex-wrap:wrap}
+@media (min-width:48rem){.filters{grid-template-columns:2fr 1fr 1fr 1fr auto}.filters button{margin-top:0}}
+ul.rows{list-style:none;margin:0;padding:0}
+ul.rows li{display:grid;grid-template-columns:4rem minmax(0,1fr);gap:.25rem .75rem;border-top:1px solid var(--line);padding:.75rem 0;align-items:center}
+ul.rows li:first-child{border-top:0}
+ul.rows img,ul.rows .nothumb{width:4rem;height:4rem;object-fit:cover;border-radius:.25rem;background:var(--line)}
+ul.rows .name{font-weight:600;overflow-wrap:anywhere}
+ul.rows .meta{color:var(--muted);font-size:.9rem;margin:0}
+.pill{display:inline-block;padding:0 .5rem;border-radius:999px;font-size:.85rem;font-weight:700;color:#fff;background:#4b5563}
+.pill.level-verified{background:#0f6b34}.pill.level-provisional{background:#8a5300}.pill.level-provenance{background:#1d4ed8}.pill.level-flagged{background:#b42318}
+.tag{display:inline-block;border:1px solid var(--line);border-radius:999px;padding:0 .5rem;font-size:.85rem;margin-right:.25rem;background:#fff}
+.paging{display:flex;justify-content:space-between;gap:1rem;margin-top:1rem;flex-wrap:wrap}
+.paging a{display:inline-flex;align-items:center;min-height:44px}
+`;
+
+export const APP_STYLESHEET = html`${STYLE}${APP_STYLE}`;
+
+export interface NavItem {
+  label: string;
+  /** Path below the app's root, e.g. '/verifications'. */
+  path: string;
+}
+
+/** The app's sections, in the header's order (Upload and Account join as their pages are built). */
+export const NAV: readonly NavItem[] = [{ label: 'Verifications', path: '/verifications' }];
+
+export interface Viewer {
+  accountName: string;
+  userName: string;
+  csrfToken: string;
+}
+
+export interface ShellInput {
+  title: string;
+  serviceName: string;
+  nonce: string;
+  /** `${base path}/app`. */
+  appPath: string;
+  /** The signed-in user (absent on the sign-in page). */
+  viewer?: Viewer;
+  /** Which NAV item is this page's. */
+  current?: string;
+  body: Html;
+}
+
+/** A complete app page: the document, the header (account, user, navigation, sign-out form), the page's main. */
+export function appPage(input: ShellInput): string {
+  const { viewer, appPath } = input;
+  const nav = viewer
+    ? html`<nav aria-label="Main"><ul>
+${NAV.map((item) => html`<li><a href="${appPath}${item.path}"${input.current === item.path ? html` aria-current="page"` : html``}>${item.label}</a></li>`)}
+<li><form method="post" action="${appPath}/logout"><input type="hidden" name="${CSRF_FIELD}" value="${viewer.csrfToken}"><button type="submit">Sign out</button></form></li>
+</ul></nav>`
+    : html``;
+  return htmlDocument({
+    title: `${input.title} · ${input.serviceName}`,
+    nonce: input.nonce,
+    style: APP_STYLESHEET,
+    icon: ICON,
+    private: true,
+    body: html`<div class="page">
+<header class="site">
+<div class="brand-block"><span class="brand">${input.serviceName}</span>${viewer ? html`<span class="who">${viewer.accountName} · ${viewer.userName}</span>` : html`<span class="note">Sign in to your account</span>`}</div>
+${nav}
+</header>
+${input.body}
+</div>`,
+  });
+}
