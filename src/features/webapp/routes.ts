@@ -168,7 +168,7 @@ export function webappRoutes(deps: AppDeps): RouteSpec[] {
       query: appListQuery,
       produces: 'text/html',
       errorPage,
-      responses: { 200: { description: 'The list', schema: z.string() }, 303: { description: 'Not signed in: to /app/login' }, 422: { description: 'VALIDATION_ERROR: a filter the API refuses' } },
+      responses: { 200: { description: 'The list', schema: z.string() }, 303: { description: 'Not signed in: to /app/login' }, 400: { description: 'VALIDATION_ERROR: a filter the API refuses' }, 422: { description: 'A malformed query (an unknown parameter, an offset that is no number)' } },
       handler: signedIn(async ({ query }, session) => {
         const given = Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined && value.trim() !== ''));
         const listed = parsePart('query', listSchema, { ...given, size: PAGE_SIZE, sort_by: 'created_at', sort_order: 'desc' });
