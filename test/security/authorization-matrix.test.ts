@@ -91,6 +91,14 @@ const EXPECTED: Record<string, Rule> = {
   // A submission is reached under its request: the matrix's verification is none of the request's.
   'GET /r/{request_token}/submissions/{verification_id}':  publicRoute({ allowed: '404' }),
   'GET /r/{request_token}/submissions/{verification_id}/status': publicRoute({ allowed: '404' }),
+  // The web app (issue 27): its pages take the session cookie only, so every header credential is a signed-out browser, sent to sign in (303).
+  // A sign-in without its form is refused by validation. The app's own account boundary (another account's page is 404) is test/webapp/verifications.test.ts.
+  'GET /app':                                              publicRoute(),
+  'GET /app/login':                                        publicRoute(),
+  'POST /app/login':                                       publicRoute({ allowed: 'invalid' }),
+  'POST /app/logout':                                      publicRoute(),
+  'GET /app/verifications':                                publicRoute(),
+  'GET /app/verifications/{verification_id}':              publicRoute(),
   // The MCP door reads its own credentials: a read-scoped key may list tools; GET and DELETE are 405 for all.
   'POST /mcp':                                             publicRoute({ except: { readKey: 'ok' } }),
   'GET /mcp':                                              publicRoute({ allowed: '405', except: Object.fromEntries(principalNames.map((n) => [n, '405'])) }),

@@ -1,0 +1,118 @@
+/**
+ * The web app (issue 27) in real Chromium (Debian's, driven by playwright-core): sign in, see
+ * the list, filter it, open a verification, sign out, at 390 px and 1280 px, each page checked
+ * with axe-core and for console errors (a CSP refusal is one). Screenshots are kept in
+ * test-artifacts/webapp/ (gitignored) for a person to look at.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { databaseTargets } from '../support/databases.js';
+import { chromiumGate, launchChromium } from '../support/chromium.js';
+import { uploadImage } from '../support/service.js';
+import { serviceSuite } from '../support/suite.js';
+
+const gate = chromiumGate('the web app in a browser');
+const artifacts = path.resolve(import.meta.dirname, '../../test-artifacts/webapp');
+const viewports = [
+  { width: 390, height: 844 },
+  { width: 1280, height: 800 },
+];
+
+gate.describe('the web app in Chromium', () => {
+  const { t, call, newAccount } = serviceSuite(databaseTargets[0]!);
+  const owner = newAccount({ name: 'Harbour Picture Desk' });
+  const other = newAccount();
+  let browser: Browser;
+  const ids: Record<string, string> = {};
+
+  async function seriousViolations(page: Page) {
+    const result = await new AxeBuilder({ page }).analyze();
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  }
+
+  /** What a page must be at every step: accessible, no wider than the screen, every image loaded. */
+  async function checkPage(page: Page, shot: string) {
+    expect(await seriousViolations(page)).toEqual([]);
+    const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+    expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
+    const images = await page.evaluate(() => Array.from(document.images).map((img) => ({ src: img.getAttribute('src') ?? '', ok: img.complete && img.naturalWidth > 0 })));
+    expect(images.filter((i) => !i.ok)).toEqual([]);
+    await page.screenshot({ path: path.join(artifacts, `${shot}.png`), fullPage: true });
+  }
+
+  beforeAll(async () => {
+    fs.mkdirSync(artifacts, { recursive: true });
+    ids.harbour = await uploadImage(t.url, owner.token, 'images/rs_sample1.webp', 'harbour-at-dawn.webp');
+    ids.camera = await uploadImage(t.url, owner.token, 'images/mei_canon-eos450d.jpg', 'contest-entry-42.jpg');
+    ids.foreign = await uploadImage(t.url, other.token, 'images/rs_sample1.webp', 'another-accounts-photo.webp');
+    expect((await call('POST', `/v1/verifications/${ids.camera}/tags`, { token: owner.token, json: { tags: ['Contest', 'Sports'] } })).status).toBe(200);
+    await t.settled();
+    browser = await launchChromium();
+  }, 300_000);
+
+  afterAll(async () => browser?.close());
+
+  for (const viewport of viewports) {
+    it(`at ${viewport.width} px: sign in, the list and its filters, a verification, sign out`, async () => {
+      const context = await browser.newContext({ viewport });
+      const page = await context.newPage();
+      const problems: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
+      });
+      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      try {
+        // Signed out, the app sends the browser to sign in.
+        await page.goto(`${t.url}/app/verifications`);
+        expect(new URL(page.url()).pathname).toBe('/app/login');
+        await checkPage(page, `login-${viewport.width}`);
+
+        await page.getByLabel('E-mail address').fill(owner.email);
+        await page.getByLabel('Password').fill('not the password');
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await expect.poll(() => page.getByRole('alert').textContent()).toContain('Wrong e-mail address or password.');
+        await checkPage(page, `login-wrong-${viewport.width}`);
+
+        await page.getByLabel('Password').fill(owner.password);
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.waitForURL(`${t.url}/app/verifications`);
+        const header = await page.locator('header.site').textContent();
+        expect(header).toContain('Harbour Picture Desk');
+        expect(header).toContain(owner.user.name);
+        const names = () => page.locator('ul.rows a.name').allTextContents();
+        expect((await names()).sort()).toEqual(['contest-entry-42.jpg', 'harbour-at-dawn.webp']);
+        expect(await page.content()).not.toContain('another-accounts-photo');
+        await checkPage(page, `list-${viewport.width}`);
+
+        await page.getByLabel('Tags').fill('sports');
+        await page.getByRole('button', { name: 'Filter' }).click();
+        await page.waitForURL(/tags=sports/);
+        expect(await names()).toEqual(['contest-entry-42.jpg']);
+        await checkPage(page, `list-filtered-${viewport.width}`);
+
+        await page.getByRole('link', { name: 'contest-entry-42.jpg' }).click();
+        await page.waitForURL(`${t.url}/app/verifications/${ids.camera}`);
+        expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('contest-entry-42.jpg');
+        const api = (await call('GET', `/v1/verifications/${ids.camera}`, { token: owner.token })).body;
+        expect(api.status).toBe('completed');
+        // The level the API gives, in the report page's words.
+        expect(await page.locator('.verdict .level').textContent()).toBe({ verified: 'Verified', provisional: 'Provisional', provenance: 'Provenance verified', unrated: 'Unrated', flagged: 'Flagged' }[api.assurance_level as string]);
+        expect(await page.locator('.facts-card').textContent()).toContain(api.image_photo_hash);
+        await checkPage(page, `verification-${viewport.width}`);
+
+        await page.getByRole('button', { name: 'Sign out' }).click();
+        await page.waitForURL(`${t.url}/app/login`);
+        await page.goto(`${t.url}/app/verifications/${ids.camera}`);
+        expect(new URL(page.url()).pathname).toBe('/app/login');
+        expect(problems).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    }, 180_000);
+  }
+});
