@@ -4,6 +4,7 @@ export interface AppResponse {
   status: number;
   location: string | null;
   setCookie: string[];
+  headers: Record<string, string>;
   text: string;
 }
 
@@ -15,7 +16,7 @@ export async function appRequest(baseUrl: string, method: 'GET' | 'POST', path: 
     body = new URLSearchParams(options.form).toString();
   }
   const response = await fetch(`${baseUrl}${path}`, { method, headers, body, redirect: 'manual' });
-  return { status: response.status, location: response.headers.get('location'), setCookie: response.headers.getSetCookie(), text: await response.text() };
+  return { status: response.status, location: response.headers.get('location'), setCookie: response.headers.getSetCookie(), headers: Object.fromEntries(response.headers), text: await response.text() };
 }
 
 /** `name=value` of the Set-Cookie named `name`, for a Cookie header. */

@@ -21,6 +21,10 @@ for (const target of databaseTargets) {
       expect(flags).not.toContain('Secure');
       const list = await appRequest(t.url, 'GET', '/app/verifications', { cookie });
       expect(list.status).toBe(200);
+      // Hardening: no script, forms to this origin only, never framed, cached or indexed; the referrer
+      // stays on the site (a browser under no-referrer sends Origin: null, which the CSRF check refuses).
+      expect(list.headers['content-security-policy']).toMatch(/^default-src 'none'; img-src 'self' data:; style-src 'nonce-[^']+'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'$/);
+      expect(list.headers).toMatchObject({ 'referrer-policy': 'same-origin', 'x-robots-tag': 'noindex, nofollow', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
       expect(list.text).toContain(a.account.name);
       expect(list.text).toContain(a.user.name);
       const out = await appRequest(t.url, 'POST', '/app/logout', { cookie, form: { csrf_token: csrf } });

@@ -14,12 +14,15 @@ export const newNonce = () => crypto.randomBytes(16).toString('base64');
 /**
  * The report page's policy, except that forms may be sent to this origin (the report page
  * sends none): nothing loads but this origin's images, the inline style runs under the nonce,
- * no script at all, no framing, no base URL.
+ * no script at all, no framing, no base URL. Private pages' headers, except the referrer: under
+ * `no-referrer` a browser sends `Origin: null` with a form's POST, and the app's CSRF check
+ * needs the real origin; `same-origin` still sends nothing to other sites.
  */
 export function appPageHeaders(nonce: string): Record<string, string> {
   return {
-    'Content-Security-Policy': ["default-src 'none'", "img-src 'self' data:", `style-src 'nonce-${nonce}'`, "form-action 'self'", "base-uri 'none'", "frame-ancestors 'none'"].join('; '),
     ...privatePageHeaders,
+    'Content-Security-Policy': ["default-src 'none'", "img-src 'self' data:", `style-src 'nonce-${nonce}'`, "form-action 'self'", "base-uri 'none'", "frame-ancestors 'none'"].join('; '),
+    'Referrer-Policy': 'same-origin',
   };
 }
 
@@ -96,7 +99,7 @@ ${NAV.map((item) => html`<li><a href="${appPath}${item.path}"${input.current ===
     nonce: input.nonce,
     style: APP_STYLESHEET,
     icon: ICON,
-    private: true,
+    // Not `private`: its meta referrer (no-referrer) would override the header above; X-Robots-Tag keeps the pages unindexed.
     body: html`<div class="page">
 <header class="site">
 <div class="brand-block"><span class="brand">${input.serviceName}</span>${viewer ? html`<span class="who">${viewer.accountName} · ${viewer.userName}</span>` : html`<span class="note">Sign in to your account</span>`}</div>
