@@ -115,7 +115,8 @@ export function webappRoutes(deps: AppDeps): RouteSpec[] {
       errorPage,
       responses: {
         200: { description: 'Never: success redirects', schema: z.string() },
-        303: { description: 'Signed in: to /app/verifications' },
+        303: { description: 'Signed in: to /app/verifications; without the sign-in page’s cookie, to the sign-in page' },
+        400: { description: 'VALIDATION_ERROR: not a form (application/x-www-form-urlencoded), or larger than 16 KiB' },
         401: { description: 'INVALID_CREDENTIALS: the form again, saying so' },
         403: { description: 'ACCESS_DENIED: the form came from another site or without its token' },
         429: { description: 'RATE_LIMIT_EXCEEDED: too many failed attempts' },
@@ -150,7 +151,7 @@ export function webappRoutes(deps: AppDeps): RouteSpec[] {
       auth: 'none',
       produces: 'text/html',
       errorPage,
-      responses: { 303: { description: 'Signed out: to /app/login' }, 403: { description: 'ACCESS_DENIED: another site’s form, or without the session’s token' } },
+      responses: { 303: { description: 'Signed out (or not signed in): to /app/login' }, 400: { description: 'VALIDATION_ERROR: not a form, or larger than 16 KiB' }, 403: { description: 'ACCESS_DENIED: another site’s form, or without the session’s token' } },
       handler: signedIn(async ({ header, rawBody }, session) => {
         assertSameOrigin(header, publicOrigin);
         const form = await readForm(rawBody(), header('content-type'));
@@ -194,7 +195,7 @@ export function webappRoutes(deps: AppDeps): RouteSpec[] {
       params: verificationIdParam,
       produces: 'text/html',
       errorPage,
-      responses: { 200: { description: 'The verification', schema: z.string() }, 303: { description: 'Not signed in: to /app/login' }, 404: { description: 'VERIFICATION_NOT_FOUND' } },
+      responses: { 200: { description: 'The verification', schema: z.string() }, 303: { description: 'Not signed in: to /app/login' }, 404: { description: 'VERIFICATION_NOT_FOUND' }, 422: { description: 'The id is not a UUID' } },
       handler: signedIn(async ({ params }, session) => {
         const [verification, viewer] = await Promise.all([getVerification(deps, session.principal, params.verification_id), viewerOf(session)]);
         return page(200, (nonce) => renderDetailPage({ serviceName, nonce, appPath, viewer, verification: verification as unknown as DetailView }));
