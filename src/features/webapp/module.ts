@@ -1,8 +1,17 @@
 import type { FeatureModule } from '../../core/module.js';
+import { appContext } from './context.js';
 import { webappRoutes } from './routes.js';
 
-/** The web app for the people of an account (issue 27): server-rendered pages under /app over the same use cases as the REST routes. */
+/**
+ * The web app for the people of an account (issue 27): server-rendered pages under /app over the
+ * same use cases as the REST routes. One context for every section; each section adds its routes here.
+ */
 export const webappModule = {
   name: 'webapp',
-  routes: (deps) => webappRoutes(deps),
+  routes: (deps) => {
+    const ctx = appContext(deps);
+    return [
+      ...webappRoutes(ctx),
+    ];
+  },
 } satisfies FeatureModule;

@@ -1,28 +1,14 @@
 import { z } from 'zod';
-import type { AppDeps } from '../../core/deps.js';
 import { AppError } from '../../core/errors.js';
-import type { ErrorPageInput, HandlerInput, Reply, RouteSpec } from '../../core/route-spec.js';
+import type { RouteSpec } from '../../core/route-spec.js';
 import { route } from '../../core/route-spec.js';
 import { parsePart } from '../../core/validation.js';
-import { findAccount, findUser, logIn } from '../accounts/index.js';
+import { logIn } from '../accounts/index.js';
 import { getVerification, listQuery, listVerifications, verificationIdParam } from '../verifications/index.js';
+import { seeOther, type AppContext } from './context.js';
 import { readForm } from './form.js';
-import { renderAppErrorPage, renderDetailPage, renderListPage, renderLoginPage, type DetailView, type ListItem } from './pages.js';
-import {
-  assertCsrfToken,
-  assertSameOrigin,
-  clearCookie,
-  cookieValue,
-  csrfTokenFor,
-  CSRF_FIELD,
-  LOGIN_COOKIE,
-  newSessionId,
-  SESSION_COOKIE,
-  sessionOf,
-  setCookie,
-  type AppSession,
-} from './session.js';
-import { appPageHeaders, newNonce, type Viewer } from './shell.js';
+import { renderDetailPage, renderListPage, renderLoginPage, type DetailView, type ListItem } from './pages.js';
+import { assertCsrfToken, assertSameOrigin, clearCookie, cookieValue, csrfTokenFor, CSRF_FIELD, LOGIN_COOKIE, newSessionId, SESSION_COOKIE, sessionOf, setCookie } from './session.js';
 
 /**
  * The web app's routes under /app (docs/webapp.md). Pages for a browser: public as far as the
@@ -33,8 +19,6 @@ import { appPageHeaders, newNonce, type Viewer } from './shell.js';
 const PAGE_SIZE = '20';
 const LOGIN_ID = /^[A-Za-z0-9_-]{22}$/;
 
-const seeOther = (location: string, headers: Record<string, string> = {}): Reply => ({ status: 303, headers: { Location: location, 'Cache-Control': 'no-store', ...headers } });
-
 /** The list page's query as a browser's form sends it: an empty field means "any" (the API's schema then checks the rest). */
 const appListQuery = z.strictObject({
   search: z.string().max(200).optional(),
@@ -44,35 +28,12 @@ const appListQuery = z.strictObject({
   offset: z.string().max(12).optional(),
 });
 
-export function webappRoutes(deps: AppDeps): RouteSpec[] {
-  const base = new URL(deps.config.PUBLIC_BASE_URL);
-  const appPath = `${base.pathname.replace(/\/+$/, '')}/app`;
-  const publicOrigin = base.origin;
-  const cookies = { path: appPath, secure: base.protocol === 'https:' };
-  const serviceName = deps.config.SERVICE_NAME;
+export function webappRoutes(ctx: AppContext): RouteSpec[] {
+  const { deps, appPath, publicOrigin, cookies, serviceName, page, errorPage, viewerOf, signedIn, formAction } = ctx;
   const listSchema = listQuery(deps.extensions);
 
-  const page = (status: number, render: (nonce: string) => string, headers: Record<string, string> = {}): Reply => {
-    const nonce = newNonce();
-    return { status, headers: { ...appPageHeaders(nonce), ...headers }, html: render(nonce) };
-  };
-  const errorPage = (error: ErrorPageInput): Reply => page(error.status, (nonce) => renderAppErrorPage({ ...error, serviceName, nonce, appPath }));
-
-  async function viewerOf(session: AppSession): Promise<Viewer> {
-    const [account, user] = await Promise.all([findAccount(deps.knex, session.principal.accountId), findUser(deps.knex, session.principal.userId)]);
-    return { accountName: account?.name ?? '', userName: user?.name || user?.email || '', csrfToken: session.csrfToken };
-  }
-
-  /** A page behind sign-in: the session, or a redirect to the sign-in page. */
-  const signedIn =
-    <B, Q, P>(handler: (input: HandlerInput<B, Q, P, 'none'>, session: AppSession) => Promise<Reply>) =>
-    async (input: HandlerInput<B, Q, P, 'none'>): Promise<Reply> => {
-      const session = await sessionOf(deps, input.header('cookie'));
-      return session ? handler(input, session) : seeOther(`${appPath}/login`);
-    };
-
   const loginPage = (status: number, loginId: string, extra: { email?: string; error?: string } = {}, headers: Record<string, string> = {}) =>
-    page(status, (nonce) => renderLoginPage({ serviceName, nonce, appPath, csrfToken: csrfTokenFor(deps, 'login', loginId), ...extra }), headers);
+    page(status, (nonce) => renderLoginPage({ serviceName, nonce, appPath, csrfToken: csrfTokenFor(deps, 'login', loginId), ...extra }), { headers });
 
   return [
     route({
@@ -152,12 +113,7 @@ export function webappRoutes(deps: AppDeps): RouteSpec[] {
       produces: 'text/html',
       errorPage,
       responses: { 303: { description: 'Signed out (or not signed in): to /app/login' }, 400: { description: 'VALIDATION_ERROR: not a form, or larger than 16 KiB' }, 403: { description: 'ACCESS_DENIED: another site’s form, or without the session’s token' } },
-      handler: signedIn(async ({ header, rawBody }, session) => {
-        assertSameOrigin(header, publicOrigin);
-        const form = await readForm(rawBody(), header('content-type'));
-        assertCsrfToken(form.get(CSRF_FIELD), session.csrfToken);
-        return seeOther(`${appPath}/login`, { 'Set-Cookie': clearCookie(SESSION_COOKIE, cookies) });
-      }),
+      handler: formAction(async () => seeOther(`${appPath}/login`, { 'Set-Cookie': clearCookie(SESSION_COOKIE, cookies) })),
     }),
     route({
       method: 'get',

@@ -5,8 +5,8 @@ import { CSRF_FIELD } from './session.js';
 
 /**
  * The app's page shell: the report page's look (its stylesheet and icon, from sharing) plus the
- * app's header, navigation and forms. Server-rendered, no script: every page works without
- * JavaScript. A later page adds itself to NAV.
+ * app's header, navigation and forms. Server-rendered: every page works without
+ * JavaScript (a script only adds to a page: upload progress, a copy button). A section adds itself to NAV.
  */
 
 export const newNonce = () => crypto.randomBytes(16).toString('base64');
@@ -14,14 +14,17 @@ export const newNonce = () => crypto.randomBytes(16).toString('base64');
 /**
  * The report page's policy, except that forms may be sent to this origin (the report page
  * sends none): nothing loads but this origin's images, the inline style runs under the nonce,
- * no script at all, no framing, no base URL. Private pages' headers, except the referrer: under
+ * no script unless the page asks for one, no framing, no base URL. Private pages' headers, except the referrer: under
  * `no-referrer` a browser sends `Origin: null` with a form's POST, and the app's CSRF check
  * needs the real origin; `same-origin` still sends nothing to other sites.
  */
-export function appPageHeaders(nonce: string): Record<string, string> {
+export function appPageHeaders(nonce: string, options: { script: boolean } = { script: false }): Record<string, string> {
+  // A page that needs a script (upload progress, a copy button) runs only its own, under the
+  // nonce, and may fetch only from this origin.
+  const script = options.script ? [`script-src 'nonce-${nonce}'`, "connect-src 'self'"] : [];
   return {
     ...privatePageHeaders,
-    'Content-Security-Policy': ["default-src 'none'", "img-src 'self' data:", `style-src 'nonce-${nonce}'`, "form-action 'self'", "base-uri 'none'", "frame-ancestors 'none'"].join('; '),
+    'Content-Security-Policy': ["default-src 'none'", "img-src 'self' data:", `style-src 'nonce-${nonce}'`, ...script, "form-action 'self'", "base-uri 'none'", "frame-ancestors 'none'"].join('; '),
     'Referrer-Policy': 'same-origin',
   };
 }
@@ -63,8 +66,10 @@ export interface NavItem {
   path: string;
 }
 
-/** The app's sections, in the header's order (Upload and Account join as their pages are built). */
-export const NAV: readonly NavItem[] = [{ label: 'Verifications', path: '/verifications' }];
+/** The app's sections, in the header's order: one line per section. */
+export const NAV: readonly NavItem[] = [
+  { label: 'Verifications', path: '/verifications' },
+];
 
 export interface Viewer {
   accountName: string;
