@@ -6,3 +6,4 @@ export { getShare, openSharedVerification, shareVerification } from './use-cases
 export { pageHeaders, renderErrorPage } from './report-page.js';
 export { ICON, STYLE } from './report-style.js';
 export { INVITE_PARAM, SHARE_PATH_PREFIX } from './tokens.js';
+export { inviteToShare, revokeInvite, unshareVerification, viewAnalytics } from './use-cases.js';

@@ -10,3 +10,4 @@ export { captureOf, resultFields, verificationFields } from './view.js';
 export { levelWords, reasonWords, verdictWords } from './words.js';
 export { createVerification, getVerification, listVerifications } from './use-cases.js';
 export { listQuery } from './routes.js';
+export { deleteVerification, fileUrl } from './use-cases.js';
