@@ -37,7 +37,7 @@ const registerBody = z
   })
   .openapi('AccountRegistration');
 
-const settingsBody = z
+export const settingsBody = z
   .strictObject({ plan: selfServicePlan.optional(), billing_country: billingCountry.optional(), monthly_budget_cap_eur: budgetCap.optional() })
   .refine((b) => Object.keys(b).length > 0, 'Name at least one of plan, billing_country, monthly_budget_cap_eur.')
   .openapi('AccountSettingsChange');
@@ -54,7 +54,7 @@ const loginResponse = z
   })
   .openapi('LoginResponse');
 
-const addUserBody = z
+export const addUserBody = z
   .strictObject({
     email,
     name: personName,
@@ -74,7 +74,7 @@ const acceptBody = z
   .strictObject({ token: z.string().max(200).describe('The part of the invitation link after `#`.'), password })
   .openapi('InvitationAcceptance');
 const userParams = z.strictObject({ account_id: z.uuid(), user_id: z.uuid() });
-const roleBody = z.strictObject({ role: z.enum(userRoles) }).openapi('UserRoleChange');
+export const roleBody = z.strictObject({ role: z.enum(userRoles) }).openapi('UserRoleChange');
 const manageErrors = {
   403: { description: 'ACCESS_DENIED: not an admin of this account, another account, or an API key (a login token is required)' },
   404: { description: 'USER_NOT_FOUND: no such user in this account' },

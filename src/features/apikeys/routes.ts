@@ -10,7 +10,7 @@ import { apiKeyCreated, apiKeyItem } from './view.js';
 /** Longest key lifetime: ten years. The spec leaves the maximum open (docs/decisions.md). */
 export const MAX_KEY_DAYS = 3650;
 
-const createBody = z
+export const createBody = z
   .strictObject({
     account_id: z.uuid(),
     description: oneLineText().max(200).nullable().optional(),

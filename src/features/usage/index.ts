@@ -22,3 +22,5 @@ export { monthOf } from './plans.js';
 export { assertPsdExportAllowed, meterPsdExport, releasePsdExport, type PsdExportCharge, type PsdExportRequest } from './psd-export-metering.js';
 /** Reservations not ended, for psd-export's release of those a crash left without their export (src/features/psd-export/cleanup-activities.ts). */
 export { reservedPsdExportsBefore } from './queries.js';
+export { getMonthlyUsage } from './use-cases.js';
+export { includedPerMonth, monthlyPrice } from './plans.js';
