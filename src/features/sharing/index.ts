@@ -7,3 +7,7 @@ export { pageHeaders, renderErrorPage } from './report-page.js';
 export { ICON, STYLE } from './report-style.js';
 export { INVITE_PARAM, SHARE_PATH_PREFIX } from './tokens.js';
 export { inviteToShare, revokeInvite, unshareVerification, viewAnalytics } from './use-cases.js';
+export { openOwnFile, openOwnReport } from './use-cases.js';
+export { renderReportSections } from './report-page.js';
+export { FLICKER_SCRIPT } from './report-comparison.js';
+export { sharedFileKinds, type SharedFileKind } from './report.js';

@@ -64,14 +64,16 @@ ${input.footer ? html`<footer>${input.footer}</footer>` : html``}
   });
 }
 
-/** The report page of a shared verification. */
-export function renderReportPage({ report, serviceName, fileUrl, nonce, historyUrl }: ReportPageInput): string {
+/**
+ * The report's sections, from the photo to the tamper-evident record: what the report page shows
+ * under its title, and what the web app's verification page shows its owner (issue 27).
+ * `flicker`: the flicker comparison is there, and FLICKER_SCRIPT (under the page's nonce) drives it.
+ */
+export function renderReportSections({ report, fileUrl, historyUrl }: Pick<ReportPageInput, 'report' | 'fileUrl' | 'historyUrl'>): { html: Html; flicker: boolean } {
   const pair = report.verification_mode === 'raw_pair';
   const flicker = flickerSection(report, fileUrl);
-  const body = html`<main>
-<h1>Verification report</h1>
-<p class="subtitle">${report.name}</p>
-<div class="layout">
+  return {
+    html: html`<div class="layout">
 ${photoFigure(report, fileUrl)}
 ${verdictSection(report)}
 ${factsSection(report)}
@@ -81,13 +83,24 @@ ${pair ? html`<div class="pair-visuals">${heatmapSection(report, fileUrl)}${flic
 ${credentialsSection(report)}
 ${badgeSection(report, fileUrl)}
 ${hashesSection(report)}
-${anchorSection(report, historyUrl)}
+${anchorSection(report, historyUrl)}`,
+    flicker: pair && flicker.value !== '',
+  };
+}
+
+/** The report page of a shared verification. */
+export function renderReportPage({ report, serviceName, fileUrl, nonce, historyUrl }: ReportPageInput): string {
+  const sections = renderReportSections({ report, fileUrl, historyUrl });
+  const body = html`<main>
+<h1>Verification report</h1>
+<p class="subtitle">${report.name}</p>
+${sections.html}
 </main>`;
   return page({
     title: `Verification report: ${report.name} · ${serviceName}`,
     nonce,
     body,
-    script: pair && flicker.value !== '',
+    script: sections.flicker,
     serviceName,
     footer: 'Shared by the owner of this verification. The report shows the results; account information is not shown.',
   });

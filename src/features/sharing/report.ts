@@ -45,7 +45,8 @@ export interface SharedReport {
   anchor: AnchorSummary | null;
   /** Which files openSharedFile can serve for this report. */
   files: Record<SharedFileKind, boolean>;
-  access_type: AccessType;
+  /** The share's access type; null in the owner's report of a verification that is not shared. */
+  access_type: AccessType | null;
   /** 'owner' (not counted as a view), 'link' or 'invitation'. */
   viewer: ViewerAccess;
 }
@@ -78,7 +79,7 @@ export function sharedFileOf(row: VerificationRow, kind: SharedFileKind): { blob
 export function toSharedReport(
   row: VerificationRow,
   results: ResultRow[],
-  extra: { processingRegion: string | null; accessType: AccessType; viewer: ViewerAccess; anchor: AnchorSummary | null },
+  extra: { processingRegion: string | null; accessType: AccessType | null; viewer: ViewerAccess; anchor: AnchorSummary | null },
 ): SharedReport {
   const capture = captureOf(row);
   return {

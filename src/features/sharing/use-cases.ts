@@ -8,7 +8,7 @@ import { callerOf, type Call, type Principal } from '../../core/principal.js';
 import { findUser, findUserByEmail, normaliseEmail } from '../accounts/index.js';
 import { queueMail, type OutgoingMail } from '../mail/index.js';
 import { verificationStream } from '../verifications/events.js';
-import { findVerification, resultsOf, type VerificationRow } from '../verifications/index.js';
+import { findVerification, resultsOf, verificationNotFound, type VerificationRow } from '../verifications/index.js';
 import { anchorOf } from '../anchors/index.js';
 import { checkOwner, decideView, notShared, shareDecider, shareStream, shareViewsStream, type ShareCommand, type ShareState, type VerificationFacts } from './decider.js';
 import { shareViewEvents, type AccessType } from './events.js';
@@ -282,8 +282,44 @@ async function processingRegionOf(deps: AppDeps, verificationId: string): Promis
 export async function openSharedReport(deps: AppDeps, request: SharedReportRequest): Promise<SharedReport> {
   const { share, row, viewer } = await admit(deps, request);
   if (viewer !== 'owner' && request.visitorKey !== null) await recordView(deps, row, viewer, request.visitorKey, request);
+  return reportOf(deps, row, share.access_type, viewer);
+}
+
+/** A verification's report from the facts every report is made of (the shared one and the owner's alike). */
+async function reportOf(deps: AppDeps, row: VerificationRow, accessType: AccessType | null, viewer: ViewerAccess): Promise<SharedReport> {
   const [results, processingRegion, anchor] = await Promise.all([resultsOf(deps.knex, [row.id]), processingRegionOf(deps, row.id), anchorOf(deps, row.id)]);
-  return toSharedReport(row, results, { processingRegion, accessType: share.access_type, viewer, anchor });
+  return toSharedReport(row, results, { processingRegion, accessType, viewer, anchor });
+}
+
+/** The caller's account's own verification; any other (another account's, a keyless one) is VERIFICATION_NOT_FOUND, as on GET /v1/verifications/{id}. */
+async function ownRow(deps: AppDeps, principal: Principal, verificationId: string): Promise<VerificationRow> {
+  const row = await findVerification(deps.knex, verificationId);
+  if (!row || row.account_id !== principal.accountId) throw verificationNotFound();
+  return row;
+}
+
+/**
+ * The report of the caller's own verification, shared or not (the web app's verification page,
+ * issue 27): the very report a share link shows, seen by its owner (no view counted).
+ * `access_type` is the share's, null when it is not shared.
+ */
+export async function openOwnReport(deps: AppDeps, principal: Principal, verificationId: string): Promise<SharedReport> {
+  const row = await ownRow(deps, principal, verificationId);
+  const share = await findShare(deps.knex, row.id);
+  return reportOf(deps, row, share?.access_type ?? null, 'owner');
+}
+
+/** One of the owner's report's files (SharedReport.files), with the rules a share link's files follow. */
+export async function openOwnFile(deps: AppDeps, principal: Principal, verificationId: string, kind: SharedFileKind): Promise<{ stream: Readable; contentType: string }> {
+  return fileOf(deps, await ownRow(deps, principal, verificationId), kind);
+}
+
+async function fileOf(deps: AppDeps, row: VerificationRow, kind: SharedFileKind): Promise<{ stream: Readable; contentType: string }> {
+  const target = sharedFileOf(row, kind);
+  if (!target || !(await deps.blobs.exists(target.blob_key))) {
+    throw new NotFoundError('NOT_FOUND', `This report has no ${kind} file.`, { suggestion: 'SharedReport.files says which files exist.' });
+  }
+  return { stream: deps.blobs.stream(target.blob_key), contentType: target.content_type };
 }
 
 /** One of a shared report's files (see SharedReport.files), behind the same access check; not counted as a view. */
@@ -292,11 +328,7 @@ export async function openSharedFile(
   request: Pick<SharedReportRequest, 'token' | 'viewer' | 'inviteProof'> & { kind: SharedFileKind },
 ): Promise<{ stream: Readable; contentType: string }> {
   const { row } = await admit(deps, request);
-  const target = sharedFileOf(row, request.kind);
-  if (!target || !(await deps.blobs.exists(target.blob_key))) {
-    throw new NotFoundError('NOT_FOUND', `This report has no ${request.kind} file.`, { suggestion: 'SharedReport.files says which files exist.' });
-  }
-  return { stream: deps.blobs.stream(target.blob_key), contentType: target.content_type };
+  return fileOf(deps, row, request.kind);
 }
 
 /**
