@@ -11,9 +11,10 @@ import { ownerAuditBundle, sharedAuditBundle } from './bundle.js';
 import { historyModel } from './history.js';
 import { historyPageHeaders, renderHistoryPage } from './history-page.js';
 
-const ASSETS_PREFIX = '/assets/';
+/** Where the offline verifier's compiled files are served (the history pages load it from there). */
+export const ASSETS_PREFIX = '/assets/';
 
-const bundleSchema = z
+export const bundleSchema = z
   .object({
     format: z.literal('photoverify-audit-bundle/1'),
     verification: z.record(z.string(), z.unknown()).describe('The Verification (owner); through a share link only id, name, short_code, status, verification_mode, file hashes and dates.'),
