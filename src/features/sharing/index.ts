@@ -10,4 +10,4 @@ export { inviteToShare, revokeInvite, unshareVerification, viewAnalytics } from 
 export { openOwnFile, openOwnReport } from './use-cases.js';
 export { renderReportSections } from './report-page.js';
 export { FLICKER_SCRIPT } from './report-comparison.js';
-export { sharedFileKinds, type SharedFileKind } from './report.js';
+export { sharedFileKinds, type SharedFileKind, type SharedReport } from './report.js';
