@@ -108,7 +108,7 @@ export interface DetailView extends ListItem {
   short_code: string;
 }
 
-export function renderDetailPage(ctx: PageContext & { viewer: Viewer; verification: DetailView }): string {
+export function renderDetailPage(ctx: PageContext & { viewer: Viewer; verification: DetailView; sections?: Html[] }): string {
   const v = ctx.verification;
   const level = v.assurance_level ? levelWords[v.assurance_level] : null;
   const verdict = v.verdict ? verdictWords[v.verdict] : null;
@@ -141,6 +141,7 @@ ${v.verdict_reason ? html`<p class="reason">${reasonWords[v.verdict_reason]}</p>
 ${v.tags?.length ? html`<p>${v.tags.map((t) => html`<span class="tag">${t.name}</span>`)}</p>` : html``}
 </section>
 </div>
+${ctx.sections ?? []}
 </main>`,
   });
 }

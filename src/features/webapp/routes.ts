@@ -4,10 +4,11 @@ import type { RouteSpec } from '../../core/route-spec.js';
 import { route } from '../../core/route-spec.js';
 import { parsePart } from '../../core/validation.js';
 import { logIn } from '../accounts/index.js';
-import { getVerification, listQuery, listVerifications, verificationIdParam } from '../verifications/index.js';
+import { listQuery, listVerifications, verificationIdParam } from '../verifications/index.js';
 import { seeOther, type AppContext } from './context.js';
 import { readForm } from './form.js';
-import { renderDetailPage, renderListPage, renderLoginPage, type DetailView, type ListItem } from './pages.js';
+import { renderListPage, renderLoginPage, type ListItem } from './pages.js';
+import { verificationPage } from './verification-page.js';
 import { assertCsrfToken, assertSameOrigin, clearCookie, cookieValue, csrfTokenFor, CSRF_FIELD, LOGIN_COOKIE, newSessionId, SESSION_COOKIE, sessionOf, setCookie } from './session.js';
 
 /**
@@ -26,6 +27,14 @@ const appListQuery = z.strictObject({
   result: z.string().max(10).optional(),
   tags: z.string().max(1000).optional(),
   offset: z.string().max(12).optional(),
+});
+
+/**
+ * The verification page's query: what its sections read (a comment opened for editing). Unknown
+ * parameters are dropped, not refused: a section's link may carry one another section ignores.
+ */
+const verificationPageQuery = z.object({
+  edit: z.string().max(100).optional().describe('A comment to show with its edit form (its author’s only)'),
 });
 
 export function webappRoutes(ctx: AppContext): RouteSpec[] {
@@ -149,13 +158,11 @@ export function webappRoutes(ctx: AppContext): RouteSpec[] {
       description: 'What GET /v1/verifications/{verification_id} answers (the same use case), in the report page’s words. Another account’s verification is 404.',
       auth: 'none',
       params: verificationIdParam,
+      query: verificationPageQuery,
       produces: 'text/html',
       errorPage,
       responses: { 200: { description: 'The verification', schema: z.string() }, 303: { description: 'Not signed in: to /app/login' }, 404: { description: 'VERIFICATION_NOT_FOUND' }, 422: { description: 'The id is not a UUID' } },
-      handler: signedIn(async ({ params }, session) => {
-        const [verification, viewer] = await Promise.all([getVerification(deps, session.principal, params.verification_id), viewerOf(session)]);
-        return page(200, (nonce) => renderDetailPage({ serviceName, nonce, appPath, viewer, verification: verification as unknown as DetailView }));
-      }),
+      handler: signedIn(async ({ params, query }, session) => verificationPage(ctx, session, params.verification_id, { query })),
     }),
   ];
 }

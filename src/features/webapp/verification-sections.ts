@@ -18,6 +18,18 @@ export interface VerificationSectionInput {
   nonce: string;
   /** The page's query (e.g. a `notice` a form's redirect put there). */
   query: Record<string, string | undefined>;
+  /** Set when one of a section's forms was refused: the page is shown again (4xx) with the message in that section and what was typed. */
+  refused?: SectionRefusal;
+}
+
+export interface SectionRefusal {
+  /** The section whose form was refused (its id). */
+  section: string;
+  /** Which of the section's forms, when it has several (e.g. `create`, or the id of the comment being edited). */
+  form?: string;
+  message: string;
+  /** The form's fields as sent, to fill the form again. */
+  fields: Map<string, string>;
 }
 
 export interface VerificationSection {
