@@ -24,3 +24,4 @@ export { assertPsdExportAllowed, meterPsdExport, releasePsdExport, type PsdExpor
 export { reservedPsdExportsBefore } from './queries.js';
 export { getMonthlyUsage } from './use-cases.js';
 export { includedPerMonth, monthlyPrice } from './plans.js';
+export { usageErrors } from './errors.js';

@@ -11,3 +11,4 @@ export { levelWords, reasonWords, verdictWords } from './words.js';
 export { createVerification, getVerification, listVerifications } from './use-cases.js';
 export { listQuery } from './routes.js';
 export { deleteVerification, fileUrl } from './use-cases.js';
+export { UPLOAD_PARTS } from './use-cases.js';
