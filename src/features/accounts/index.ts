@@ -7,6 +7,6 @@ export { normaliseEmail } from './decider.js';
 export { findAccount, findUser, findUserByEmail, listUsersOfAccount } from './queries.js';
 export { logIn } from './use-cases.js';
 export { resolveJwt } from './sessions.js';
-export { addUser, changeAccountSettings, changeUserRole, listAccountUsers, removeUser } from './use-cases.js';
+export { addUser, changeAccountSettings, changeUserRole, getAccount, listAccountUsers, removeUser } from './use-cases.js';
 /** The REST bodies, so the web app's forms are read by the same rules (issue 27). */
 export { addUserBody, roleBody, settingsBody } from './routes.js';
