@@ -1,6 +1,7 @@
 import type { FeatureModule } from '../../core/module.js';
 import { accountRoutes } from './account-routes.js';
 import { collabRoutes } from './collab-routes.js';
+import { collabRoutes } from './collab-routes.js';
 import { appContext } from './context.js';
 import { reportRoutes } from './report-routes.js';
 import { webappRoutes } from './routes.js';
@@ -17,6 +18,7 @@ export const webappModule = {
     const ctx = appContext(deps);
     return [
       ...webappRoutes(ctx),
+      ...collabRoutes(ctx),
       ...reportRoutes(ctx),
       ...collabRoutes(ctx),
       ...shareRoutes(ctx),

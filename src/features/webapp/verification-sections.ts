@@ -2,6 +2,8 @@ import type { Html } from '../../core/html.js';
 import type { AppContext } from './context.js';
 import type { DetailView } from './pages.js';
 import type { AppSession } from './session.js';
+import { commentsSection } from './comments-section.js';
+import { tagsSection } from './tags-section.js';
 
 /**
  * The account-only sections of a verification's page (tags, comments, sharing, files and export,
@@ -42,4 +44,5 @@ export interface VerificationSection {
 }
 
 export const VERIFICATION_SECTIONS: readonly VerificationSection[] = [
+  tagsSection, commentsSection,
 ];
