@@ -1,4 +1,4 @@
-import { html, type Html } from '../../core/html.js';
+import { html } from '../../core/html.js';
 import { verificationStatuses } from '../verifications/events.js';
 import { levelWords, verdictWords, reasonWords } from '../verifications/index.js';
 import { appPage, type Viewer } from './shell.js';
@@ -106,44 +106,6 @@ export interface DetailView extends ListItem {
   image_photo_hash: string;
   raw_photo_hash: string;
   short_code: string;
-}
-
-export function renderDetailPage(ctx: PageContext & { viewer: Viewer; verification: DetailView; sections?: Html[] }): string {
-  const v = ctx.verification;
-  const level = v.assurance_level ? levelWords[v.assurance_level] : null;
-  const verdict = v.verdict ? verdictWords[v.verdict] : null;
-  const facts: [string, Html | string][] = [
-    ['Status', statusWords[v.status] ?? v.status],
-    ['Files', v.verification_mode === 'raw_pair' ? 'Photo and camera RAW' : 'Image alone'],
-    ['Verified on', day(v.created_at)],
-    ['Short code', v.short_code],
-    ['Photo hash', html`<code class="hash">${v.image_photo_hash}</code>`],
-    ...(v.raw_photo_hash ? ([['RAW hash', html`<code class="hash">${v.raw_photo_hash}</code>`]] as [string, Html][]) : []),
-  ];
-  return appPage({
-    ...ctx,
-    title: v.name,
-    current: '/verifications',
-    body: html`<main>
-<p><a href="${ctx.appPath}/verifications">← All verifications</a></p>
-<h1>${v.name}</h1>
-<div class="layout">
-${v.image_thumbnail_url ? html`<figure class="card photo"><img src="${v.image_thumbnail_url}" alt="The verified photo, small"></figure>` : html``}
-<section class="card verdict" aria-labelledby="level-title">
-<h2 id="level-title">Assurance level</h2>
-${level ? html`<p class="level level-${v.assurance_level}">${level.label}</p><p class="meaning">${v.verification_mode === 'raw_pair' ? level.pair : level.imageOnly}</p>` : html`<p>${v.status === 'failed' ? `The verification failed${v.failure_reason ? `: ${v.failure_reason}` : ''}.` : 'The analysis has not finished yet.'}</p>`}
-${verdict ? html`<p class="verdict-label">${verdict.label}</p><p class="meaning">${verdict.meaning}</p>` : html``}
-${v.verdict_reason ? html`<p class="reason">${reasonWords[v.verdict_reason]}</p>` : html``}
-</section>
-<section class="card facts-card" aria-labelledby="facts-title">
-<h2 id="facts-title">Facts</h2>
-<dl class="facts">${facts.map(([term, value]) => html`<dt>${term}</dt><dd>${value}</dd>`)}</dl>
-${v.tags?.length ? html`<p>${v.tags.map((t) => html`<span class="tag">${t.name}</span>`)}</p>` : html``}
-</section>
-</div>
-${ctx.sections ?? []}
-</main>`,
-  });
 }
 
 const errorTitles: Record<number, string> = { 403: 'This was not accepted', 404: 'This page does not exist', 429: 'Too many attempts' };
