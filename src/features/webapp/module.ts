@@ -1,10 +1,8 @@
 import type { FeatureModule } from '../../core/module.js';
-import { accountRoutes } from './account-routes.js';
-import { collabRoutes } from './collab-routes.js';
 import { appContext } from './context.js';
 import { reportRoutes } from './report-routes.js';
 import { webappRoutes } from './routes.js';
-import { uploadRoutes } from './upload.js';
+import { shareRoutes } from './share-routes.js';
 
 /**
  * The web app for the people of an account (issue 27): server-rendered pages under /app over the
@@ -17,9 +15,7 @@ export const webappModule = {
     return [
       ...webappRoutes(ctx),
       ...reportRoutes(ctx),
-      ...collabRoutes(ctx),
-      ...accountRoutes(ctx),
-      ...uploadRoutes(ctx),
+      ...shareRoutes(ctx),
     ];
   },
 } satisfies FeatureModule;

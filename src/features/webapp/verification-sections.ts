@@ -4,6 +4,9 @@ import type { DetailView } from './pages.js';
 import type { AppSession } from './session.js';
 import { commentsSection } from './comments-section.js';
 import { tagsSection } from './tags-section.js';
+import { deleteSection } from './delete-section.js';
+import { filesSection } from './files-section.js';
+import { sharingSection } from './sharing-section.js';
 
 /**
  * The account-only sections of a verification's page (tags, comments, sharing, files and export,
@@ -45,4 +48,5 @@ export interface VerificationSection {
 
 export const VERIFICATION_SECTIONS: readonly VerificationSection[] = [
   tagsSection, commentsSection,
+  sharingSection, filesSection, deleteSection,
 ];
