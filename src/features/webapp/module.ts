@@ -1,8 +1,11 @@
 import type { FeatureModule } from '../../core/module.js';
+import { accountRoutes } from './account-routes.js';
+import { collabRoutes } from './collab-routes.js';
 import { appContext } from './context.js';
 import { reportRoutes } from './report-routes.js';
 import { webappRoutes } from './routes.js';
 import { shareRoutes } from './share-routes.js';
+import { uploadRoutes } from './upload.js';
 
 /**
  * The web app for the people of an account (issue 27): server-rendered pages under /app over the
@@ -15,7 +18,10 @@ export const webappModule = {
     return [
       ...webappRoutes(ctx),
       ...reportRoutes(ctx),
+      ...collabRoutes(ctx),
       ...shareRoutes(ctx),
+      ...accountRoutes(ctx),
+      ...uploadRoutes(ctx),
     ];
   },
 } satisfies FeatureModule;
