@@ -4,7 +4,7 @@ import type { Call } from '../../core/principal.js';
 import { route, type Reply, type RouteSpec } from '../../core/route-spec.js';
 import { addComment, deleteComment, editComment } from '../comments/index.js';
 import { changeVerificationTags, createTag, deleteTag } from '../tags/index.js';
-import { verificationIdParam } from '../verifications/index.js';
+import { getVerification, verificationIdParam } from '../verifications/index.js';
 import { COMMENTS_SECTION_ID, NEW_COMMENT_FORM } from './comments-section.js';
 import type { AppContext } from './context.js';
 import type { AppSession } from './session.js';
@@ -89,6 +89,8 @@ export function collabRoutes(ctx: AppContext): RouteSpec[] {
       handler: formAction(async ({ params, call }, session, form) =>
         attempt(session, params.verification_id, form, { section: TAGS_SECTION_ID, form: 'create' }, async () => {
           const asCaller = asUser(call, session);
+          // Another account's verification is its 404 before anything is created (the API's check, through its use case).
+          await getVerification(ctx.deps, session.principal, params.verification_id);
           const created = await createTag(ctx.deps, asCaller, { name: nameOf(form) });
           try {
             await changeVerificationTags(ctx.deps, asCaller, params.verification_id, { type: 'Add', names: [created.name] });

@@ -33,7 +33,7 @@ export const tagsSection: VerificationSection = {
 
     return html`<section class="card" id="${TAGS_SECTION_ID}" aria-labelledby="tags-title">
 <h2 id="tags-title">Tags</h2>
-${alert('remove')}
+${alert('remove')}${others.length ? html`` : alert('add')}
 ${
   carried.length
     ? html`<ul class="chips" aria-label="Tags on this verification">${carried.map(
