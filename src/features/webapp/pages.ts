@@ -59,7 +59,7 @@ const levelPill = (level: ListItem['assurance_level']) =>
 const day = (iso: string) => iso.slice(0, 16).replace('T', ' ') + ' UTC';
 
 export function renderListPage(
-  ctx: PageContext & { viewer: Viewer; items: ListItem[]; total: number; offset: number; size: number; filters: ListFilters; pageUrl: (offset: number) => string },
+  ctx: PageContext & { viewer: Viewer; items: ListItem[]; total: number; offset: number; size: number; filters: ListFilters; pageUrl: (offset: number) => string; notice?: 'deleted' },
 ): string {
   const { items, total, offset, size, filters } = ctx;
   const option = (value: string, label: string, selected: string | undefined) => html`<option value="${value}"${selected === value ? html` selected` : html``}>${label}</option>`;
@@ -78,6 +78,7 @@ ${v.tags?.length ? html`<p class="meta">${v.tags.map((t) => html`<span class="ta
     current: '/verifications',
     body: html`<main>
 <h1>Verifications</h1>
+${ctx.notice === 'deleted' ? html`<p class="notice" role="status">The verification was deleted, with its files.</p>` : html``}
 <form class="card filters" method="get" action="${ctx.appPath}/verifications" role="search" aria-label="Filter verifications">
 <div><label for="search">Search</label><input id="search" name="search" type="search" maxlength="200" value="${filters.search ?? ''}" placeholder="File name, id, photo hash or tag"></div>
 <div><label for="status">Status</label><select id="status" name="status">${option('', 'Any', filters.status)}${verificationStatuses.map((s) => option(s, statusWords[s] ?? s, filters.status))}</select></div>

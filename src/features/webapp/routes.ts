@@ -27,6 +27,7 @@ const appListQuery = z.strictObject({
   result: z.string().max(10).optional(),
   tags: z.string().max(1000).optional(),
   offset: z.string().max(12).optional(),
+  notice: z.enum(['deleted']).optional().describe('What the form that led here did (a code the page words): deleted'),
 });
 
 /**
@@ -35,6 +36,7 @@ const appListQuery = z.strictObject({
  */
 const verificationPageQuery = z.object({
   edit: z.string().max(100).optional().describe('A comment to show with its edit form (its author’s only)'),
+  notice: z.string().max(40).optional().describe('What a section’s form just did (a code the section words; others ignore it)'),
 });
 
 export function webappRoutes(ctx: AppContext): RouteSpec[] {
@@ -136,7 +138,7 @@ export function webappRoutes(ctx: AppContext): RouteSpec[] {
       errorPage,
       responses: { 200: { description: 'The list', schema: z.string() }, 303: { description: 'Not signed in: to /app/login' }, 400: { description: 'VALIDATION_ERROR: a filter the API refuses' }, 422: { description: 'A malformed query (an unknown parameter, an offset that is no number)' } },
       handler: signedIn(async ({ query }, session) => {
-        const given = Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined && value.trim() !== ''));
+        const given = Object.fromEntries(Object.entries(query).filter(([key, value]) => key !== 'notice' && value !== undefined && value.trim() !== ''));
         const listed = parsePart('query', listSchema, { ...given, size: PAGE_SIZE, sort_by: 'created_at', sort_order: 'desc' });
         const [found, viewer] = await Promise.all([listVerifications(deps, session.principal, listed), viewerOf(session)]);
         const pageUrl = (offset: number) => {
@@ -146,7 +148,7 @@ export function webappRoutes(ctx: AppContext): RouteSpec[] {
           return `${appPath}/verifications${text ? `?${text}` : ''}`;
         };
         return page(200, (nonce) =>
-          renderListPage({ serviceName, nonce, appPath, viewer, items: found.items as unknown as ListItem[], total: found.total, offset: found.offset, size: Number(PAGE_SIZE), filters: query, pageUrl }),
+          renderListPage({ serviceName, nonce, appPath, viewer, items: found.items as unknown as ListItem[], total: found.total, offset: found.offset, size: Number(PAGE_SIZE), filters: query, pageUrl, notice: query.notice }),
         );
       }),
     }),
