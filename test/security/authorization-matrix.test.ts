@@ -3,7 +3,8 @@ import { errorCatalogue } from '../../src/modules.js';
 import { databaseTargets } from '../support/databases.js';
 import { readable, rpc, send, type RawAnswer } from './http.js';
 import { leaksIn, markersOf, type Marker } from './leaks.js';
-import { buildRequest, targetAccount, toolArguments, type Target } from './requests.js';
+import { appAnswerProblems } from './page-headers.js';
+import { buildPageRequest, buildRequest, targetAccount, toolArguments, type PageShape, type Target } from './requests.js';
 import { buildWorld, principalNames, type AccountName, type Principal, type PrincipalName, type World } from './world.js';
 
 /**
@@ -13,12 +14,27 @@ import { buildWorld, principalNames, type AccountName, type Principal, type Prin
  * Beside the outcome, every answer (body, headers, redirect) is searched for the other parties'
  * ids, names, e-mail addresses, file hashes and secrets, and every refused call is checked to
  * have left the other accounts' event streams as they were.
+ *
+ * The web app's routes (/app, issue 27) are driven as a browser drives them: each user of an
+ * account signs in through the app's sign-in form and sends its session cookie (and on a form the
+ * session's CSRF token, from this origin); every other caller is a signed-out browser
+ * (browsers.ts). Their answers are checked for the app's hardening headers too (page-headers.ts).
  */
 
-/** The outcome classes compared: any 2xx or 3xx is 'ok'; 400 and 422 are 'invalid' (let in, refused by validation). */
-type Outcome = 'ok' | '401' | '403' | '404' | '405' | '409' | 'invalid';
+/**
+ * The outcome classes compared: any 2xx or 3xx is 'ok'; 400 and 422 are 'invalid' (let in,
+ * refused by validation). A web app page's 'signIn': the browser is sent to the sign-in page
+ * (a 303 there that neither sets nor clears a session, which a sign-out does).
+ */
+type Outcome = 'ok' | '401' | '403' | '404' | '405' | '409' | 'invalid' | 'signIn';
 
 const outcomeOf = (status: number): Outcome | string => (status >= 200 && status < 400 ? 'ok' : status === 400 || status === 422 ? 'invalid' : String(status));
+
+const pageOutcomeOf = (answer: RawAnswer): Outcome | string => {
+  const location = answer.headers.get('location');
+  const sendsToSignIn = answer.status === 303 && location !== null && new URL(location, 'http://x').pathname === '/app/login';
+  return sendsToSignIn && !answer.headers.getSetCookie().some((c) => c.startsWith('pv_app_session=')) ? 'signIn' : outcomeOf(answer.status);
+};
 
 // ---------------------------------------------------------------------------------------------
 // The expected table. Defaults, from spec section 5 and the project's decisions:
@@ -33,9 +49,13 @@ const outcomeOf = (status: number): Outcome | string => (status >= 200 && status
 //    their own keys (admins any).
 // ---------------------------------------------------------------------------------------------
 
-interface Rule {
-  /** Credentials needed: 'public' (none), 'any' (session token or API key), 'jwt' (a session only). */
-  auth: 'public' | 'any' | 'jwt';
+interface Rule extends PageShape {
+  /**
+   * Credentials needed: 'public' (none), 'any' (session token or API key), 'jwt' (a session
+   * only). The web app's routes: 'session' (a page behind sign-in: a browser with no live session
+   * is sent to sign in), 'browser' (the sign-in pages: any browser). Both are driven as browsers.
+   */
+  auth: 'public' | 'any' | 'jwt' | 'session' | 'browser';
   /** The path or body names one account's resource: what everyone outside that account gets. */
   foreign?: '404' | '403';
   /** Who inside the account: admins, the author, the author or an admin, own keys or admins. */
@@ -60,6 +80,20 @@ const owned = (rule: Partial<Rule> = {}): Rule => ({ auth: 'any', foreign: '404'
  */
 const sharing = (rule: Partial<Rule> = {}): Rule => owned({ onAnonymous: '403', ...rule });
 const publicRoute = (rule: Partial<Rule> = {}): Rule => ({ auth: 'public', ...rule });
+/**
+ * The web app (issue 27). A new /app route adds ONE row: `appPage()` when it names no resource
+ * (an account's own list or settings), `appOwned()` when its path names one of the account's
+ * resources (another account's is 404, as the API's). Options: `who` (only admins, the author,
+ * …: 403 to the others), `like` (the REST operation whose use case it calls: its set-up makes a
+ * fresh resource for a caller who will use one up, and its JSON body is the form's fields),
+ * `fields` (the form's fields when they are not the JSON's), `allowed` (the owner's outcome when
+ * the minimal request is not a success), `onAnonymous` (an anonymous verification's outcome).
+ * A POST is sent as the page's form: urlencoded, with the session's CSRF token, from this origin.
+ */
+const appPage = (rule: Partial<Rule> = {}): Rule => ({ auth: 'session', ...rule });
+const appOwned = (rule: Partial<Rule> = {}): Rule => appPage({ foreign: '404', ...rule });
+const appPublic = (rule: Partial<Rule> = {}): Rule => ({ auth: 'browser', ...rule });
+const isPage = (rule: Rule) => rule.auth === 'session' || rule.auth === 'browser';
 /** A restricted share opens for its account and its invitees; everyone else gets 403. */
 const restrictedReport = (p: Principal) => (p.account === 'A' || p.name === 'invitee' || p.name === 'inviteLinkHolder' ? 'ok' : '403');
 
@@ -91,14 +125,15 @@ const EXPECTED: Record<string, Rule> = {
   // A submission is reached under its request: the matrix's verification is none of the request's.
   'GET /r/{request_token}/submissions/{verification_id}':  publicRoute({ allowed: '404' }),
   'GET /r/{request_token}/submissions/{verification_id}/status': publicRoute({ allowed: '404' }),
-  // The web app (issue 27): its pages take the session cookie only, so every header credential is a signed-out browser, sent to sign in (303).
-  // A sign-in without its form is refused by validation. The app's own account boundary (another account's page is 404) is test/webapp/verifications.test.ts.
-  'GET /app':                                              publicRoute(),
-  'GET /app/login':                                        publicRoute(),
-  'POST /app/login':                                       publicRoute({ allowed: 'invalid' }),
-  'POST /app/logout':                                      publicRoute(),
-  'GET /app/verifications':                                publicRoute(),
-  'GET /app/verifications/{verification_id}':              publicRoute(),
+  // The web app (issue 27), driven by each caller's browser (see appPage above): one row per route.
+  'GET /app':                                              appPage(),
+  'GET /app/login':                                        appPublic(),
+  'POST /app/login':                                       appPublic({ allowed: 'invalid', csrf: 'login' }), // the sign-in form's token, no e-mail or password: the form again (422)
+  'POST /app/logout':                                      appPage(),
+  'GET /app/verifications':                                appPage(),
+  'GET /app/verifications/{verification_id}':              appOwned(),
+  'GET /app/upload':                                       appPage(),
+  'POST /app/upload':                                      appPage({ allowed: 'invalid' }), // a multipart form: the matrix's urlencoded one is refused (422, nothing stored)
   // The MCP door reads its own credentials: a read-scoped key may list tools; GET and DELETE are 405 for all.
   'POST /mcp':                                             publicRoute({ except: { readKey: 'ok' } }),
   'GET /mcp':                                              publicRoute({ allowed: '405', except: Object.fromEntries(principalNames.map((n) => [n, '405'])) }),
@@ -220,6 +255,12 @@ function expectedRest(operation: string, rule: Rule, p: Principal, target: Targe
   if (rule.auth === 'public') return operation.startsWith('GET /shared/') && target === 'restricted' ? restrictedReport(p) : allowed;
   if (p.credential === 'none') return '401';
   if (rule.auth === 'jwt' && p.credential === 'key') return '403';
+  return asAccountCaller(rule, p, target, world);
+}
+
+/** An admitted caller: another account's resource, then who within the account may act. */
+function asAccountCaller(rule: Rule, p: Principal, target: Target, world: World): Outcome {
+  const allowed = rule.allowed ?? 'ok';
   if (rule.foreign) {
     const owner = targetAccount(target);
     if (owner === null) return rule.onAnonymous ?? rule.foreign;
@@ -243,6 +284,15 @@ function expectedRest(operation: string, rule: Rule, p: Principal, target: Targe
       break;
   }
   return allowed;
+}
+
+/** A web app route, as the caller's browser: the sign-in pages for all; the rest as the API's rules for a signed-in user. */
+function expectedPage(rule: Rule, p: Principal, target: Target, world: World): Outcome {
+  const except = rule.except?.[p.name];
+  if (except) return except;
+  if (rule.auth === 'browser') return rule.allowed ?? 'ok';
+  if (!p.browser.signedIn) return 'signIn';
+  return asAccountCaller(rule, p, target, world);
 }
 
 function expectedTool(rule: ToolRule, p: Principal, target: Target): Outcome {
@@ -310,6 +360,7 @@ class ForeignWrites {
 }
 
 const describeAnswer = (answer: RawAnswer) => {
+  if (answer.status >= 300 && answer.status < 400) return `${answer.status} to ${answer.headers.get('location')}`;
   let code = '';
   try {
     code = (JSON.parse(answer.text) as { detail?: { error_code?: string } }).detail?.error_code ?? '';
@@ -351,11 +402,15 @@ for (const target of databaseTargets) {
       const unlisted = operations.filter((op) => !EXPECTED[op]);
       expect(unlisted, 'operations of /openapi.json with no row in the EXPECTED table: add them').toEqual([]);
       expect(Object.keys(EXPECTED).filter((op) => !operations.includes(op)), 'rows of the table that /openapi.json no longer documents').toEqual([]);
+      const app = operations.filter((op) => / \/app(\/|$)/.test(op));
+      expect(app.filter((op) => !isPage(EXPECTED[op]!)), 'web app routes whose row is not appPage(), appOwned() or appPublic(): they are driven as browsers').toEqual([]);
+      expect(app.length).toBeGreaterThanOrEqual(6);
 
       const findings: Finding[] = [];
       const guard = new ForeignWrites(world);
       let requests = 0;
       let cases = 0;
+      let pages = 0;
       // Caller by caller: an account's own changes are settled before another account's check looks at it.
       for (const name of principalNames) {
         const p = world.principal(name);
@@ -365,8 +420,9 @@ for (const target of databaseTargets) {
             if (!callers.includes(name)) continue;
             cases += 1;
             const label = `${operation} [${t}] as ${name}`;
-            const expected = expectedRest(operation, rule, p, t, world);
-            const request = await buildRequest(world, operation, t, p, expected === 'ok').catch((error: Error) => error);
+            const page = isPage(rule);
+            const expected = page ? expectedPage(rule, p, t, world) : expectedRest(operation, rule, p, t, world);
+            const request = await (page ? buildPageRequest(world, operation, rule, t, p, expected === 'ok') : buildRequest(world, operation, t, p, expected === 'ok')).catch((error: Error) => error);
             if (request instanceof Error) {
               findings.push({ case: label, problem: `set-up failed: ${request.message}` });
               continue;
@@ -376,10 +432,15 @@ for (const target of databaseTargets) {
             const answer = await send(world.t.url, request);
             requests += 1;
             request.after?.(answer.status, answer.text);
-            const got = outcomeOf(answer.status);
+            const got = page ? pageOutcomeOf(answer) : outcomeOf(answer.status);
             if (got !== expected) findings.push({ case: label, problem: `expected ${expected}, got ${describeAnswer(answer)}` });
             if (answer.status >= 500) findings.push({ case: label, problem: `server error ${answer.status}` });
-            const sent = `${request.path} ${JSON.stringify(request.json ?? '')} ${JSON.stringify(request.headers)}`;
+            if (page) {
+              pages += 1;
+              p.browser.saw(answer.headers.getSetCookie());
+              for (const problem of appAnswerProblems(answer.headers, answer.status, answer.text)) findings.push({ case: label, problem: `headers: ${problem}` });
+            }
+            const sent = `${request.path} ${JSON.stringify(request.json ?? '')} ${JSON.stringify(request.urlencoded ?? '')} ${JSON.stringify(request.headers)}`;
             const leaks = leaksIn(readable(answer), markers, p, sent, got === 'ok' ? rule.shows : undefined);
             if (leaks.length) findings.push({ case: label, problem: `shows ${leaks.map((l) => `${l.party}'s ${l.kind} ${l.value.slice(0, 16)}`).join(', ')}` });
             for (const change of await guard.changed(before)) findings.push({ case: label, problem: `changed another account: ${change}` });
@@ -389,7 +450,7 @@ for (const target of databaseTargets) {
           }
         }
       }
-      console.log(`authorisation matrix (REST, ${target.name}): ${operations.length} operations x ${principalNames.length} callers -> ${cases} cases, ${requests} requests`);
+      console.log(`authorisation matrix (REST, ${target.name}): ${operations.length} operations x ${principalNames.length} callers -> ${cases} cases, ${requests} requests (${pages} of them web app pages, as browsers)`);
       expect(findings.map((f) => `${f.case}: ${f.problem}`)).toEqual([]);
     }, 1_800_000);
 

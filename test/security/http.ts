@@ -10,6 +10,8 @@ export interface RawRequest {
   headers?: Record<string, string>;
   json?: unknown;
   form?: FormData;
+  /** A browser's form (application/x-www-form-urlencoded): the web app's POSTs. */
+  urlencoded?: Record<string, string>;
   bytes?: Uint8Array;
 }
 
@@ -26,6 +28,10 @@ export async function send(baseUrl: string, request: RawRequest): Promise<RawAns
     headers['content-type'] = 'application/json';
     body = JSON.stringify(request.json);
   } else if (request.form) body = request.form;
+  else if (request.urlencoded) {
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+    body = new URLSearchParams(request.urlencoded).toString();
+  }
   else if (request.bytes) {
     headers['content-type'] = 'application/octet-stream';
     body = new Blob([new Uint8Array(request.bytes)]);

@@ -18,6 +18,8 @@ export const targetAccount = (target: Target): AccountName | null => (target ===
 export interface Built extends RawRequest {
   /** Runs after the answer (a password change hands out a new session token). */
   after?: (status: number, body: string) => void;
+  /** The path parameters' values it used (a page reuses an operation's fresh resources). */
+  values: Record<string, string>;
 }
 
 const unique = () => crypto.randomBytes(6).toString('hex');
@@ -208,18 +210,72 @@ export async function buildRequest(world: World, operation: string, target: Targ
       break;
   }
 
+  const values: Record<string, string> = {};
+  for (const [name, value] of Object.entries(params)) values[name] = typeof value === 'function' ? await value() : value;
   if (!path) {
-    const names = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-    path = template;
-    for (const name of names) {
-      const value = params[name];
-      if (value === undefined) throw new Error(`${operation}: the matrix has no value for the path parameter {${name}}; add one in test/security/requests.ts`);
-      path = path.replace(`{${name}}`, encodeURIComponent(typeof value === 'function' ? await value() : value));
-    }
+    path = fillPath(operation, values);
     // The holder of a personal invitation link opens the report (and its files) with its proof.
     if (principal.name === 'inviteLinkHolder' && template.startsWith('/shared/')) path += `?invite=${encodeURIComponent(world.inviteProof)}`;
   }
-  return { method, path, headers, json, form, bytes, after };
+  return { method, path, headers, json, form, bytes, after, values };
+}
+
+function fillPath(operation: string, values: Record<string, string>): string {
+  const template = operation.split(' ')[1]!;
+  return template.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const value = values[name];
+    if (value === undefined) throw new Error(`${operation}: the matrix has no value for the path parameter {${name}}; add one in test/security/requests.ts`);
+    return encodeURIComponent(value);
+  });
+}
+
+/** How the matrix sends one page of the web app (a row's options in the EXPECTED table). */
+export interface PageShape {
+  /**
+   * The REST operation whose use case the page calls: its set-up is the page's (a fresh
+   * resource for a caller who will use it up, the same ids otherwise), and its JSON body, field
+   * by field, is the form's (unless `fields` says otherwise).
+   */
+  like?: string;
+  /** The form's fields (beside the CSRF token): from the target's ids and the `like` operation's body. */
+  fields?: (c: { world: World; target: Target; values: Record<string, string>; json: unknown }) => Record<string, string>;
+  /** The form carries the sign-in page's token, not the session's (the sign-in form itself). */
+  csrf?: 'login';
+  /** A query string the page needs. */
+  query?: Record<string, string>;
+}
+
+/**
+ * One page of the web app as the caller's browser asks for it: the target's ids in the path
+ * (fresh ones through `like`), its cookie (and, for a browser with no live session, the caller's
+ * header credentials, which must not open the app), and on a POST the form a page of its session
+ * would hold (urlencoded, with the session's CSRF token) sent from this origin.
+ */
+export async function buildPageRequest(world: World, operation: string, shape: PageShape, target: Target, principal: Principal, allowed: boolean): Promise<Built> {
+  const method = operation.split(' ')[0]!;
+  const browser = principal.browser;
+  await browser.ready();
+  const like = await buildRequest(world, shape.like ?? operation, target, principal, allowed);
+  const query = shape.query ? `?${new URLSearchParams(shape.query).toString()}` : '';
+  const path = `${fillPath(operation, like.values)}${query}`;
+  const headers: Record<string, string> = { ...(browser.signedIn ? {} : principal.headers()), cookie: browser.cookie };
+  if (method === 'GET') return { method, path, headers, values: like.values };
+  headers.origin = new URL(world.t.url).origin;
+  headers['sec-fetch-site'] = 'same-origin';
+  const fields = shape.fields ? shape.fields({ world, target, values: like.values, json: like.json }) : formOf(like.json);
+  const csrf = shape.csrf === 'login' ? browser.loginCsrf : browser.csrf;
+  return { method, path, headers, urlencoded: { ...fields, ...(csrf ? { csrf_token: csrf } : {}) }, values: like.values };
+}
+
+/** A JSON body as a form's fields: its strings, numbers and booleans; a list as its items joined by commas. */
+function formOf(json: unknown): Record<string, string> {
+  const fields: Record<string, string> = {};
+  if (!json || typeof json !== 'object') return fields;
+  for (const [name, value] of Object.entries(json)) {
+    if (Array.isArray(value)) fields[name] = value.map(String).join(',');
+    else if (value !== null && typeof value !== 'object') fields[name] = String(value);
+  }
+  return fields;
 }
 
 async function uploadAsOwner(world: World, token: string): Promise<string> {

@@ -8,6 +8,7 @@ import { SkewedClock } from '../support/clock.js';
 import type { DatabaseTarget } from '../support/databases.js';
 import { inline, keylessVerify } from '../support/mcp.js';
 import { client, registerAccount, startTestService, uploadImage, type TestService } from '../support/service.js';
+import { endingBrowser, forgedBrowser, signedOutBrowser, userBrowser, type Browser } from './browsers.js';
 import { rpc, send } from './http.js';
 
 /**
@@ -69,6 +70,12 @@ export interface Principal {
   mcpHeaders(): Record<string, string>;
   /** A session's login, for the password change. */
   login?: { email: string; password: string; token: string };
+  /**
+   * How it reaches the web app (/app), which takes its session cookie only: a user of an
+   * account signs in through the app's sign-in form; every other caller is a signed-out browser
+   * (sending its header credentials too), or one whose session has ended or was forged.
+   */
+  browser: Browser;
 }
 
 export interface AccountResources {
@@ -144,6 +151,8 @@ export async function buildWorld(target: DatabaseTarget): Promise<World> {
   });
   const expiringKey = await json('POST', '/v1/apikeys/', a.token, { account_id: a.account.id, expires_in_days: 1 });
   const expiredJwt = a.token;
+  // The app's session of the same day: its token expires with the clock's move as well.
+  const expiredBrowser = await endingBrowser(t.url, { email: a.email, password: a.password });
   clock.advance(2 * 86_400_000 + 60_000);
   const relogin = async (email: string, password: string) => (await json('POST', '/v1/accounts/login', '', { email, password })).access_token as string;
   const ownerLogin = { email: a.email, password: a.password, token: await relogin(a.email, a.password) };
@@ -164,9 +173,12 @@ export async function buildWorld(target: DatabaseTarget): Promise<World> {
   // Changes to users apply at once: a token minted while an admin (its claims say so) acts as the member the user now is,
   // and a removed user's session token and API key are refused.
   const demoted = await addUser('admin', `Dana Demoted ${unique()}`);
+  // The app's session too was opened while an admin.
+  const demotedBrowser = await userBrowser(t.url, demoted.login);
   await json('PATCH', `/v1/accounts/${a.account.id}/users/${demoted.userId}`, ownerLogin.token, { role: 'member' });
   const removed = await addUser('member', `Rex Removed ${unique()}`);
   const removedKey = await json('POST', '/v1/apikeys/', removed.login.token, { account_id: a.account.id });
+  const removedBrowser = await endingBrowser(t.url, removed.login);
   await json('DELETE', `/v1/accounts/${a.account.id}/users/${removed.userId}`, ownerLogin.token, undefined, [204]);
 
   const b = await registerAccount(call, {
@@ -271,29 +283,44 @@ export async function buildWorld(target: DatabaseTarget): Promise<World> {
   const session = (login: { token: string }) => () => bearer(login.token);
   const cLogin = { email: c.email, password: c.password, token: c.token };
   const bLogin = { email: b.email, password: b.password, token: b.token };
+  // The app's browsers: the users sign in through the sign-in form (the owner with the password of now).
+  const [ownerBrowser, memberBrowser, adminBrowser, otherBrowser, inviteeBrowser, forgedJwtBrowser, algNoneJwtBrowser] = await Promise.all([
+    userBrowser(t.url, ownerLogin),
+    userBrowser(t.url, member.login),
+    userBrowser(t.url, admin.login),
+    userBrowser(t.url, bLogin),
+    userBrowser(t.url, cLogin),
+    forgedBrowser(t.url, t.service.deps, forgedJwt),
+    forgedBrowser(t.url, t.service.deps, algNoneJwt),
+  ]);
+  const signedOut = await Promise.all(Array.from({ length: 11 }, () => signedOutBrowser(t.url)));
+  const out = () => signedOut.pop()!;
+  A.secrets.push(...[ownerBrowser, memberBrowser, adminBrowser, demotedBrowser, removedBrowser, expiredBrowser].map((x) => x.token!));
+  B.secrets.push(otherBrowser.token!);
+
   const principals: Principal[] = [
-    { name: 'ownerJwt', account: 'A', credential: 'jwt', role: 'admin', userId: a.user.id, headers: session(ownerLogin), mcpHeaders: session(ownerLogin), login: ownerLogin },
-    { name: 'ownerKey', account: 'A', credential: 'key', role: 'admin', userId: a.user.id, headers: () => ({ 'x-api-key': ownerKey.raw_key }), mcpHeaders: () => ({ 'x-api-key': ownerKey.raw_key }) },
-    { name: 'ownerKeyAsBearer', account: 'A', credential: 'key', role: 'admin', userId: a.user.id, headers: () => bearer(ownerKey.raw_key), mcpHeaders: () => bearer(ownerKey.raw_key) },
-    { name: 'readKey', account: 'A', credential: 'key', role: 'admin', scope: 'read', userId: a.user.id, headers: () => ({ 'x-api-key': readKey.raw_key }), mcpHeaders: () => bearer(readKey.raw_key) },
-    { name: 'member', account: 'A', credential: 'jwt', role: 'member', userId: member.userId, headers: session(member.login), mcpHeaders: session(member.login), login: member.login },
-    { name: 'admin', account: 'A', credential: 'jwt', role: 'admin', userId: admin.userId, headers: session(admin.login), mcpHeaders: session(admin.login), login: admin.login },
-    { name: 'demotedAdmin', account: 'A', credential: 'jwt', role: 'member', userId: demoted.userId, headers: session(demoted.login), mcpHeaders: session(demoted.login), login: demoted.login },
-    { name: 'otherJwt', account: 'B', credential: 'jwt', role: 'admin', userId: b.user.id, headers: session(bLogin), mcpHeaders: session(bLogin), login: bLogin },
-    { name: 'otherKey', account: 'B', credential: 'key', role: 'admin', userId: b.user.id, headers: () => ({ 'x-api-key': otherKey.raw_key }), mcpHeaders: () => bearer(otherKey.raw_key) },
-    { name: 'invitee', account: 'C', credential: 'jwt', role: 'admin', userId: c.user.id, headers: session(cLogin), mcpHeaders: session(cLogin), login: cLogin },
-    { name: 'linkVisitor', account: null, credential: 'none', headers: () => ({}), mcpHeaders: () => ({}) },
-    { name: 'inviteLinkHolder', account: null, credential: 'none', headers: () => ({}), mcpHeaders: () => ({}) },
+    { name: 'ownerJwt', account: 'A', credential: 'jwt', role: 'admin', userId: a.user.id, headers: session(ownerLogin), mcpHeaders: session(ownerLogin), login: ownerLogin, browser: ownerBrowser },
+    { name: 'ownerKey', account: 'A', credential: 'key', role: 'admin', userId: a.user.id, headers: () => ({ 'x-api-key': ownerKey.raw_key }), mcpHeaders: () => ({ 'x-api-key': ownerKey.raw_key }), browser: out() },
+    { name: 'ownerKeyAsBearer', account: 'A', credential: 'key', role: 'admin', userId: a.user.id, headers: () => bearer(ownerKey.raw_key), mcpHeaders: () => bearer(ownerKey.raw_key), browser: out() },
+    { name: 'readKey', account: 'A', credential: 'key', role: 'admin', scope: 'read', userId: a.user.id, headers: () => ({ 'x-api-key': readKey.raw_key }), mcpHeaders: () => bearer(readKey.raw_key), browser: out() },
+    { name: 'member', account: 'A', credential: 'jwt', role: 'member', userId: member.userId, headers: session(member.login), mcpHeaders: session(member.login), login: member.login, browser: memberBrowser },
+    { name: 'admin', account: 'A', credential: 'jwt', role: 'admin', userId: admin.userId, headers: session(admin.login), mcpHeaders: session(admin.login), login: admin.login, browser: adminBrowser },
+    { name: 'demotedAdmin', account: 'A', credential: 'jwt', role: 'member', userId: demoted.userId, headers: session(demoted.login), mcpHeaders: session(demoted.login), login: demoted.login, browser: demotedBrowser },
+    { name: 'otherJwt', account: 'B', credential: 'jwt', role: 'admin', userId: b.user.id, headers: session(bLogin), mcpHeaders: session(bLogin), login: bLogin, browser: otherBrowser },
+    { name: 'otherKey', account: 'B', credential: 'key', role: 'admin', userId: b.user.id, headers: () => ({ 'x-api-key': otherKey.raw_key }), mcpHeaders: () => bearer(otherKey.raw_key), browser: out() },
+    { name: 'invitee', account: 'C', credential: 'jwt', role: 'admin', userId: c.user.id, headers: session(cLogin), mcpHeaders: session(cLogin), login: cLogin, browser: inviteeBrowser },
+    { name: 'linkVisitor', account: null, credential: 'none', headers: () => ({}), mcpHeaders: () => ({}), browser: out() },
+    { name: 'inviteLinkHolder', account: null, credential: 'none', headers: () => ({}), mcpHeaders: () => ({}), browser: out() },
     // REST knows no anonymous users: its id sent as a bearer token must be refused like any unknown token.
-    { name: 'anonymous', account: null, credential: 'invalid', headers: () => bearer(anonymousUserId), mcpHeaders: () => ({}) },
-    { name: 'none', account: null, credential: 'none', headers: () => ({}), mcpHeaders: () => ({}) },
-    { name: 'expiredKey', account: null, credential: 'invalid', headers: () => ({ 'x-api-key': expiringKey.raw_key }), mcpHeaders: () => bearer(expiringKey.raw_key) },
-    { name: 'revokedKey', account: null, credential: 'invalid', headers: () => ({ 'x-api-key': revokedKey.raw_key }), mcpHeaders: () => bearer(revokedKey.raw_key) },
-    { name: 'removedUserJwt', account: null, credential: 'invalid', headers: session(removed.login), mcpHeaders: session(removed.login) },
-    { name: 'removedUserKey', account: null, credential: 'invalid', headers: () => ({ 'x-api-key': removedKey.raw_key }), mcpHeaders: () => bearer(removedKey.raw_key) },
-    { name: 'expiredJwt', account: null, credential: 'invalid', headers: () => bearer(expiredJwt), mcpHeaders: () => bearer(expiredJwt) },
-    { name: 'forgedJwt', account: null, credential: 'invalid', headers: () => bearer(forgedJwt), mcpHeaders: () => bearer(forgedJwt) },
-    { name: 'algNoneJwt', account: null, credential: 'invalid', headers: () => bearer(algNoneJwt), mcpHeaders: () => bearer(algNoneJwt) },
+    { name: 'anonymous', account: null, credential: 'invalid', headers: () => bearer(anonymousUserId), mcpHeaders: () => ({}), browser: out() },
+    { name: 'none', account: null, credential: 'none', headers: () => ({}), mcpHeaders: () => ({}), browser: out() },
+    { name: 'expiredKey', account: null, credential: 'invalid', headers: () => ({ 'x-api-key': expiringKey.raw_key }), mcpHeaders: () => bearer(expiringKey.raw_key), browser: out() },
+    { name: 'revokedKey', account: null, credential: 'invalid', headers: () => ({ 'x-api-key': revokedKey.raw_key }), mcpHeaders: () => bearer(revokedKey.raw_key), browser: out() },
+    { name: 'removedUserJwt', account: null, credential: 'invalid', headers: session(removed.login), mcpHeaders: session(removed.login), browser: removedBrowser },
+    { name: 'removedUserKey', account: null, credential: 'invalid', headers: () => ({ 'x-api-key': removedKey.raw_key }), mcpHeaders: () => bearer(removedKey.raw_key), browser: out() },
+    { name: 'expiredJwt', account: null, credential: 'invalid', headers: () => bearer(expiredJwt), mcpHeaders: () => bearer(expiredJwt), browser: expiredBrowser },
+    { name: 'forgedJwt', account: null, credential: 'invalid', headers: () => bearer(forgedJwt), mcpHeaders: () => bearer(forgedJwt), browser: forgedJwtBrowser },
+    { name: 'algNoneJwt', account: null, credential: 'invalid', headers: () => bearer(algNoneJwt), mcpHeaders: () => bearer(algNoneJwt), browser: algNoneJwtBrowser },
   ];
   const byName = new Map(principals.map((p) => [p.name, p]));
   return {
