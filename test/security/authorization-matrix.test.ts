@@ -134,6 +134,18 @@ const EXPECTED: Record<string, Rule> = {
   'GET /app/verifications/{verification_id}':              appOwned(),
   'GET /app/upload':                                       appPage(),
   'POST /app/upload':                                      appPage({ allowed: 'invalid' }), // a multipart form: the matrix's urlencoded one is refused (422, nothing stored)
+  'GET /app/account':                                      appPage(),
+  'GET /app/account/keys':                                 appPage(),
+  'POST /app/account/keys':                                appPage({ like: 'POST /v1/apikeys/' }), // a key of the caller's own (the form has no account field)
+  'GET /app/account/keys/{key_id}/revoke':                 appOwned({ who: 'ownKeyOrAdmin' }),
+  'POST /app/account/keys/{key_id}/revoke':                appOwned({ who: 'ownKeyOrAdmin', like: 'DELETE /v1/apikeys/{key_id}' }),
+  'GET /app/account/members':                              appPage(),
+  'POST /app/account/members':                             appPage({ who: 'admin', like: 'POST /v1/accounts/{account_id}/users' }), // an invitation (the password field is not the form's)
+  'GET /app/account/members/{user_id}/remove':             appOwned(),
+  'POST /app/account/members/{user_id}/remove':            appOwned({ who: 'admin', like: 'DELETE /v1/accounts/{account_id}/users/{user_id}' }),
+  'POST /app/account/members/{user_id}/role':              appOwned({ who: 'admin', like: 'PATCH /v1/accounts/{account_id}/users/{user_id}' }),
+  'GET /app/account/usage':                                appPage(),
+  'POST /app/account/settings':                            appPage({ who: 'admin', like: 'PATCH /v1/accounts/{account_id}' }),
   // The MCP door reads its own credentials: a read-scoped key may list tools; GET and DELETE are 405 for all.
   'POST /mcp':                                             publicRoute({ except: { readKey: 'ok' } }),
   'GET /mcp':                                              publicRoute({ allowed: '405', except: Object.fromEntries(principalNames.map((n) => [n, '405'])) }),

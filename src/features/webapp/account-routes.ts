@@ -65,7 +65,7 @@ function refusalStatus(error: unknown): number | null {
 /** The refusal in words for the page: the schema's issues named by the form's labels, or the error's message and suggestion. */
 function refusalMessage(error: AppError, labels: Record<string, string>): string {
   if (error instanceof UnprocessableError && error.issues) {
-    return error.issues.map((issue) => `${labels[String(issue.loc[1])] ?? issue.loc.slice(1).join('.')}: ${issue.msg}`).join(' ');
+    return error.issues.map((issue) => (issue.loc.length < 2 ? issue.msg : `${labels[String(issue.loc[1])] ?? issue.loc.slice(1).join('.')}: ${issue.msg}`)).join(' ');
   }
   return `${error.message}${error.suggestion ? ` ${error.suggestion}` : ''}`;
 }
@@ -341,23 +341,24 @@ export function accountRoutes(ctx: AppContext): RouteSpec[] {
       path: '/app/account/settings',
       summary: 'Change the plan, budget cap or billing country (an HTML form, account admins)',
       description:
-        'Form fields: `plan` (free, basic or professional; absent on Enterprise), `monthly_budget_cap_eur` (an amount; empty: no cap), `billing_country`, `csrf_token`. Read by the body schema of PATCH /v1/accounts/{account_id} and changed by its use case; a refusal shows the page again and changes nothing.',
+        'Form fields: `plan` (free, basic or professional; absent on Enterprise), `monthly_budget_cap_eur` (an amount; empty: no cap), `billing_country`, `csrf_token`; a field not sent is left as it is. Read by the body schema of PATCH /v1/accounts/{account_id} and changed by its use case; a refusal shows the page again and changes nothing.',
       responses: {
         303: { description: 'Saved: to /app/account/usage; or not signed in: to /app/login' },
         ...formErrors,
         422: { description: 'VALIDATION_ERROR: the page again, saying which field the API refuses' },
       },
       handler: formAction(async ({ call }, session, form) => {
-        const input = { plan: form.get('plan'), billing_country: field(form, 'billing_country'), monthly_budget_cap_eur: field(form, 'monthly_budget_cap_eur') };
+        // A field the form did not send is left as it is (as PATCH leaves an absent one); the page's form sends them all, an empty cap meaning none.
+        const input = { plan: form.get('plan'), billing_country: form.get('billing_country'), monthly_budget_cap_eur: form.get('monthly_budget_cap_eur') };
         const again = (status: number, error: string) => usagePage(session, status, { form: input, error });
-        const cap = input.monthly_budget_cap_eur.trim();
-        if (cap !== '' && !AMOUNT.test(cap)) return again(422, 'Monthly budget cap: enter an amount such as 50 or 12.50, or leave it empty for no overage.');
+        const cap = input.monthly_budget_cap_eur?.trim();
+        if (cap && !AMOUNT.test(cap)) return again(422, 'Monthly budget cap: enter an amount such as 50 or 12.50, or leave it empty for no overage.');
         return orShowAgain(
           async () => {
             const body = parsePart('body', settingsBody, {
               ...(input.plan === undefined ? {} : { plan: input.plan }),
-              billing_country: input.billing_country,
-              monthly_budget_cap_eur: cap === '' ? null : Number(cap),
+              ...(input.billing_country === undefined ? {} : { billing_country: input.billing_country }),
+              ...(cap === undefined ? {} : { monthly_budget_cap_eur: cap === '' ? null : Number(cap) }),
             });
             await changeAccountSettings(deps, callAs(call, session), session.principal.accountId, body);
             return seeOther(`${appPath}/account/usage?done=saved`);
