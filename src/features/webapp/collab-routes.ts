@@ -36,6 +36,18 @@ const isRefusal = (error: unknown): error is AppError => error instanceof Unproc
 /** A status the error catalogue gives a refusal: 409 for a taken name, else the 422 of a rule. */
 const refusalStatus = (error: AppError) => (error.code === 'TAG_EXISTS' ? 409 : 422);
 
+/**
+ * The use case's suggestion, unless it speaks to an API client (it names an endpoint): the page
+ * then says the same in its own words.
+ */
+function plainSuggestion(error: AppError): string {
+  if (error.code === 'TAG_EXISTS') return 'Choose it under “Add one of your tags”, or pick another name.';
+  return error.suggestion && !error.suggestion.includes('/v1/') ? error.suggestion : '';
+}
+
+/** A textarea's line breaks as the person typed them: browsers send each as CR LF (the form encoding's), the API keeps what it is given. */
+const typedText = (value: string | undefined) => (value ?? '').replace(/\r\n?/g, '\n');
+
 export function collabRoutes(ctx: AppContext): RouteSpec[] {
   const { appPath, errorPage, formAction, seeOther } = ctx;
   const back = (verificationId: string, anchor: string) => seeOther(`${appPath}/verifications/${verificationId}#${anchor}`);
@@ -48,7 +60,7 @@ export function collabRoutes(ctx: AppContext): RouteSpec[] {
       return await change();
     } catch (error) {
       if (!isRefusal(error)) throw error;
-      const message = `${error.message}${error.suggestion ? ` ${error.suggestion}` : ''}`;
+      const message = `${error.message} ${plainSuggestion(error)}`.trim();
       return verificationPage(ctx, session, verificationId, { status: refusalStatus(error), refused: { ...where, message, fields: form } });
     }
   };
@@ -133,7 +145,7 @@ export function collabRoutes(ctx: AppContext): RouteSpec[] {
       responses: { ...formResponses, 422: { description: 'VALIDATION_ERROR: an empty or oversized body, control characters, or the verification has 500 comments (the page again, saying so); or the id is not a UUID' } },
       handler: formAction(async ({ params, call }, session, form) =>
         attempt(session, params.verification_id, form, { section: COMMENTS_SECTION_ID, form: NEW_COMMENT_FORM }, async () => {
-          const added = await addComment(ctx.deps, asUser(call, session), params.verification_id, form.get('body') ?? '');
+          const added = await addComment(ctx.deps, asUser(call, session), params.verification_id, typedText(form.get('body')));
           return back(params.verification_id, `comment-${added.id}`);
         }),
       ),
@@ -154,7 +166,7 @@ export function collabRoutes(ctx: AppContext): RouteSpec[] {
       },
       handler: formAction(async ({ params, call }, session, form) =>
         attempt(session, params.verification_id, form, { section: COMMENTS_SECTION_ID, form: params.comment_id }, async () => {
-          await editComment(ctx.deps, asUser(call, session), params.verification_id, params.comment_id, form.get('body') ?? '');
+          await editComment(ctx.deps, asUser(call, session), params.verification_id, params.comment_id, typedText(form.get('body')));
           return back(params.verification_id, `comment-${params.comment_id}`);
         }),
       ),
