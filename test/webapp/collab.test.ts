@@ -147,9 +147,13 @@ for (const target of databaseTargets) {
       expect(emptyEdit.text).toMatch(new RegExp(`<textarea id="comment-edit-${comment!.id}"[^>]*aria-invalid="true"`));
       expect((await commentsOf(a.token, id)).map((c) => c.body)).toEqual(['Looks right: the light matches noon.']);
 
+      // A browser sends a textarea's line breaks as CR LF: stored as typed, one line break each.
+      expect((await post('/comments', { body: 'first line\r\nsecond line' })).status).toBe(303);
+      expect((await commentsOf(a.token, id)).map((c) => c.body)).toEqual(['Looks right: the light matches noon.', 'first line\nsecond line']);
+
       const deleted = await post(`/comments/${comment!.id}/delete`, {});
       expect([deleted.status, deleted.location]).toEqual([303, `/app/verifications/${id}#comments`]);
-      expect(await commentsOf(a.token, id)).toEqual([]);
+      expect((await commentsOf(a.token, id)).map((c) => c.body)).toEqual(['first line\nsecond line']);
     });
 
     it('a member edits and deletes only their own comments, as the API; an admin deletes anyone’s', async () => {

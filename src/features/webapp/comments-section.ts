@@ -38,7 +38,7 @@ export const commentsSection: VerificationSection = {
         return html`<li id="comment-${c.id}">${heading}
 <form method="post" action="${base}/comments/${c.id}/edit">${csrf}
 <label for="comment-edit-${c.id}">Edit your comment</label>${alert(c.id)}
-<textarea id="comment-edit-${c.id}" name="body" rows="4" required maxlength="${MAX_COMMENT_LENGTH}"${invalid(c.id)}>${text}</textarea>
+<textarea id="comment-edit-${c.id}" name="body" rows="4" required autofocus maxlength="${MAX_COMMENT_LENGTH}"${invalid(c.id)}>${text}</textarea>
 <div class="comment-actions"><button class="primary" type="submit">Save</button><a href="${base}#comment-${c.id}">Cancel</a></div>
 </form></li>`;
       }

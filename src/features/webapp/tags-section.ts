@@ -52,8 +52,8 @@ ${
 }
 <form class="inline-form" method="post" action="${base}/tags/new">${csrf}
 <div><label for="tag-new">New tag</label>${alert('create')}
-<input id="tag-new" name="name" required autocomplete="off" value="${typed}" aria-describedby="tag-new-hint${mine?.form === 'create' ? ' tags-create-error' : ''}"${mine?.form === 'create' ? html` aria-invalid="true"` : html``}>
-<p class="hint muted" id="tag-new-hint">1 to ${MAX_TAG_NAME_LENGTH} characters, no commas.</p></div>
+<p class="hint muted" id="tag-new-hint">1 to ${MAX_TAG_NAME_LENGTH} characters, no commas.</p>
+<input id="tag-new" name="name" required autocomplete="off" value="${typed}" aria-describedby="tag-new-hint${mine?.form === 'create' ? ' tags-create-error' : ''}"${mine?.form === 'create' ? html` aria-invalid="true"` : html``}></div>
 <button type="submit">Create and add</button>
 </form>
 </section>`;
