@@ -120,8 +120,9 @@ export function renderKeyCreatedPage(ctx: AccountPageContext & { key: KeyView & 
     title: 'Your new API key',
     section: '/account/keys',
     body: html`<h1>Your new API key</h1>
-<section class="card" aria-labelledby="raw-key-label">
-<p class="notice" role="status"><strong>Copy the key now: it is shown only this once.</strong> Keep it secret, like a password. If it is lost, create a new key and revoke this one.</p>
+<section class="card" aria-labelledby="copy-title">
+<h2 id="copy-title">Copy the key now: it is shown only this once</h2>
+<p>Keep it secret, like a password. If it is lost, create a new key and revoke this one.</p>
 <label id="raw-key-label" for="raw-key">${key.description || 'API key'} (${scopeWords[key.scope].label.toLowerCase()}, expires ${day(key.expires_at)})</label>
 <div class="keybox"><input id="raw-key" readonly value="${key.raw_key}" spellcheck="false" autocomplete="off"><button type="button" id="copy-key" hidden>Copy</button></div>
 <p id="copy-status" class="help" aria-live="polite"></p>
@@ -207,7 +208,7 @@ ${isAdmin
 ${csrfField(ctx.viewer)}
 <label class="visually-hidden" for="role-${m.id}">Role of ${m.name}</label>
 <select id="role-${m.id}" name="role">${(['member', 'admin'] as const).map((r) => html`<option value="${r}"${m.role === r ? html` selected` : html``}>${roleWords[r].label}</option>`)}</select>
-<button type="submit" aria-label="Change the role of ${m.name}">Change role</button>
+<button type="submit" aria-label="Change role of ${m.name}">Change role</button>
 </form>
 <a class="button-link danger" href="${ctx.appPath}/account/members/${m.id}/remove" aria-label="Remove ${m.name}">Remove</a>
 </div>`
