@@ -24,7 +24,7 @@ const to = (mail: ParsedMail) => (Array.isArray(mail.to) ? mail.to[0] : mail.to)
 
 /** The raw key on the page that answered "create" (the read-only field's value). */
 function rawKeyIn(page: string): string {
-  const raw = /id="raw-key" readonly value="(pv_[^"]+)"/.exec(page)?.[1];
+  const raw = /<textarea id="raw-key" readonly rows="2" spellcheck="false" autocomplete="off">(pv_[^<]+)<\/textarea>/.exec(page)?.[1];
   if (!raw) throw new Error('the page shows no raw key');
   recordSecretsIn(raw);
   return raw;

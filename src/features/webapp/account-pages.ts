@@ -124,7 +124,7 @@ export function renderKeyCreatedPage(ctx: AccountPageContext & { key: KeyView & 
 <h2 id="copy-title">Copy the key now: it is shown only this once</h2>
 <p>Keep it secret, like a password. If it is lost, create a new key and revoke this one.</p>
 <label id="raw-key-label" for="raw-key">${key.description || 'API key'} (${scopeWords[key.scope].label.toLowerCase()}, expires ${day(key.expires_at)})</label>
-<div class="keybox"><input id="raw-key" readonly value="${key.raw_key}" spellcheck="false" autocomplete="off"><button type="button" id="copy-key" hidden>Copy</button></div>
+<div class="keybox"><textarea id="raw-key" readonly rows="2" spellcheck="false" autocomplete="off">${key.raw_key}</textarea><button type="button" id="copy-key" hidden>Copy</button></div>
 <p id="copy-status" class="help" aria-live="polite"></p>
 <p>Programs send it in the <code>X-API-Key</code> header.</p>
 <p><a href="${ctx.appPath}/account/keys">Back to your keys</a></p>
