@@ -1,6 +1,6 @@
 /**
  * The web app's hardening headers (issue 27, must-work 4; docs/webapp.md "The page shell"), as
- * one check the authorisation matrix applies to every /app answer it gets (every page, as every
+ * one check (pages in full; the app's JSON and files: not cached, not sniffed, files sandboxed) the authorisation matrix applies to every /app answer it gets (every page, as every
  * caller, error pages and redirects included) and headers.test.ts to every page signed in.
  */
 
@@ -9,11 +9,20 @@ export function appAnswerProblems(headers: Headers, status: number, body: string
   const problems: string[] = [];
   const header = (name: string) => headers.get(name) ?? '';
   // Nothing of the app is cached: a page shows an account's data, a redirect may follow a change.
-  if (!/\bno-store\b/.test(header('cache-control'))) problems.push(`Cache-Control is "${header('cache-control')}", not no-store`);
+  if (!/\bno-store\b/.test(header('cache-control')) && !(status >= 400 && /^application\/(.+\+)?json/.test(header('content-type')))) problems.push(`Cache-Control is "${header('cache-control')}", not no-store`);
   if (status >= 300 && status < 400) return problems;
-  if (!/^text\/html/.test(header('content-type'))) return [...problems, `a ${status} answer that is no page (${header('content-type')})`];
+  const type = header('content-type');
+  // The page's progress and the history's bundle (JSON, read by the page's script): the service's
+  // JSON rules (no sniffing question for JSON); an error names nothing to keep out of a cache.
+  if (/^application\/(.+\+)?json/.test(type)) return status < 300 ? problems : [];
   if (header('x-content-type-options') !== 'nosniff') problems.push('no X-Content-Type-Options: nosniff');
-  if (header('referrer-policy') !== 'same-origin') problems.push(`Referrer-Policy is "${header('referrer-policy')}", not same-origin`);
+  if (/^(image\/|application\/octet-stream)/.test(type)) {
+    if (!/(^|;)\s*sandbox\b/.test(header('content-security-policy'))) problems.push('a file whose CSP does not sandbox it');
+    return problems;
+  }
+  if (!/^text\/html/.test(type)) return [...problems, `a ${status} answer of type "${type}"`];
+  // Nothing to other sites: same-origin (a page with forms: its posts need their Origin), or no-referrer.
+  if (!['same-origin', 'no-referrer'].includes(header('referrer-policy'))) problems.push(`Referrer-Policy is "${header('referrer-policy')}", not same-origin`);
   const xfo = header('x-frame-options');
   if (xfo && !/^deny$/i.test(xfo)) problems.push(`X-Frame-Options is "${xfo}"`);
   problems.push(...cspProblems(header('content-security-policy'), body));
@@ -51,7 +60,8 @@ function cspProblems(csp: string, body: string): string[] {
     for (const value of values) {
       const nonce = /^'nonce-([A-Za-z0-9+/=_-]{16,})'$/.exec(value)?.[1];
       if (nonce) nonces.add(nonce);
-      else problems.push(`${name} allows ${value}, not only its nonce`);
+      // A script file of this origin's (the history page's offline verifier, /assets/audit-verify.js).
+      else if (!(name === 'script-src' && value === "'self'")) problems.push(`${name} allows ${value}, not only its nonce`);
     }
   }
   if (nonces.size !== 1) problems.push(`${nonces.size} nonces in the policy`);

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { client } from '../support/service.js';
 import type { RawRequest } from './http.js';
-import { fixture, matrixImage, MATRIX_FILE, presignedUpload, type AccountName, type Principal, type World } from './world.js';
+import { fixture, matrixImage, MATRIX_FILE, presignedUpload, type AccountName, type AccountResources, type Principal, type World } from './world.js';
 
 /**
  * The minimal valid request of each operation for one caller and one target: path parameters
@@ -237,8 +237,12 @@ export interface PageShape {
    * by field, is the form's (unless `fields` says otherwise).
    */
   like?: string;
-  /** The form's fields (beside the CSRF token): from the target's ids and the `like` operation's body. */
-  fields?: (c: { world: World; target: Target; values: Record<string, string>; json: unknown }) => Record<string, string>;
+  /**
+   * The form's fields (beside the CSRF token): from the target account's resources, the path's
+   * values (fresh ones through `like`) and the `like` operation's body. A `like` operation sent
+   * as multipart (an upload) makes the form multipart, its files included.
+   */
+  fields?: (c: { account: AccountResources; values: Record<string, string>; json: any }) => Record<string, string>;
   /** The form carries the sign-in page's token, not the session's (the sign-in form itself). */
   csrf?: 'login';
   /** A query string the page needs. */
@@ -247,9 +251,9 @@ export interface PageShape {
 
 /**
  * One page of the web app as the caller's browser asks for it: the target's ids in the path
- * (fresh ones through `like`), its cookie (and, for a browser with no live session, the caller's
- * header credentials, which must not open the app), and on a POST the form a page of its session
- * would hold (urlencoded, with the session's CSRF token) sent from this origin.
+ * (fresh ones through `like`), its cookie (and an API key holder's key, which must not open the
+ * app), and on a POST the form a page of its session would hold (urlencoded, with the session's
+ * CSRF token) sent from this origin.
  */
 export async function buildPageRequest(world: World, operation: string, shape: PageShape, target: Target, principal: Principal, allowed: boolean): Promise<Built> {
   const method = operation.split(' ')[0]!;
@@ -258,13 +262,23 @@ export async function buildPageRequest(world: World, operation: string, shape: P
   const like = await buildRequest(world, shape.like ?? operation, target, principal, allowed);
   const query = shape.query ? `?${new URLSearchParams(shape.query).toString()}` : '';
   const path = `${fillPath(operation, like.values)}${query}`;
-  const headers: Record<string, string> = { ...(browser.signedIn ? {} : principal.headers()), cookie: browser.cookie };
+  // A browser sends cookies, never an Authorization or X-Api-Key header: only a caller holding a
+  // valid API key sends it along, to show that a key does not open the app.
+  const headers: Record<string, string> = { ...(principal.credential === 'key' ? principal.headers() : {}), cookie: browser.cookie };
   if (method === 'GET') return { method, path, headers, values: like.values };
   headers.origin = new URL(world.t.url).origin;
   headers['sec-fetch-site'] = 'same-origin';
-  const fields = shape.fields ? shape.fields({ world, target, values: like.values, json: like.json }) : formOf(like.json);
+  const fields = shape.fields ? shape.fields({ account: target === 'B' ? world.B : world.A, values: like.values, json: like.json }) : formOf(like.json);
   const csrf = shape.csrf === 'login' ? browser.loginCsrf : browser.csrf;
-  return { method, path, headers, urlencoded: { ...fields, ...(csrf ? { csrf_token: csrf } : {}) }, values: like.values };
+  const all = { ...(csrf ? { csrf_token: csrf } : {}), ...fields };
+  if (like.form) {
+    // A multipart form: the token and fields first (as a page's form orders them), then the files.
+    const form = new FormData();
+    for (const [name, value] of Object.entries(all)) form.append(name, value);
+    for (const [name, value] of like.form.entries()) form.append(name, value);
+    return { method, path, headers, form, values: like.values };
+  }
+  return { method, path, headers, urlencoded: all, values: like.values };
 }
 
 /** A JSON body as a form's fields: its strings, numbers and booleans; a list as its items joined by commas. */
