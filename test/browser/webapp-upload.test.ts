@@ -90,13 +90,13 @@ gate.describe('the web app’s upload page in Chromium', () => {
         { files: [raw, photo].map((f) => ({ name: f.name, mimeType: f.mimeType, base64: f.buffer.toString('base64') })) },
       );
       // While the files are dragged over the page, the drop zone says it takes them.
-      expect(await page.locator('#drop-zone').getAttribute('class')).toBe('drop-zone dragging');
+      expect(await page.locator('#drop-zone').getAttribute('class')).toBe('drop-zone live dragging');
       await page.screenshot({ path: path.join(artifacts, 'upload-dragging-1280.png'), fullPage: true });
       await page.evaluate(() => {
         const dataTransfer = (window as unknown as { dropping: DataTransfer }).dropping;
         document.querySelector('main h1')!.dispatchEvent(new DragEvent('drop', { bubbles: true, cancelable: true, dataTransfer }));
       });
-      expect(await page.locator('#drop-zone').getAttribute('class')).toBe('drop-zone');
+      expect(await page.locator('#drop-zone').getAttribute('class')).toBe('drop-zone live');
       expect(await page.evaluate(() => ['image', 'raw'].map((id) => (document.getElementById(id) as HTMLInputElement).files?.[0]?.name))).toEqual(['IMG_5952.jpg', 'IMG_5952.CR2']);
       await expect(page.locator('#drop-words').innerText()).resolves.toBe('Chosen: photo IMG_5952.jpg, RAW IMG_5952.CR2.');
       await checkPage(page, 'dropped-1280');
@@ -178,6 +178,7 @@ gate.describe('the web app’s upload page in Chromium', () => {
     try {
       const { page } = await signedIn(context);
       expect(await page.locator('#drop-hint').isHidden()).toBe(true);
+      expect(await page.locator('#drop-zone').getAttribute('class')).toBe('drop-zone');
       await page.setInputFiles('#image', { name: 'notes.jpg', mimeType: 'image/jpeg', buffer: Buffer.from('not a photo at all') });
       const refused = page.waitForResponse((r) => r.url() === `${t.url}/app/upload` && r.request().method() === 'POST');
       await page.getByRole('button', { name: 'Upload and verify' }).click();

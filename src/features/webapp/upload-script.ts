@@ -58,7 +58,9 @@ export const UPLOAD_SCRIPT = html`
   }
 
   if (window.DataTransfer && zone) {
+    // The zone's border and hint only where a drop works: without script the inputs alone.
     hint.hidden = false;
+    zone.classList.add('live');
     var depth = 0;
     document.addEventListener('dragenter', function (event) {
       event.preventDefault();
