@@ -93,6 +93,8 @@ const publicRoute = (rule: Partial<Rule> = {}): Rule => ({ auth: 'public', ...ru
 const appPage = (rule: Partial<Rule> = {}): Rule => ({ auth: 'session', ...rule });
 const appOwned = (rule: Partial<Rule> = {}): Rule => appPage({ foreign: '404', ...rule });
 const appPublic = (rule: Partial<Rule> = {}): Rule => ({ auth: 'browser', ...rule });
+/** A member is refused an admin's form before the user it names is looked up: 403 whatever the id (nothing to learn of another account's users). */
+const membersFirst: Rule['except'] = { member: '403', demotedAdmin: '403' };
 const isPage = (rule: Rule) => rule.auth === 'session' || rule.auth === 'browser';
 /** A restricted share opens for its account and its invitees; everyone else gets 403. */
 const restrictedReport = (p: Principal) => (p.account === 'A' || p.name === 'invitee' || p.name === 'inviteLinkHolder' ? 'ok' : '403');
@@ -162,8 +164,8 @@ const EXPECTED: Record<string, Rule> = {
   'GET /app/account/members':                              appPage(),
   'POST /app/account/members':                             appPage({ who: 'admin', like: 'POST /v1/accounts/{account_id}/users' }), // an invitation (the password field is not the form's)
   'GET /app/account/members/{user_id}/remove':             appOwned(),
-  'POST /app/account/members/{user_id}/remove':            appOwned({ who: 'admin', like: 'DELETE /v1/accounts/{account_id}/users/{user_id}' }),
-  'POST /app/account/members/{user_id}/role':              appOwned({ who: 'admin', like: 'PATCH /v1/accounts/{account_id}/users/{user_id}' }),
+  'POST /app/account/members/{user_id}/remove':            appOwned({ who: 'admin', like: 'DELETE /v1/accounts/{account_id}/users/{user_id}', except: membersFirst }),
+  'POST /app/account/members/{user_id}/role':              appOwned({ who: 'admin', like: 'PATCH /v1/accounts/{account_id}/users/{user_id}', except: membersFirst }),
   'GET /app/account/usage':                                appPage(),
   'POST /app/account/settings':                            appPage({ who: 'admin', like: 'PATCH /v1/accounts/{account_id}' }),
   // The MCP door reads its own credentials: a read-scoped key may list tools; GET and DELETE are 405 for all.

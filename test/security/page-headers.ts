@@ -47,7 +47,8 @@ function cspProblems(csp: string, body: string): string[] {
   const is = (name: string, value: string) => directives.get(name)?.length === 1 && directives.get(name)![0] === value;
   if (!is('default-src', "'none'")) problems.push("default-src is not 'none'");
   if (!is('frame-ancestors', "'none'")) problems.push("frame-ancestors is not 'none'");
-  if (!is('form-action', "'self'")) problems.push("form-action is not 'self'");
+  // Forms go to this origin only ('none' on a page without any: the history page).
+  if (!is('form-action', "'self'") && !is('form-action', "'none'")) problems.push("form-action is neither 'self' nor 'none'");
   if (!is('base-uri', "'none'")) problems.push("base-uri is not 'none'");
   if (/'unsafe-(inline|eval|hashes)'|'strict-dynamic'|\*/.test(csp)) problems.push(`an unsafe source in "${csp}"`);
   const nonces = new Set<string>();
