@@ -73,7 +73,7 @@ ${left > 0 ? html`<form method="post" action="${base}/download">${csrf}<button t
 
 export function renderFilesSection(view: FilesView): Html {
   const { verification: v, appPath, refused } = view;
-  const files = `${appPath}/verifications/${v.id}/files`;
+  const files = `${appPath}/verifications/${v.id}/download`;
   // fileUrl's own condition for a badge (the route asks it; a missing one would be its 404).
   const badge = v.verification_mode === 'raw_pair' && v.status === 'completed' && v.result === true;
   const notice = view.notice && view.notice in FILES_NOTICES ? html`<p class="notice" role="status">${FILES_NOTICES[view.notice as keyof typeof FILES_NOTICES]}</p>` : html``;

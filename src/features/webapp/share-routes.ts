@@ -152,7 +152,7 @@ export function shareRoutes(ctx: AppContext): RouteSpec[] {
       route({
         ...common,
         method: 'get',
-        path: `/app/verifications/{verification_id}/files/${kind}`,
+        path: `/app/verifications/{verification_id}/download/${kind}`,
         summary: kind === 'image' ? 'Download a verification’s image (the signed one when it exists, else the upload)' : 'Download a verification’s badge rendition (the signed original with the badge strip; verified pairs only)',
         description: `The use case of GET /v1/verifications/{verification_id}/${kind === 'image' ? 'image' : 'renditions/signed/original'}: a redirect to a pre-signed URL valid for 1 hour.`,
         responses: {

@@ -93,7 +93,8 @@ export function renderSharingSection(view: SharingView): Html {
   const base = `${appPath}/verifications/${view.verificationId}/share`;
   const csrf = html`<input type="hidden" name="${CSRF_FIELD}" value="${csrfToken}">`;
   const current = share?.access_type ?? (refused?.fields.get('access_type') === 'restricted' ? 'restricted' : 'anyone_with_link');
-  const alert = (form: string) => (refused && (refused.form ?? 'share') === form ? html`<p class="alert" role="alert" id="${form}-error">${refused.message}</p>` : html``);
+  // One place for a refused form's message, under the heading: the form it belongs to may not be on the page (an invitation to a share that is no longer restricted).
+  const alert = refused ? html`<p class="alert" role="alert" id="sharing-error">${refused.message}</p>` : html``;
   const notice = view.notice && view.notice in SHARING_NOTICES ? html`<p class="notice" role="status">${SHARING_NOTICES[view.notice as SharingNotice]}</p>` : html``;
   const choice = (value: keyof typeof accessWords) =>
     html`<label class="choice"><input type="radio" name="access_type" value="${value}"${current === value ? html` checked` : html``}> ${accessWords[value].choice}</label>`;
@@ -104,6 +105,7 @@ export function renderSharingSection(view: SharingView): Html {
   return html`<section class="card" id="${SHARING_SECTION_ID}" aria-labelledby="sharing-title">
 <h2 id="sharing-title">Sharing</h2>
 ${notice}
+${alert}
 ${
   share
     ? html`<p class="share-state">${accessWords[share.access_type].state}</p>
@@ -112,8 +114,7 @@ ${
 <p class="muted" id="copy-status" role="status"></p>`
     : html`<p class="share-state">Not shared: only the people of your account can see this verification.</p>`
 }
-${alert('share')}
-<form method="post" action="${base}"${refused?.form === 'share' ? html` aria-describedby="share-error"` : html``}>
+<form method="post" action="${base}"${refused?.form === 'share' ? html` aria-describedby="sharing-error"` : html``}>
 ${csrf}
 <fieldset><legend>Who can open the report</legend>
 ${choice('anyone_with_link')}
@@ -131,13 +132,12 @@ ${
       )}</ul>`
     : html`<p class="muted">No address is invited.</p>`
 }
-${alert('remove')}
 ${
   restricted
-    ? html`${alert('invite')}<form method="post" action="${base}/invites">
+    ? html`<form method="post" action="${base}/invites">
 ${csrf}
 <label for="invite-email">Invite an e-mail address</label>
-<input id="invite-email" name="email" type="email" required maxlength="254" autocomplete="off" value="${typed}"${refused?.form === 'invite' ? html` aria-invalid="true" aria-describedby="invite-error"` : html``}>
+<input id="invite-email" name="email" type="email" required maxlength="254" autocomplete="off" value="${typed}"${refused?.form === 'invite' ? html` aria-invalid="true" aria-describedby="sharing-error"` : html``}>
 <p class="muted">They receive an e-mail with their own link to the report.</p>
 <button class="primary" type="submit">Invite</button>
 </form>`
@@ -145,7 +145,6 @@ ${csrf}
 }
 <form method="post" action="${base}/stop" class="stop">
 ${csrf}
-${alert('stop')}
 <button type="submit" class="danger">Stop sharing</button>
 <p class="muted">The link stops working and every invitation is removed. Sharing again gives a new link.</p>
 </form>`
