@@ -9,9 +9,13 @@
  * - A client's file (image/*, application/octet-stream) from the service's own origin: a CSP
  *   that sandboxes it, should a browser render it as a document.
  */
+import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
+import { addMember } from '../support/members.js';
 import { client, registerAccount, startTestService, uploadImage, type TestService } from '../support/service.js';
+import { appRequest, signIn } from '../support/webapp.js';
+import { appAnswerProblems } from './page-headers.js';
 
 interface Answer {
   what: string;
@@ -102,5 +106,63 @@ describe('hardening headers on every page and file', { timeout: 300_000 }, () =>
   it("every client's file is sandboxed by its CSP", () => {
     const open = answers.filter(isClientFile).filter((a) => !/(^|;)\s*sandbox\b/.test(a.headers.get('content-security-policy') ?? ''));
     expect(open.map((a) => `${a.what} (${a.status})`)).toEqual([]);
+  });
+});
+
+/**
+ * The web app's pages (issue 27, must-work 4), signed in as a browser is: every GET route under
+ * /app of /openapi.json with real ids (an admin's, so every page opens), its error page (an id
+ * that does not exist) and its sign-in redirect, checked with page-headers.ts (CSP with the
+ * page's nonce and nothing unsafe, no framing, nosniff, no-store, Referrer-Policy). The
+ * authorisation matrix applies the same check to every /app answer as every caller.
+ */
+describe('hardening headers on every web app page', { timeout: 300_000 }, () => {
+  let t: TestService;
+  afterAll(async () => t?.stop());
+
+  it('every /app page, its error page and its redirect send the hardening headers; a page’s nonce is new each time', async () => {
+    t = await startTestService(target);
+    const call = client(t.url);
+    const owner = await registerAccount(call);
+    const member = await addMember(call, owner, 'member', 'Header Member');
+    const id = await uploadImage(t.url, owner.token);
+    await t.settled();
+    const key = await call('POST', '/v1/apikeys/', { token: owner.token, json: { account_id: owner.account.id, description: 'headers' } });
+    expect(key.status).toBe(201);
+    const { cookie } = await signIn(t.url, owner.email, owner.password);
+    const values: Record<string, string> = { verification_id: id, kind: 'image', key_id: key.body.id, user_id: member.user.id };
+
+    const doc = (await call('GET', '/openapi.json')).body as { paths: Record<string, { get?: unknown }> };
+    const pages = Object.entries(doc.paths).filter(([path, ops]) => /^\/app(\/|$)/.test(path) && ops.get).map(([path]) => path);
+    expect(pages.length).toBeGreaterThanOrEqual(10);
+    const problems: string[] = [];
+    const statuses: string[] = [];
+    const check = async (what: string, path: string, withCookie: boolean) => {
+      const answer = await appRequest(t.url, 'GET', path, withCookie ? { cookie } : {});
+      statuses.push(`${what} ${answer.status}`);
+      for (const problem of appAnswerProblems(new Headers(answer.headers), answer.status, answer.text)) problems.push(`${what} (${answer.status}): ${problem}`);
+      return answer;
+    };
+    for (const template of pages) {
+      const path = template.replace(/\{(\w+)\}/g, (_, name: string) => values[name] ?? 'x');
+      await check(`GET ${template}`, path, true);
+      // Another id: the app's error page (404), with the same headers.
+      if (template.includes('{verification_id}')) {
+        const missing = await check(`GET ${template} (no such verification)`, path.replace(id, crypto.randomUUID()), true);
+        expect(missing.status).toBe(404);
+      }
+      await check(`GET ${template} (signed out)`, path, false);
+    }
+    expect(problems).toEqual([]);
+    // Pages, not only redirects: the list, a verification, the account's pages render as HTML.
+    expect(statuses.filter((s) => s.endsWith(' 200')).length).toBeGreaterThanOrEqual(8);
+
+    // The nonce is the page's own: two answers of one page carry two nonces, each the one its elements use.
+    const nonceOf = (headers: Record<string, string>) => /'nonce-([^']+)'/.exec(headers['content-security-policy'] ?? '')?.[1];
+    const first = await appRequest(t.url, 'GET', `/app/verifications/${id}`, { cookie });
+    const second = await appRequest(t.url, 'GET', `/app/verifications/${id}`, { cookie });
+    expect(nonceOf(first.headers)).toBeTruthy();
+    expect(nonceOf(first.headers)).not.toBe(nonceOf(second.headers));
+    expect(first.text).toContain(`nonce="${nonceOf(first.headers)}"`);
   });
 });
