@@ -426,6 +426,12 @@ for (const target of databaseTargets) {
         // Shown to someone else, the owner's answers would be reported: ids, names, addresses and file hashes.
         expect(new Set(found.filter((m) => m.party === party).map((m) => m.kind))).toEqual(new Set(['id', 'name', 'email', 'hash']));
         const before = await eventsOf(world, world[party].accountId);
+        // The app's page of it, in the owner's browser: the same data, so a page shown to another would be reported too.
+        const page = await send(world.t.url, { method: 'GET', path: `/app/verifications/${world[party].verification}`, headers: { cookie: owner.browser.cookie } });
+        expect(page.status).toBe(200);
+        const onPage = leaksIn(readable(page), markers, world.principal(stranger), '');
+        // (and the share link's token: a secret of the owner's, shown to the owner)
+        expect([...new Set(onPage.filter((m) => m.party === party).map((m) => m.kind))]).toEqual(expect.arrayContaining(['id', 'name', 'hash', 'secret']));
         const tagged = await send(world.t.url, { method: 'POST', path: '/v1/tags/', headers: owner.headers(), json: { name: `seen-${party}-${Date.now()}` } });
         expect(tagged.status).toBe(201);
         expect(await eventsOf(world, world[party].accountId)).toBeGreaterThan(before);
