@@ -453,6 +453,7 @@ for (const target of databaseTargets) {
       let requests = 0;
       let cases = 0;
       let pages = 0;
+      let pagesMs = 0;
       // Caller by caller: an account's own changes are settled before another account's check looks at it.
       for (const name of principalNames) {
         const p = world.principal(name);
@@ -463,6 +464,7 @@ for (const target of databaseTargets) {
             cases += 1;
             const label = `${operation} [${t}] as ${name}`;
             const page = isPage(rule);
+            const started = performance.now();
             const expected = page ? expectedPage(operation, rule, p, t, world) : expectedRest(operation, rule, p, t, world);
             const request = await (page ? buildPageRequest(world, operation, rule, t, p, expected === 'ok') : buildRequest(world, operation, t, p, expected === 'ok')).catch((error: Error) => error);
             if (request instanceof Error) {
@@ -489,10 +491,11 @@ for (const target of databaseTargets) {
             if (got === 'ok' && request.method !== 'GET') guard.markDirty(...(p.account ? [p.account] : (['A', 'B'] as const)));
             if (expected === 'ok' && request.method !== 'GET') guard.markDirty(targetAccount(t));
             if (rule.recordsForOwner) guard.markDirty('A');
+            if (page) pagesMs += performance.now() - started;
           }
         }
       }
-      console.log(`authorisation matrix (REST, ${target.name}): ${operations.length} operations x ${principalNames.length} callers -> ${cases} cases, ${requests} requests (${pages} of them web app pages, as browsers)`);
+      console.log(`authorisation matrix (REST, ${target.name}): ${operations.length} operations x ${principalNames.length} callers -> ${cases} cases, ${requests} requests (${pages} of them web app pages, as browsers: ${(pagesMs / 1000).toFixed(1)} s of the run)`);
       expect(findings.map((f) => `${f.case}: ${f.problem}`)).toEqual([]);
     }, 1_800_000);
 
