@@ -137,6 +137,23 @@ for (const target of databaseTargets) {
       expect(quotaOf((await appRequest(t.url, 'GET', '/app/upload', { cookie })).text)).toEqual({ used: 2, included: 5, left: 3 });
     });
 
+    it('lets a member upload for the account: the admin sees the verification, and both see the account’s quota', async () => {
+      const admin = await registerAccount(call);
+      const email = `member-${admin.account.id}@example.eu`;
+      const added = await call('POST', `/v1/accounts/${admin.account.id}/users`, { token: admin.token, json: { email, name: 'Member', password: 'member password 1' } });
+      expect(added.status).toBe(201);
+      expect(added.body.role).toBe('member');
+      const member = await signIn(t.url, email, 'member password 1');
+      const sent = await postUpload(t.url, member.cookie, pairParts('by-member.jpg'), { csrf_token: member.csrf });
+      expect(sent.status).toBe(303);
+      const id = sent.location!.split('/').at(-1);
+      expect((await call('GET', `/v1/verifications/${id}`, { token: admin.token })).body).toMatchObject({ name: 'by-member.jpg', verification_mode: 'raw_pair' });
+      const adminPage = await appRequest(t.url, 'GET', '/app/upload', { cookie: (await signIn(t.url, admin.email, admin.password)).cookie });
+      const memberPage = await appRequest(t.url, 'GET', '/app/upload', { cookie: member.cookie });
+      expect(quotaOf(memberPage.text)).toEqual({ used: 1, included: 5, left: 4 });
+      expect(quotaOf(adminPage.text)).toEqual(quotaOf(memberPage.text));
+    });
+
     it('refuses a form without the session’s token, with another session’s, or from another site, storing nothing', async () => {
       const a = await registerAccount(call);
       const b = await registerAccount(call);
