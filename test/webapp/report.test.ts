@@ -6,6 +6,7 @@ import { levelWords } from '../../src/features/verifications/words.js';
 import { VERIFICATION_SECTIONS, type VerificationSection } from '../../src/features/webapp/verification-sections.js';
 import { databaseTargets } from '../support/databases.js';
 import { uploadImage } from '../support/service.js';
+import { withStartsHeld } from '../support/held-start.js';
 import { serviceSuite } from '../support/suite.js';
 import { appRequest, signIn, type AppSignIn } from '../support/webapp.js';
 
@@ -161,20 +162,9 @@ for (const target of databaseTargets) {
     });
 
     it('follows an unfinished verification: a refresh without JavaScript, the status route with it, until it completes', async () => {
-      // Hold the verification's workflow: its start fails and is left to the sweep (30 s away), so it stays queued until released.
-      const engine = t.service.deps.workflows;
-      const start = engine.start.bind(engine);
-      const held: [string, string][] = [];
-      engine.start = async (type, id) => {
-        held.push([type, id]);
-        throw new Error('held by the test');
-      };
-      let id: string;
-      try {
-        id = await uploadImage(t.url, owner.token, 'images/rs_sample1.webp', 'waiting.webp');
-      } finally {
-        engine.start = start;
-      }
+      // The verification's workflow held: it stays queued until released.
+      const held = await withStartsHeld(t, () => uploadImage(t.url, owner.token, 'images/rs_sample1.webp', 'waiting.webp'));
+      const id = held.id;
       const status = async () => appRequest(t.url, 'GET', `/app/verifications/${id}/status`, { cookie: mine.cookie });
       const before = await status();
       expect(before.status).toBe(200);
@@ -189,7 +179,7 @@ for (const target of databaseTargets) {
       // The status route is the owner's only.
       expect((await appRequest(t.url, 'GET', `/app/verifications/${id}/status`, { cookie: theirs.cookie })).status).toBe(404);
 
-      for (const [type, heldId] of held) await start(type, heldId);
+      await held.release();
       await t.settled();
       expect(JSON.parse((await status()).text).status).toBe('completed');
       const done = await appRequest(t.url, 'GET', `/app/verifications/${id}`, { cookie: mine.cookie });

@@ -1,0 +1,164 @@
+/**
+ * The web app's verification page (issue 27, must-work 2) in real Chromium (Debian's, driven by
+ * playwright-core), at 390 px and 1280 px: the 30D pair's whole report with every image loaded
+ * from the app's own routes and the flicker working; an unfinished verification's page that
+ * follows it to completion by itself (with JavaScript, the status route; without, the refresh);
+ * the owner's history page, whose checks run in the browser and pass. axe-core on every page, no
+ * console error (a CSP refusal is one), no horizontal scrolling. Screenshots in
+ * test-artifacts/webapp/report-*.png (gitignored) for a person to look at.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { chromiumGate, launchChromium } from '../support/chromium.js';
+import { databaseTargets } from '../support/databases.js';
+import { uploadImage } from '../support/service.js';
+import { withStartsHeld } from '../support/held-start.js';
+import { serviceSuite } from '../support/suite.js';
+
+const gate = chromiumGate('the web app’s verification page in a browser');
+const artifacts = path.resolve(import.meta.dirname, '../../test-artifacts/webapp');
+const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
+const fixture = (name: string) => new Uint8Array(fs.readFileSync(path.join(fixtures, name)));
+const viewports = [
+  { width: 390, height: 844 },
+  { width: 1280, height: 800 },
+];
+
+async function waitFor<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs = 300_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(200);
+  }
+}
+
+gate.describe('the web app’s verification page in Chromium', () => {
+  // Anchors sealed one record at a time, so the history's checks have an anchor to check.
+  const { t, call, newAccount } = serviceSuite(databaseTargets[0]!, { MAX_UPLOAD_BYTES: String(16 * 1024 * 1024), ANCHOR_BATCH_SIZE: '1' }, { workflowSweepMs: 200 });
+  const owner = newAccount({ name: 'Harbour Picture Desk' });
+  let browser: Browser;
+  let pair: string;
+  let api: Record<string, any>;
+
+  async function seriousViolations(page: Page) {
+    const result = await new AxeBuilder({ page }).analyze();
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  }
+
+  /** Accessible, no wider than the screen, every image loaded; then the screenshot. */
+  async function checkPage(page: Page, shot: string) {
+    expect(await seriousViolations(page)).toEqual([]);
+    const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+    expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
+    await page.waitForFunction(() => Array.from(document.images).every((img) => img.complete), undefined, { timeout: 60_000 });
+    const images = await page.evaluate(() => Array.from(document.images).map((img) => ({ src: img.getAttribute('src') ?? '', ok: img.complete && img.naturalWidth > 0 })));
+    expect(images.filter((i) => !i.ok)).toEqual([]);
+    await page.screenshot({ path: path.join(artifacts, `${shot}.png`), fullPage: true });
+    return images;
+  }
+
+  /** A browser context signed in through the sign-in form, and a page that records every problem. */
+  async function signedIn(options: { viewport: { width: number; height: number }; javaScriptEnabled?: boolean }) {
+    const context = await browser.newContext(options);
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`));
+    await page.goto(`${t.url}/app/login`);
+    await page.getByLabel('E-mail address').fill(owner.email);
+    await page.getByLabel('Password').fill(owner.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${t.url}/app/verifications`);
+    return { context, page, problems };
+  }
+
+  beforeAll(async () => {
+    fs.mkdirSync(artifacts, { recursive: true });
+    const form = new FormData();
+    form.append('image', new Blob([fixture('pairs/canon_eos_30d_cr2/IMG_5952.camera-preview.jpg')]), 'IMG_5952.jpg');
+    form.append('raw', new Blob([fixture('pairs/canon_eos_30d_cr2/IMG_5952.CR2')]), 'IMG_5952.CR2');
+    const response = await fetch(`${t.url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}` }, body: form });
+    expect(response.status).toBe(201);
+    pair = ((await response.json()) as { id: string }).id;
+    api = await waitFor(async () => {
+      const body = (await call('GET', `/v1/verifications/${pair}`, { token: owner.token })).body;
+      return body.anchored_in?.length ? body : undefined;
+    }, 'the pair to be completed and anchored');
+    expect(api.status).toBe('completed');
+    browser = await launchChromium();
+  }, 400_000);
+
+  afterAll(async () => browser?.close());
+
+  for (const viewport of viewports) {
+    it(`at ${viewport.width} px: a completed pair’s report with its images, then its history with the checks passing`, async () => {
+      const { context, page, problems } = await signedIn({ viewport });
+      try {
+        await page.goto(`${t.url}/app/verifications/${pair}`);
+        expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('IMG_5952.jpg');
+        const label = { verified: 'Verified', provisional: 'Provisional', provenance: 'Provenance verified', unrated: 'Unrated', flagged: 'Flagged' }[api.assurance_level as string];
+        expect(await page.locator('.verdict .level').textContent()).toBe(label);
+        expect(await page.getByRole('heading', { name: 'Analyses' }).isVisible()).toBe(true);
+        expect(await page.locator('ul.analyses > li').count()).toBe(api.results.length);
+        const images = await checkPage(page, `report-pair-${viewport.width}`);
+        // Every image of the report, loaded from the app's own routes with the session.
+        const sources = images.map((i) => i.src);
+        for (const kind of ['image', 'heatmap', 'raw_reference', ...(api.result === true ? ['badge'] : [])]) expect(sources).toContain(`/app/verifications/${pair}/files/${kind}`);
+        // The flicker's script ran (its controls are shown) and works.
+        const toggle = page.getByRole('button', { name: 'Show the RAW' });
+        await toggle.click();
+        expect(await toggle.getAttribute('aria-pressed')).toBe('true');
+        expect(await page.locator('#flicker').getAttribute('data-showing')).toBe('raw');
+
+        await page.getByRole('link', { name: 'See the full history and check it in your browser' }).click();
+        await page.waitForURL(`${t.url}/app/verifications/${pair}/history`);
+        await page.locator('#checks[data-outcome]').waitFor({ timeout: 60_000 });
+        expect(await page.locator('#checks').getAttribute('data-outcome')).toBe('passed');
+        expect(await page.locator('#check-status').textContent()).toMatch(/^All \d+ checks passed\.$/);
+        expect(await page.locator('.checks li[data-ok="false"]').count()).toBe(0);
+        await checkPage(page, `report-history-${viewport.width}`);
+        await page.getByRole('link', { name: 'the verification' }).click();
+        await page.waitForURL(`${t.url}/app/verifications/${pair}`);
+        expect(problems).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    }, 240_000);
+
+    it(`at ${viewport.width} px: an unfinished verification’s page follows it to completion, with and without JavaScript`, async () => {
+      for (const javaScriptEnabled of [true, false]) {
+        const { context, page, problems } = await signedIn({ viewport, javaScriptEnabled });
+        try {
+          const name = `waiting-${javaScriptEnabled ? 'js' : 'nojs'}-${viewport.width}.webp`;
+          const held = await withStartsHeld(t, () => uploadImage(t.url, owner.token, 'images/rs_sample1.webp', name));
+          await page.goto(`${t.url}/app/verifications/${held.id}`);
+          expect(await page.locator('#progress').getAttribute('data-status')).toBe('queued');
+          expect(await page.getByRole('status').first().textContent()).toContain('Queued');
+          if (javaScriptEnabled) await checkPage(page, `report-progress-${viewport.width}`);
+          await held.release();
+          // No click, no navigation by the test: the page reloads itself once the result is in.
+          await page.locator('.verdict .level[data-level]').waitFor({ timeout: 120_000 });
+          expect(await page.locator('#progress').count()).toBe(0);
+          expect(new URL(page.url()).pathname).toBe(`/app/verifications/${held.id}`);
+          // axe-core and the image checks run as page script: with JavaScript off, the screenshot only (the markup is the same).
+          if (javaScriptEnabled) await checkPage(page, `report-progress-done-${viewport.width}`);
+          else await page.screenshot({ path: path.join(artifacts, `report-progress-done-nojs-${viewport.width}.png`), fullPage: true });
+          expect(problems).toEqual([]);
+        } finally {
+          await context.close();
+        }
+      }
+    }, 300_000);
+  }
+});
