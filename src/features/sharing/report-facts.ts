@@ -6,6 +6,9 @@ import { fact, num, str, time } from './report-values.js';
 
 const DISPLAYABLE = new Set(['jpeg', 'png', 'webp', 'gif', 'avif']);
 
+/** Before the analysis has run, the file's format (and so whether a browser can show it) is not known yet. */
+const finished = (report: SharedReport) => report.status === 'completed' || report.status === 'failed';
+
 export function photoFigure(report: SharedReport, fileUrl: SharedFileUrl): Html {
   const format = str(report.image_metadata.format) ?? '';
   const showOriginal = report.files.image && DISPLAYABLE.has(format);
@@ -14,7 +17,9 @@ export function photoFigure(report: SharedReport, fileUrl: SharedFileUrl): Html 
   const height = num(report.image_metadata.height);
   const size = showOriginal && width && height ? html` width="${width}" height="${height}"` : html``;
   return html`<figure class="card photo">
-${src ? html`<img src="${src}" alt="The photo that was verified: ${report.name}"${size}>` : html`<p class="muted">No preview of this file can be shown in a browser.</p>`}
+${src
+  ? html`<img src="${src}" alt="The photo that was verified: ${report.name}"${size}>`
+  : html`<p class="muted">${finished(report) ? 'No preview of this file can be shown in a browser.' : 'A preview appears once the analysis has read the file.'}</p>`}
 <figcaption><bdi>${report.name}</bdi>${!showOriginal && src ? html` (a preview: browsers cannot show ${format.toUpperCase()})` : ''}
 ${report.files.image ? html` · <a href="${fileUrl('image')}">Open the full image</a>` : ''}</figcaption>
 </figure>`;

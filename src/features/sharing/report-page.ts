@@ -68,14 +68,15 @@ ${input.footer ? html`<footer>${input.footer}</footer>` : html``}
  * The report's sections, from the photo to the tamper-evident record: what the report page shows
  * under its title, and what the web app's verification page shows its owner (issue 27).
  * `flicker`: the flicker comparison is there, and FLICKER_SCRIPT (under the page's nonce) drives it.
+ * `live`: the page follows an unfinished verification by itself (the verdict does not ask for a reload).
  */
-export function renderReportSections({ report, fileUrl, historyUrl }: Pick<ReportPageInput, 'report' | 'fileUrl' | 'historyUrl'>): { html: Html; flicker: boolean } {
+export function renderReportSections({ report, fileUrl, historyUrl, live = false }: Pick<ReportPageInput, 'report' | 'fileUrl' | 'historyUrl'> & { live?: boolean }): { html: Html; flicker: boolean } {
   const pair = report.verification_mode === 'raw_pair';
   const flicker = flickerSection(report, fileUrl);
   return {
     html: html`<div class="layout">
 ${photoFigure(report, fileUrl)}
-${verdictSection(report)}
+${verdictSection(report, live)}
 ${factsSection(report)}
 </div>
 ${analysesSection(report)}

@@ -7,7 +7,8 @@ import type { SharedReport } from './report.js';
  * mode, and for an image-only verification the verdict and its reason. The words are the
  * verifications feature's (the MCP tools say the same).
  */
-export function verdictSection(report: SharedReport): Html {
+/** `live`: the page follows the verification and reloads by itself (the web app's), so the reader need not. */
+export function verdictSection(report: SharedReport, live = false): Html {
   const level = report.assurance_level;
   const mode = report.verification_mode;
   if (report.status === 'failed') {
@@ -21,7 +22,7 @@ export function verdictSection(report: SharedReport): Html {
     return html`<section class="card verdict" aria-labelledby="verdict-title">
 <h2 id="verdict-title" class="visually-hidden">Result</h2>
 <p class="level level-unrated">In progress</p>
-<p class="meaning">The verification is still running. Reload this page in a minute to see the result.</p>
+<p class="meaning">${live ? 'The verification is still running. Its result appears here when it is ready.' : 'The verification is still running. Reload this page in a minute to see the result.'}</p>
 </section>`;
   }
   const words = levelWords[level];

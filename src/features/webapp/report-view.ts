@@ -96,7 +96,7 @@ export function pageNeedsScript(input: Pick<VerificationPageInput, 'verification
 }
 
 const reportSections = ({ verification, report, appPath }: Pick<VerificationPageInput, 'verification' | 'report' | 'appPath'>) =>
-  renderReportSections({ report, fileUrl: (kind) => ownFilePath(appPath, verification.id, kind), historyUrl: historyPath(appPath, verification.id) });
+  renderReportSections({ report, fileUrl: (kind) => ownFilePath(appPath, verification.id, kind), historyUrl: historyPath(appPath, verification.id), live: !TERMINAL.has(verification.status) });
 
 export function renderVerificationPage(input: VerificationPageInput): string {
   const { verification: v, appPath, nonce } = input;
