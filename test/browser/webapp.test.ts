@@ -105,7 +105,7 @@ gate.describe('the web app in Chromium', () => {
         expect(api.status).toBe('completed');
         // The level the API gives, in the report page's words.
         expect(await page.locator('.verdict .level').textContent()).toBe({ verified: 'Verified', provisional: 'Provisional', provenance: 'Provenance verified', unrated: 'Unrated', flagged: 'Flagged' }[api.assurance_level as string]);
-        expect(await page.locator('.facts-card').textContent()).toContain(api.image_photo_hash);
+        expect(await page.locator('[data-hash="image"]').textContent()).toBe(api.image_photo_hash.replace('sha256:', ''));
         await checkPage(page, `verification-${viewport.width}`);
 
         await page.getByRole('button', { name: 'Sign out' }).click();
