@@ -151,9 +151,14 @@ for (const target of databaseTargets) {
       expect((await post('/comments', { body: 'first line\r\nsecond line' })).status).toBe(303);
       expect((await commentsOf(a.token, id)).map((c) => c.body)).toEqual(['Looks right: the light matches noon.', 'first line\nsecond line']);
 
+      // The longest comment the API takes, in a script whose characters are 9 bytes URL-encoded (45 KB): the form limit is not the refusal.
+      const longest = '写'.repeat(5000);
+      expect((await post('/comments', { body: longest })).status).toBe(303);
+      expect((await commentsOf(a.token, id)).map((c) => c.body)).toEqual(['Looks right: the light matches noon.', 'first line\nsecond line', longest]);
+
       const deleted = await post(`/comments/${comment!.id}/delete`, {});
       expect([deleted.status, deleted.location]).toEqual([303, `/app/verifications/${id}#comments`]);
-      expect((await commentsOf(a.token, id)).map((c) => c.body)).toEqual(['first line\nsecond line']);
+      expect((await commentsOf(a.token, id)).map((c) => c.body)).toEqual(['first line\nsecond line', longest]);
     });
 
     it('a member edits and deletes only their own comments, as the API; an admin deletes anyone’s', async () => {

@@ -77,7 +77,7 @@ export function accountRoutes(ctx: AppContext): RouteSpec[] {
   const { deps, appPath, serviceName, page, errorPage, viewerOf, signedIn, formAction, seeOther } = ctx;
   const common = { tag: 'webapp', auth: 'none' as const, produces: 'text/html', errorPage };
   const formErrors = {
-    400: { description: 'VALIDATION_ERROR: not a form (application/x-www-form-urlencoded), or larger than 16 KiB' },
+    400: { description: 'VALIDATION_ERROR: not a form (application/x-www-form-urlencoded), or larger than 64 KiB' },
     403: { description: 'ACCESS_DENIED: another site’s form, a form without the session’s token, or (the page again, saying so) a caller the use case refuses' },
   };
   const signedOut = { 303: { description: 'Not signed in: to /app/login' } };

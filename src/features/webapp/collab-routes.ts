@@ -24,7 +24,7 @@ const commentParams = z.strictObject({ verification_id: z.uuid(), comment_id: z.
 const common = { tag: 'webapp', auth: 'none', produces: 'text/html' } as const;
 const formResponses = {
   303: { description: 'Done (or not signed in: to /app/login): back to the verification’s section' },
-  400: { description: 'VALIDATION_ERROR: not a form (application/x-www-form-urlencoded), or larger than 16 KiB' },
+  400: { description: 'VALIDATION_ERROR: not a form (application/x-www-form-urlencoded), or larger than 64 KiB' },
   403: { description: 'ACCESS_DENIED: another site’s form, or without the session’s token' },
   404: { description: 'VERIFICATION_NOT_FOUND (also another account’s)' },
   422: { description: 'The id is not a UUID' },

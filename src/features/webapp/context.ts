@@ -32,7 +32,7 @@ export interface AppContext {
   /** A page behind sign-in: the session, or a redirect to the sign-in page. */
   signedIn<B, Q, P>(handler: (input: HandlerInput<B, Q, P, 'none'>, session: AppSession) => Promise<Reply>): (input: HandlerInput<B, Q, P, 'none'>) => Promise<Reply>;
   /**
-   * A form POST behind sign-in: the origin check, the form read (urlencoded, 16 KiB), the
+   * A form POST behind sign-in: the origin check, the form read (urlencoded, 64 KiB), the
    * session's CSRF token checked; then the handler with the form's fields.
    */
   formAction<B, Q, P>(handler: (input: HandlerInput<B, Q, P, 'none'>, session: AppSession, form: Map<string, string>) => Promise<Reply>): (input: HandlerInput<B, Q, P, 'none'>) => Promise<Reply>;

@@ -1,7 +1,7 @@
 import { ValidationError } from '../../core/errors.js';
 
-/** The app's forms are small (an e-mail, a password, a token): anything larger is refused unread. */
-const FORM_LIMIT_BYTES = 16 * 1024;
+/** A comment of 5,000 characters, URL-encoded, takes up to 60 KB (12 bytes a 4-byte character): anything larger is refused unread. */
+const FORM_LIMIT_BYTES = 64 * 1024;
 
 /**
  * A native form's body (application/x-www-form-urlencoded). The REST door parses JSON only, so

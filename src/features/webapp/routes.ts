@@ -88,7 +88,7 @@ export function webappRoutes(ctx: AppContext): RouteSpec[] {
       responses: {
         200: { description: 'Never: success redirects', schema: z.string() },
         303: { description: 'Signed in: to /app/verifications; without the sign-in page’s cookie, to the sign-in page' },
-        400: { description: 'VALIDATION_ERROR: not a form (application/x-www-form-urlencoded), or larger than 16 KiB' },
+        400: { description: 'VALIDATION_ERROR: not a form (application/x-www-form-urlencoded), or larger than 64 KiB' },
         401: { description: 'INVALID_CREDENTIALS: the form again, saying so' },
         403: { description: 'ACCESS_DENIED: the form came from another site or without its token' },
         429: { description: 'RATE_LIMIT_EXCEEDED: too many failed attempts' },
@@ -123,7 +123,7 @@ export function webappRoutes(ctx: AppContext): RouteSpec[] {
       auth: 'none',
       produces: 'text/html',
       errorPage,
-      responses: { 303: { description: 'Signed out (or not signed in): to /app/login' }, 400: { description: 'VALIDATION_ERROR: not a form, or larger than 16 KiB' }, 403: { description: 'ACCESS_DENIED: another site’s form, or without the session’s token' } },
+      responses: { 303: { description: 'Signed out (or not signed in): to /app/login' }, 400: { description: 'VALIDATION_ERROR: not a form, or larger than 64 KiB' }, 403: { description: 'ACCESS_DENIED: another site’s form, or without the session’s token' } },
       handler: formAction(async () => seeOther(`${appPath}/login`, { 'Set-Cookie': clearCookie(SESSION_COOKIE, cookies) })),
     }),
     route({

@@ -86,7 +86,7 @@ export function shareRoutes(ctx: AppContext): RouteSpec[] {
 
   const formErrors = {
     303: { description: 'Done: back to the verification’s page, which says so (or not signed in: to /app/login)' },
-    400: { description: 'VALIDATION_ERROR: not a form (application/x-www-form-urlencoded), or larger than 16 KiB; or a refusal of the use case, shown in the page' },
+    400: { description: 'VALIDATION_ERROR: not a form (application/x-www-form-urlencoded), or larger than 64 KiB; or a refusal of the use case, shown in the page' },
     403: { description: 'ACCESS_DENIED: another site’s form, or without the session’s token' },
     404: { description: 'VERIFICATION_NOT_FOUND (also another account’s)' },
     422: { description: 'The id is not a UUID, or a field the form needs is missing or malformed: the page again, saying so' },
