@@ -16,7 +16,7 @@ import type { Config } from './core/config.js';
 import { openDatabase, type Database } from './adapters/db/database.js';
 import type { EventStore } from './core/event-store.js';
 import { migrateEventStore, PostgresEventStore } from './adapters/eventstore/postgres.js';
-import { FileBlobStore } from './adapters/blobs/file-store.js';
+import { createBlobStore } from './adapters/blobs/index.js';
 import { UrlSigner } from './core/signed-urls.js';
 import { KeyedLock } from './core/keyed-lock.js';
 import { configuredOrPersistedSecret } from './core/secrets.js';
@@ -93,7 +93,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     log,
     now: () => clock.now(),
     principals,
-    blobs: new FileBlobStore(config.DATA_DIR),
+    blobs: createBlobStore(config),
     urlSigner: new UrlSigner(configuredOrPersistedSecret(undefined, config.DATA_DIR, 'url-signing-key'), config.PUBLIC_BASE_URL),
     streamLocks: new KeyedLock(),
     mailer: createMailer(config),
@@ -168,6 +168,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       log.info('workflow steps drained');
       for (const release of releases) await release();
       await base.mailer.close();
+      base.blobs.close?.();
       await projections.stop();
       await store.close();
       await db.close();

@@ -19,9 +19,10 @@ export interface Health {
 
 /** The service's health and the state of each dependency; 'down' when a required one is down. */
 export async function checkHealth(deps: AppDeps): Promise<Health> {
-  const [database, eventStore, workflows] = await Promise.all([
+  const [database, eventStore, blobStore, workflows] = await Promise.all([
     probe(deps.databaseKind, () => deps.knex.raw('select 1')),
     probe(deps.store.kind, () => deps.store.headPosition()),
+    probe(deps.blobs.kind, () => deps.blobs.ping()),
     deps.workflows.health?.() ?? { status: 'ok' as const, adapter: deps.workflows.kind },
   ]);
   const projections = deps.readModels.status();
@@ -29,6 +30,7 @@ export async function checkHealth(deps: AppDeps): Promise<Health> {
   const dependencies = {
     database,
     event_store: eventStore,
+    blob_store: blobStore,
     read_models: { status: projectionState, adapter: 'projector runner' } as const,
     workflows,
   };
