@@ -31,11 +31,7 @@ async function waitForTerminal(call: ReturnType<typeof client>, token: string, i
   throw new Error(`verification ${id} did not finish`);
 }
 
-const blobCount = (t: TestService) => {
-  const root = path.join(t.dataDir, 'blobs');
-  const walk = (dir: string): number => fs.readdirSync(dir, { withFileTypes: true }).reduce((n, e) => n + (e.isDirectory() ? walk(path.join(dir, e.name)) : 1), 0);
-  return walk(root);
-};
+const blobCount = async (t: TestService) => (await t.storedBlobs()).length;
 
 for (const target of databaseTargets) {
   // Pairs go through the workflow: up to the verification's 10-minute deadline on a loaded machine.
@@ -170,13 +166,13 @@ for (const target of databaseTargets) {
       ['an unknown attestation id', [{ field: 'image', name: 'a.jpg', bytes: fixture(pairJpeg) }], 400, 'ATTESTATION_NOT_FOUND', { attestation_id: '5b0c7c5e-0000-4000-8000-000000000000' }],
     ] as [string, Part[], number, string, Record<string, string>?][])('rejects %s, storing nothing', async (_label, parts, status, code, extra) => {
       const events = await t.eventCount();
-      const blobs = blobCount(t);
+      const blobs = await blobCount(t);
       const res = await upload(t.url, owner.token, parts, extra);
       expect(res.status).toBe(status);
       expect(res.body.detail.error_code).toBe(code);
       expect(res.body.detail.suggestion).toEqual(expect.any(String));
       expect(await t.eventCount()).toBe(events);
-      expect(blobCount(t)).toBe(blobs);
+      expect(await blobCount(t)).toBe(blobs);
     });
 
     it('rejects wrong field names and missing parts with 422', async () => {
@@ -258,11 +254,11 @@ for (const target of databaseTargets) {
     });
 
     it('deletes permanently: files removed, later reads 404, recorded as an event', async () => {
-      const before = blobCount(t);
+      const before = await blobCount(t);
       const res = await call('DELETE', `/v1/verifications/${verifiedId}`, { token: owner.token });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ detail: 'Verification deleted.' });
-      expect(blobCount(t)).toBeLessThan(before - 4);
+      expect(await blobCount(t)).toBeLessThan(before - 4);
       expect((await call('GET', `/v1/verifications/${verifiedId}`, { token: owner.token })).status).toBe(404);
       expect((await call('DELETE', `/v1/verifications/${verifiedId}`, { token: owner.token })).status).toBe(404);
       const history = await call('GET', `/v1/audit/streams/verification-${verifiedId}`, { token: owner.token });

@@ -69,8 +69,11 @@ export class S3BlobStore implements BlobStore {
     const meter = new StageMeter();
     const writer = new ObjectWriter(this.client, this.bucket, stagingKey, this.partBytes);
     try {
-      // for-await pulls one chunk at a time: while a part uploads, the source waits (back-pressure).
-      for await (const data of source) {
+      // One chunk at a time: while a part uploads, the source waits (back-pressure). The source is
+      // not destroyed on the way out of the loop (that would fail it with a bare AbortError,
+      // which an HTTP upload would report instead of the reason); it is destroyed below with
+      // the reason, as stream.pipeline does for the file store.
+      for await (const data of source.iterator({ destroyOnReturn: false })) {
         const chunk = Buffer.isBuffer(data) ? data : Buffer.from(data as Uint8Array);
         if (meter.size + chunk.length > maxBytes) throw new BlobTooLargeError(maxBytes);
         meter.add(chunk);
@@ -78,6 +81,9 @@ export class S3BlobStore implements BlobStore {
       }
       await writer.finish();
     } catch (error) {
+      // Whoever reads the source's errors (multer) learns the reason; a source nobody listens to
+      // must not turn it into an uncaught error (the caller gets it from this rejection).
+      source.once('error', () => undefined).destroy(error as Error);
       await writer.abort();
       throw error;
     }
