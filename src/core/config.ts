@@ -73,7 +73,7 @@ const configSchema = z.object({
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().trim().min(1).default('photoverify-verifications'),
   /** S3-compatible blob storage (issue 26): S3_ENDPOINT and S3_BUCKET together, or neither (the file store). */
-  S3_ENDPOINT: optionalString.pipe(z.url().optional()),
+  S3_ENDPOINT: optionalString.pipe(z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional()),
   S3_BUCKET: optionalString,
   S3_REGION: z.string().trim().min(1).default('eu-central-1'),
   S3_ACCESS_KEY_ID: optionalString,
