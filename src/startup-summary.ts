@@ -64,7 +64,7 @@ export function describeComponents(config: Config): Components {
       ? `Temporal ${maskSecrets(config.TEMPORAL_ADDRESS)} (namespace ${config.TEMPORAL_NAMESPACE}, task queue ${config.TEMPORAL_TASK_QUEUE})`
       : `in-process (${config.WORKFLOW_CONCURRENCY} at a time)`,
     mail: config.SMTP_URL ? `SMTP ${maskSecrets(config.SMTP_URL)}` : `file outbox ${path.join(config.DATA_DIR, 'outbox')} (no SMTP_URL)`,
-    blob_store: describeBlobStore(config),
+    blob_store: maskSecrets(describeBlobStore(config)),
     c2pa_reader: c2paReader().description,
   };
 }
