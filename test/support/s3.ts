@@ -75,24 +75,31 @@ async function startVersitygw(): Promise<S3Server> {
   const port = await freePort();
   const accessKeyId = 'photoverify-test';
   const secretAccessKey = crypto.randomBytes(18).toString('base64url');
-  const child: ChildProcess = spawn(versitygwBin, ['--access', accessKeyId, '--secret', secretAccessKey, '--region', REGION, '--port', `127.0.0.1:${port}`, 'posix', root], {
+  // vitest ends its worker processes with a signal, which skips 'exit' handlers: a small shell
+  // watchdog stops the server (and removes its directory) once this process is gone, however it ended.
+  const watchdog = [
+    '"$VERSITYGW" "$@" & server=$!',
+    'trap \'kill $server 2>/dev/null; rm -rf "$ROOT"; exit 0\' TERM INT',
+    'while kill -0 "$OWNER" 2>/dev/null && kill -0 $server 2>/dev/null; do sleep 1; done',
+    'kill $server 2>/dev/null; wait $server; rm -rf "$ROOT"',
+  ].join('\n');
+  const args = ['--access', accessKeyId, '--secret', secretAccessKey, '--region', REGION, '--port', `127.0.0.1:${port}`, 'posix', root];
+  const child: ChildProcess = spawn('sh', ['-c', watchdog, 'versitygw-watchdog', ...args], {
+    env: { ...process.env, VERSITYGW: versitygwBin, ROOT: root, OWNER: String(process.pid) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  // The test process must be able to end while the server runs; it is killed on the way out.
+  // The test process must be able to end while the server runs.
   child.unref();
   (child.stdout as unknown as { unref?: () => void }).unref?.();
   (child.stderr as unknown as { unref?: () => void }).unref?.();
-  process.once('exit', () => {
-    child.kill('SIGKILL');
-    fs.rmSync(root, { recursive: true, force: true });
-  });
+  process.once('exit', () => child.kill('SIGTERM'));
   const endpoint = `http://127.0.0.1:${port}`;
   // Generous: the first start on a loaded machine can take a while.
   for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`versitygw exited (${child.exitCode}): ${output}`);
+    if (child.exitCode !== null) throw new Error(`versitygw exited: ${output}`);
     const answered = await fetch(endpoint).then(
       () => true,
       () => false,
@@ -100,7 +107,7 @@ async function startVersitygw(): Promise<S3Server> {
     if (answered) return { endpoint, accessKeyId, secretAccessKey, region: REGION };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  child.kill('SIGKILL');
+  child.kill('SIGTERM');
   throw new Error(`versitygw did not answer on ${endpoint}: ${output}`);
 }
 
