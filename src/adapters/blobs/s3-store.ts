@@ -182,6 +182,8 @@ export class S3BlobStore implements BlobStore {
    */
   private objectStream(key: string): Readable {
     const controller = new AbortController();
+    // Inside read(), `this` is the stream.
+    const openObject = (signal: AbortSignal) => this.open(key, signal);
     let body: Readable | undefined;
     let opening = false;
     const out = new Readable({
@@ -210,7 +212,6 @@ export class S3BlobStore implements BlobStore {
         callback(error);
       },
     });
-    const openObject = (signal: AbortSignal) => this.open(key, signal);
     return out;
   }
 }
