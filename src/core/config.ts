@@ -70,6 +70,8 @@ const configSchema = z.object({
     z.string().regex(/^(esdb|esdb\+discover|kurrentdb|kdb):\/\//, 'must be an esdb:// connection string').optional(),
   ),
   TEMPORAL_ADDRESS: optionalString,
+  /** Issue 26: which work this process takes (api: HTTP; worker: workflows; all: both, the embedded setup). */
+  ROLE: z.enum(['api', 'worker', 'all']).default('all'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().trim().min(1).default('photoverify-verifications'),
   /** S3-compatible blob storage (issue 26): S3_ENDPOINT and S3_BUCKET together, or neither (the file store). */
@@ -120,6 +122,10 @@ const configSchema = z.object({
   PGLITE_SHARED_BUFFERS_MB: positiveInt(16),
   CRASH_AT: optionalString.pipe(z.string().regex(/^[A-Za-z][A-Za-z0-9]*\.[A-Za-z][A-Za-z0-9]*:(before|after)$/, 'expected <workflow>.<activity>:before|after').optional()),
 }).superRefine((value, context) => {
+  // PGlite's directory belongs to one process, which therefore does everything.
+  if (value.ROLE !== 'all' && !value.DATABASE_URL) {
+    context.addIssue({ code: 'custom', path: ['ROLE'], message: `ROLE=${value.ROLE} needs DATABASE_URL (PostgreSQL shared by the API and worker processes); the embedded PGlite belongs to one process, which runs as ROLE=all` });
+  }
   // Half an S3 configuration would silently fall back to local files on one instance of many.
   if (Boolean(value.S3_ENDPOINT) !== Boolean(value.S3_BUCKET)) {
     context.addIssue({ code: 'custom', path: [value.S3_ENDPOINT ? 'S3_BUCKET' : 'S3_ENDPOINT'], message: 'S3_ENDPOINT and S3_BUCKET are set together (both: S3 blob storage; neither: files in DATA_DIR/blobs)' });
@@ -169,6 +175,7 @@ export const configDocumentation: Record<keyof z.infer<typeof configSchema>, str
   DATABASE_URL: 'PostgreSQL connection string for events and read models. Unset: embedded PGlite in DATA_DIR/pglite.',
   EVENTSTORE_URL: 'EventStoreDB connection string (esdb://...). Unset: events live in PostgreSQL/PGlite.',
   TEMPORAL_ADDRESS: 'Temporal frontend host:port. Unset: workflows run in-process.',
+  ROLE: '`all`: this process serves HTTP and runs the workflows (the embedded setup). `api`: uploads, reads, pages and /mcp; it starts workflows but runs none. `worker`: runs the workflows (analyses, PSD builds, mail, timers, recovery sweeps) and answers only /health and /ready on PORT. api and worker need DATABASE_URL; without TEMPORAL_ADDRESS one process per database runs the workflows (docs/operations.md, "Roles").',
   TEMPORAL_NAMESPACE: 'Temporal namespace.',
   TEMPORAL_TASK_QUEUE: 'Temporal task queue of the verification workflows and activities (every process of one deployment uses the same).',
   S3_ENDPOINT: 'S3-compatible endpoint URL for blobs (uploads, renditions, PSD exports, mail bodies), e.g. https://s3.eu-central-1.amazonaws.com or http://versitygw:7070; set together with S3_BUCKET. Unset: files in DATA_DIR/blobs (one instance only). docs/operations.md, "S3 blob storage".',
