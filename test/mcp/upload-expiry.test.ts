@@ -156,10 +156,12 @@ for (const target of databaseTargets) {
 
     // Several processes share PostgreSQL only (PGlite is one process's); databases.ts reports when it is absent.
     if (target.name === 'postgres') it('expires each upload once with two service processes on one database', async () => {
-      // A second process on the same database and blob store: both engines resume the same runs.
+      // A second process on the same database and blob store. Without Temporal only one process per
+      // database runs the workflow engine (a second ROLE=all is refused: decisions ROLES), so the
+      // second is an API process; it runs no engine, and the step itself is raced below.
       // The same blob store too: the first's S3 bucket when it has one (BLOB_STORE=s3), else its data dir.
       const blobSettings = Object.fromEntries(Object.entries(t.service.deps.config).filter(([name, value]) => name.startsWith('S3_') && value !== undefined).map(([name, value]) => [name, String(value)]));
-      const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: t.dataDir, DATABASE_URL: t.service.deps.config.DATABASE_URL!, PASSWORD_HASH_COST: '10', LOG_LEVEL: 'silent', ...blobSettings });
+      const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: t.dataDir, DATABASE_URL: t.service.deps.config.DATABASE_URL!, PASSWORD_HASH_COST: '10', LOG_LEVEL: 'silent', ROLE: 'api', ...blobSettings });
       const second = await startService(config, { logger: pino({ level: 'silent' }), clock, workflowSweepMs: 150 });
       try {
         const tickets = [];
