@@ -102,7 +102,7 @@ shared.describe('ROLE without Temporal: one in-process workflow engine per Postg
     const workerHealth = await worker.call('GET', '/health');
     expect(workerHealth.status).toBe(200);
     expect(workerHealth.body).toMatchObject({ role: 'worker', dependencies: { workflows: { status: 'ok', adapter: 'inprocess' }, mail: { status: 'ok' } } });
-    expect((await worker.call('GET', '/ready')).status).toBe(200);
+    await eventually(async () => (await worker.call('GET', '/ready')).status === 200, 'the worker to be ready');
     // No public HTTP on a worker.
     const refused = await worker.call('GET', `/v1/verifications/${ids[0]}`, { token });
     expect(refused.status).toBe(404);
