@@ -6,8 +6,9 @@
  * own and a versitygw bucket. Each series posts BENCH_SCALE_PAIRS 30D pairs at once (default 8,
  * a fresh Professional account each) and times the first POST to the last completion; the
  * series alternate one worker / two workers (the second worker started and stopped between
- * them) so both see the same load, and each carries the load average it ran under. The
- * one-worker series are the reference: the figure is the ratio of two workers to one.
+ * them, BENCH_SCALE_ROUNDS times, default 3) so both see the same load, and each carries the
+ * load average it ran under. The one-worker series are the reference: the figure is the ratio of
+ * two workers to one, of the medians and of each round's neighbouring series.
  * Each worker analyses WORKFLOW_CONCURRENCY (2) pairs at once, so a second worker on a
  * 2-core machine only adds contention: its ratio shows the overhead, not a speed-up, which more
  * cores or another machine would give.
@@ -28,7 +29,7 @@ const pair = {
   raw: path.join(fixtures, 'pairs/canon_eos_30d_cr2/IMG_5952.CR2'),
 };
 const PAIRS = Number(process.env.BENCH_SCALE_PAIRS ?? 8);
-const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 2);
+const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 3);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function professionalToken(url: string): Promise<string> {
@@ -105,6 +106,7 @@ export async function benchScale(): Promise<Record<string, unknown>> {
       two_workers: two,
       pairs_per_minute: { one_worker: rate(one), two_workers: rate(two) },
       two_over_one: ratio(rate(two), rate(one)),
+      two_over_one_per_round: two.map((s, i) => ratio(s.pairs_per_minute as number, one[i]!.pairs_per_minute as number)),
       note: os.cpus().length <= 2 ? 'on 2 cores a second worker only adds contention (both compete for the same cores): the ratio shows its overhead, not a speed-up; workers scale throughput when they bring cores (another machine)' : undefined,
     };
   } finally {

@@ -139,12 +139,15 @@ gate.describe('two API instances and two workers on one PostgreSQL, Temporal and
   it('each process reports its role; a worker serves no API', async () => {
     for (const api of [apiA, apiB]) {
       const health = await client(api.url)('GET', '/v1/public/health');
-      expect(health.status).toBe(200);
+      expect([health.status, health.body.role]).toEqual([200, 'api']);
+      expect(health.body.dependencies.blob_store).toMatchObject({ adapter: 's3' });
     }
     for (const worker of workers) {
-      expect((await fetch(`${worker.url}/ready`)).status).toBe(200);
-      expect((await fetch(`${worker.url}/health`)).status).toBe(200);
-      expect((await fetch(`${worker.url}/v1/verifications/`)).status).toBe(404);
+      const call = client(worker.url);
+      expect((await call('GET', '/ready')).body).toEqual({ status: 'ready', role: 'worker' });
+      expect((await call('GET', '/health')).body).toMatchObject({ role: 'worker' });
+      expect((await call('GET', '/v1/verifications/')).status).toBe(404);
+      expect((await call('POST', '/v1/accounts', { json: {} })).status).toBe(405);
     }
   }, 60_000);
 
