@@ -121,7 +121,7 @@ gate.describe('two API instances and two workers on one PostgreSQL, Temporal and
       PUBLIC_BASE_URL: 'https://photos.example.eu',
       LOGIN_RATE_LIMIT_PER_15_MIN: '20',
     };
-    // The first instance migrates the database and writes the shared secrets; the rest start together.
+    // The first instance writes the shared keys into DATA_DIR; the rest start together after it.
     apiA = await startInstance('api-a', 'api', env);
     const [b, ...rest] = await Promise.all([startInstance('api-b', 'api', env), startInstance('worker-1', 'worker', env), startInstance('worker-2', 'worker', env)]);
     apiB = b!;
