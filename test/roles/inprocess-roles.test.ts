@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
 import { runNode } from '../support/processes.js';
 import { requires } from '../support/requires.js';
-import { registerAccount, uploadImage } from '../support/service.js';
+import { client, registerAccount, startTestService, uploadImage } from '../support/service.js';
 import { eventually, startRole, type RoleProcess } from './processes.js';
 
 /**
@@ -119,5 +119,29 @@ shared.describe('ROLE without Temporal: one in-process workflow engine per Postg
 
     expect(await worker.stop()).toBe(0);
     expect(await api.stop()).toBe(0);
+  });
+
+  it('halts an engine whose lock connection is lost, says so in health, and lets the next process take over', { timeout: 300_000 }, async () => {
+    const t = await startTestService(postgres!, { ROLE: 'all' });
+    try {
+      const call = client(t.url);
+      expect((await call('GET', '/v1/public/health')).body.dependencies.workflows).toEqual({ status: 'ok', adapter: 'inprocess' });
+      // The database ends the session holding the engine lock (a failover, an idle-session kill).
+      const ended = await t.service.deps.knex.raw("select pg_terminate_backend(pid) as ended from pg_locks where locktype = 'advisory' and objid = 7316043 and granted");
+      expect(ended.rows).toEqual([{ ended: true }]);
+      const health = await eventually(async () => {
+        const answer = await call('GET', '/v1/public/health');
+        return answer.body.dependencies.workflows.status === 'down' && answer;
+      }, 'health to report the engine down');
+      expect(health.status).toBe(503);
+      expect(health.body.dependencies.workflows.detail).toContain('lost the in-process engine lock');
+      // The lock is free: another process may now run the engine (this one runs nothing any more).
+      const next = await startRole({ ROLE: 'all', DATA_DIR: t.dataDir, DATABASE_URL: t.service.deps.config.DATABASE_URL! });
+      processes.push(next);
+      expect((await next.call('GET', '/v1/public/health')).body.dependencies.workflows).toEqual({ status: 'ok', adapter: 'inprocess' });
+      expect(await next.stop()).toBe(0);
+    } finally {
+      await t.stop();
+    }
   });
 });
