@@ -105,7 +105,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // before it takes any work (decisions: ROLES).
   let engineLease: SessionLock | null = null;
   if (runsWorkflows && !config.TEMPORAL_ADDRESS && db.kind === 'postgres' && config.DATABASE_URL) {
-    engineLease = await sessionLock(config.DATABASE_URL, INPROCESS_ENGINE_LOCK, { wait: false }).catch(async (error: unknown) => {
+    engineLease = await engineLock(config.DATABASE_URL).catch(async (error: unknown) => {
       await closeStores();
       throw error;
     });
@@ -240,6 +240,19 @@ export async function startService(config: Config, options: ServiceOptions = {})
     })());
 
   return { deps, role, projections, server, url, stop, inFlight: () => inFlight };
+}
+
+/** How long a start waits for the engine lock before refusing: a SIGKILLed predecessor's session may still be closing. */
+const ENGINE_LOCK_PATIENCE_MS = 10_000;
+
+/** The in-process engine's lock, tried until ENGINE_LOCK_PATIENCE_MS has passed; null when another process keeps it. */
+async function engineLock(url: string): Promise<SessionLock | null> {
+  const deadline = Date.now() + ENGINE_LOCK_PATIENCE_MS;
+  for (;;) {
+    const lock = await sessionLock(url, INPROCESS_ENGINE_LOCK, { wait: false });
+    if (lock || Date.now() >= deadline) return lock;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }
 
 /** The role in the start-up line: what this process does, and where the workflows run. */
