@@ -105,3 +105,29 @@ export class DeadlineExceeded extends Error {
 export function isDeadlineExceeded(error: unknown): error is DeadlineExceeded {
   return error instanceof DeadlineExceeded || (error as Error | undefined)?.name === 'DeadlineExceeded';
 }
+
+/**
+ * The options of a recovery workflow's one step: database or blob store hiccups are retried; after
+ * the last attempt the run fails and the next sweep starts it again. `nonRetryableErrorTypes`:
+ * errors no retry can cure (a message that can never be sent).
+ */
+export function recoveryStep(nonRetryableErrorTypes?: string[]): ActivityOptions {
+  return {
+    startToCloseTimeoutMs: 60_000,
+    retry: { initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 60_000, maximumAttempts: 10, ...(nonRetryableErrorTypes ? { nonRetryableErrorTypes } : {}) },
+  };
+}
+
+/**
+ * A workflow of one activity call: the shape of the recovery workflows, each started by its
+ * registration's sweep for work a crash left undone and safe to run again. `call` hands the run's
+ * input (and id) to the step the way that step takes them: those arguments are what Temporal
+ * records, so they must not change shape once histories exist.
+ */
+export function oneStepWorkflow<I, A extends ActivityInterface<A>, R>(
+  type: string,
+  activities: { readonly [K in keyof A]: ActivityOptions },
+  call: (steps: A, input: I, id: string) => Promise<R>,
+): WorkflowDefinition<I, A, R> {
+  return { type, activities, run: (ctx, input) => call(ctx.activities, input, ctx.id) };
+}

@@ -49,6 +49,8 @@ export const requestsProjector: Projector = {
         queued boolean not null
       )`);
     await knex.raw(`create index if not exists request_submissions_request on request_submissions (request_id)`);
+    // The abandoned submissions' sweep reads only the few never queued.
+    await knex.raw(`create index if not exists request_submissions_unqueued on request_submissions (received_at) where not queued`);
   },
   async apply(trx, stored) {
     if (stored.type === verificationEvents.VerificationQueued.type) {

@@ -79,7 +79,7 @@ export const verifySpec: CommandSpec = {
 export const auditSpec: CommandSpec = {
   name: 'audit',
   summary: "Check a verification's history offline: hash chains, anchor, Merkle proof, signature, certificate, timestamp.",
-  synopsis: 'verify VERIFICATION-ID --url URL --key KEY [--trust PEM] [--save FILE] [--json]\n       photoverify audit verify --file BUNDLE --trust PEM [--json]',
+  synopsis: 'verify VERIFICATION-ID --url URL --key KEY [--trust PEM] [--save FILE] [--json]\n       photoverify audit verify --file BUNDLE --trust PEM',
   description:
     "Fetches the verification's audit bundle (GET /v1/verifications/{id}/audit-bundle) or reads one from --file, and checks it trusting nothing from the service but the certificate: the certificate you pin with --trust, or else the one the service publishes (GET /v1/anchors/certificate), whose SHA-256 fingerprint is printed either way so you can compare it with one you got elsewhere. Prints each check and stops at the first broken link, naming it (docs/audit.md).",
   positionals: [

@@ -178,7 +178,13 @@ gate.describe('the auditor’s page in Chromium', () => {
       expect(await failed.innerText()).toMatch(/revision 0 \(VerificationQueued\).*changed after it was recorded/);
       // The broken link is the last check shown: nothing after it was checked.
       expect(await page.locator('.checks li').last().getAttribute('data-ok')).toBe('false');
-      expect(await page.locator('#check-status').textContent()).toBe(`Broken link: hash chain ${verificationStream(id)}. Nothing after it was checked.`);
+      expect(await page.locator('#check-status').textContent()).toBe(`Broken link: hash chain ${verificationStream(id)}. Nothing after it was checked. See the event.`);
+      // The event the chain breaks at is marked in the timeline, and the status links to it.
+      const marked = page.locator('.timeline > li.broken');
+      expect(await marked.count()).toBe(1);
+      expect(await marked.getAttribute('data-revision')).toBe('0');
+      expect(await marked.locator('.broken-note').textContent()).toBe('This event does not match its recorded hashes.');
+      expect(await page.locator('#check-status a').getAttribute('href')).toBe(`#${await marked.getAttribute('id')}`);
       expect(await seriousViolations(page)).toEqual([]);
       await page.screenshot({ path: path.join(artifacts, 'history-tampered-1280.png'), fullPage: true });
     } finally {

@@ -3,11 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
 import { addMember } from '../support/members.js';
 import { registerAccount } from '../support/service.js';
+import { SESSIONS_OUTLIVE_CLOCK } from '../support/clock.js';
 import { serviceSuite } from '../support/suite.js';
 
 for (const target of databaseTargets) {
   describe(`API keys on ${target.name}`, () => {
-    const { t, call } = serviceSuite(target);
+    const { t, call } = serviceSuite(target, SESSIONS_OUTLIVE_CLOCK);
 
     const createKey = (token: string, json: Record<string, unknown>) => call('POST', '/v1/apikeys/', { token, json });
 

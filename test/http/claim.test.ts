@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
 import { callTool, connectMcp, keylessVerify } from '../support/mcp.js';
 import { registerAccount } from '../support/service.js';
+import { SESSIONS_OUTLIVE_CLOCK } from '../support/clock.js';
 import { serviceSuite } from '../support/suite.js';
 
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
@@ -29,7 +30,7 @@ async function keylessRead(url: string, tool: string, args: Record<string, unkno
 
 for (const target of databaseTargets) {
   describe(`anonymous use and claims on ${target.name}`, () => {
-    const { t, call } = serviceSuite(target, { ANONYMOUS_UPLOADS_PER_HOUR: '5', CLAIM_ATTEMPTS_PER_15_MIN: '6' });
+    const { t, call } = serviceSuite(target, { ...SESSIONS_OUTLIVE_CLOCK, ANONYMOUS_UPLOADS_PER_HOUR: '5', CLAIM_ATTEMPTS_PER_15_MIN: '6' });
 
     let anonymousUserId: string;
     let ids: string[];

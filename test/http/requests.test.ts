@@ -10,7 +10,7 @@ import { ABANDONED_AFTER_MS } from '../../src/features/requests/abandoned.js';
 import { requestEvents, requestStream } from '../../src/features/requests/events.js';
 import { submitToRequest } from '../../src/features/requests/index.js';
 import { SUBMISSIONS_PER_ADDRESS_PER_HOUR, SUBMISSIONS_PER_TOKEN_PER_HOUR } from '../../src/features/requests/submissions.js';
-import { SkewedClock } from '../support/clock.js';
+import { SESSIONS_OUTLIVE_CLOCK, SkewedClock } from '../support/clock.js';
 import { databaseTargets } from '../support/databases.js';
 import { registerAccount } from '../support/service.js';
 import { serviceSuite, type Account } from '../support/suite.js';
@@ -63,7 +63,7 @@ const inHours = (clockNow: Date, hours: number) => new Date(clockNow.getTime() +
 
 for (const target of databaseTargets) describe(`Verification requests on ${target.name}`, () => {
   const clock = new SkewedClock();
-  const { t, call, newAccount } = serviceSuite(target, {}, { clock, workflowSweepMs: 200 });
+  const { t, call, newAccount } = serviceSuite(target, SESSIONS_OUTLIVE_CLOCK, { clock, workflowSweepMs: 200 });
   const owner = newAccount();
   const other = newAccount();
 
@@ -321,6 +321,35 @@ for (const target of databaseTargets) describe(`Verification requests on ${targe
       const listed = (await call('GET', `/v1/verifications/?request_id=${body.id}`, { token: owner.token })).body.items.map((v: { id: string }) => v.id);
       expect(listed).toContain(kept.verification_id);
       expect((await call('GET', `/v1/requests/${body.id}`, { token: owner.token })).body.submission_count).toBe(2);
+    });
+
+    it('gives back a place a crash left counted, 6 hours on, by the release sweep without waiting for a use', async () => {
+      const body = await created(owner, { max_submissions: 3 });
+      const kept = await submit(body.token);
+      const orphan = crypto.randomUUID();
+      const now = clock.now();
+      const context = { accountId: owner.account.id, actor: { type: 'anonymous' as const, id: body.id }, correlationId: orphan, causationId: orphan, processingRegion: 'eu', now };
+      const { position } = await appendFacts(t.service.deps.store, requestStream(body.id), requestEvents, [
+        { type: 'RequestSubmissionReceived', data: { verification_id: orphan, submission_count: 2, received_at: now.toISOString() } },
+      ], context);
+      expect(await t.service.deps.readModels.waitFor(position, 30_000)).toBe(true);
+      const count = async () => (await call('GET', `/v1/requests/${body.id}`, { token: owner.token })).body.submission_count;
+      expect(await count()).toBe(2);
+      // Not yet abandoned: sweeps pass and keep it counted.
+      const runs = () => t.service.deps.knex('workflow_runs').where({ type: 'requestSubmissionRelease', id: `request-submission-release-${orphan}` });
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(await runs()).toHaveLength(0);
+      clock.advance(ABANDONED_AFTER_MS + 1_000);
+      const deadline = Date.now() + 90_000;
+      while ((await count()) !== 1) {
+        if (Date.now() > deadline) throw new Error('the sweep never withdrew the abandoned submission');
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      const withdrawn = (await t.service.deps.store.readStream(requestStream(body.id))).filter((e) => e.type === 'RequestSubmissionWithdrawn');
+      expect(withdrawn.map((e) => [e.data.verification_id, e.data.reason, e.metadata.actor.id])).toEqual([[orphan, 'ABANDONED', 'request-submission-release']]);
+      // The real submission stays counted and listed.
+      await t.settled();
+      expect((await call('GET', `/v1/verifications/?request_id=${body.id}`, { token: owner.token })).body.items.map((v: { id: string }) => v.id)).toEqual([kept.verification_id]);
     });
 
     it('never passes max_submissions under concurrent uploads', async () => {

@@ -10,7 +10,7 @@ import { createUploadActivities } from '../../src/features/uploads/activities.js
 import { UPLOAD_EXPIRY_GRACE_MS } from '../../workflows/uploads/policy.js';
 import { readUploadId } from '../../src/features/uploads/tokens.js';
 import { UPLOAD_EXPIRY_WORKFLOW_TYPE } from '../../workflows/uploads/workflow.js';
-import { SkewedClock } from '../support/clock.js';
+import { SESSIONS_OUTLIVE_CLOCK, SkewedClock } from '../support/clock.js';
 import { databaseTargets } from '../support/databases.js';
 import { callTool, connectMcp, type ToolOutcome } from '../support/mcp.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
@@ -67,7 +67,7 @@ for (const target of databaseTargets) {
     }
 
     beforeAll(async () => {
-      t = await startTestService(target, {}, { clock, workflowSweepMs: 200, persistent: true });
+      t = await startTestService(target, SESSIONS_OUTLIVE_CLOCK, { clock, workflowSweepMs: 200, persistent: true });
       call = client(t.url);
       owner = await registerAccount(call);
       const key = await call('POST', '/v1/apikeys/', { token: owner.token, json: { account_id: owner.account.id, scope: 'full' } });

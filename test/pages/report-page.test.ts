@@ -55,7 +55,7 @@ function report(overrides: Partial<SharedReport> = {}): SharedReport {
   };
 }
 
-const render = (r: SharedReport) => renderReportPage({ report: r, serviceName: 'PhotoVerify', fileUrl: (kind) => `/shared/T/files/${kind}`, nonce: 'N0NCE' });
+const render = (r: SharedReport) => renderReportPage({ report: r, serviceName: 'PhotoVerify', fileUrl: (kind) => `/shared/T/files/${kind}`, nonce: 'N0NCE', historyUrl: '/shared/T/history?invite=a&b' });
 
 describe('html: one escaping function, one tagged template', () => {
   it('escapes the five characters that matter in text and attributes', () => {
@@ -173,5 +173,11 @@ describe('the anchor section', () => {
     expect(page).toContain('1 March 2026 at 10:05 UTC');
     expect(page).toContain('confirmed by an independent timestamp authority');
     expect(render(report({ anchor: { ...anchor, timestamped: false, timestamp_failure: 'HTTP 503' } }))).toContain('the timestamp authority could not be reached');
+  });
+
+  it('links the history page, anchored or not, with the share\'s proof kept (escaped)', () => {
+    for (const page of [render(report()), render(report({ anchor: { batch_id: '7', sealed_at: '2026-03-01T10:05:00.000Z', root: 'ab'.repeat(32), tree_size: 1, timestamped: false, timestamp_failure: null } }))]) {
+      expect(page).toContain('<a href="/shared/T/history?invite=a&amp;b">See the full history');
+    }
   });
 });

@@ -64,6 +64,9 @@ const REVIEWED: { file: string; text: string; why: string }[] = [
   { file: 'features/accounts/routes.ts', text: 'b.current_password !== b.new_password', why: "the caller's own two fields, compared to refuse reusing a password" },
   { file: 'features/accounts/set-password-page.ts', text: 'password !== form.elements.confirm.value', why: 'in the browser: the user\'s two entries of the new password' },
   { file: 'features/accounts/decider.ts', text: 'invitation.tokenSha256 !== command.token_sha256', why: 'SHA-256 digests of the token, after the user was found by that digest (an index lookup)' },
+  { file: 'core/audit-verify.ts', text: 'signature.signed !== expected', why: "the offline verifier compares an anchor's public signed statement with the one it rebuilt from the public bundle: nothing secret" },
+  { file: 'core/audit-verify.ts', text: 'cert.signatureAlgorithm !== ECDSA_WITH_SHA256', why: "a public certificate's algorithm identifier against a constant OID" },
+  { file: 'core/merkle.spec.ts', text: 'index).length !== proof.length', why: 'a Merkle inclusion proof is public: the lengths of two proofs in a spec' },
   { file: 'features/sharing/activities.ts', text: '.nonce === invitation.nonce', why: "two of the service's own recorded nonces (the invitation then and now), no caller's input: is the invitation still the one the message is owed for" },
 ];
 

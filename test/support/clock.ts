@@ -1,6 +1,12 @@
 import type { Clock } from '../../src/adapters/workflows/clock.js';
 
 /**
+ * Settings for a suite that moves its clock by days while its accounts stay logged in: access
+ * tokens expire on the service's clock (as they must), so a session outlives the suite's moves.
+ */
+export const SESSIONS_OUTLIVE_CLOCK: Record<string, string> = { JWT_TTL_SECONDS: String(400 * 86_400) };
+
+/**
  * The real clock plus an offset a test moves forward: time keeps passing (retry back-offs,
  * timeouts and polls behave as in production) and an expiry an hour away is one `advance` off.
  * Timers waiting on it fire when real time or an advance reaches them.

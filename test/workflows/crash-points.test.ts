@@ -66,6 +66,10 @@ const TESTED_ELSEWHERE: Record<string, string> = {
   'psdExportDeletion.deletePsdExportOfDeletedVerification': 'test/http/psd-export-cleanup.test.ts',
   // Runs at a request's deadline: its own suite kills a process before and after it.
   'requestExpiry.expireRequest': 'test/workflows/requests-expiry-crash.test.ts',
+  // Its run needs a crash window forged in the log (a submission counted with no verification): that suite forges it; the step re-reads the stream and withdraws at most once.
+  'requestSubmissionRelease.withdrawAbandonedSubmission': 'test/http/requests.test.ts',
+  // Its run needs a submission whose mail a crash left unqueued: that suite forges it (mail appends failing), the sweep queues it once, and the step run again adds nothing.
+  'requestSubmissionMail.queueSubmissionMail': 'test/http/request-submission-mail.test.ts',
   // The RAW discard run starts for a RAW a finished verification left (RAW_RETENTION=keep, then discard): its own suite kills a process at each step.
   'rawDiscard.recordRawDiscard': 'test/workflows/retention-crash.test.ts',
   'rawDiscard.deleteRawFile': 'test/workflows/retention-crash.test.ts',
@@ -328,6 +332,11 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
         for (const type of once) expect(counts.get(type), `${type} of ${id}: ${facts.join(', ')}`).toBe(1);
         for (const [f, n] of counts) if (f.startsWith('RenditionStored')) expect(n, `${f} of ${id}`).toBe(1);
         expect(counts.get(fails ? 'VerificationCompleted' : 'VerificationFailed') ?? 0, `${id}: ${facts.join(', ')}`).toBe(0);
+        // A finished pair's RAW is discarded once (issue 25), its file gone whichever step a kill interrupted.
+        if (pair) {
+          expect(counts.get('RawFileDiscarded') ?? 0, `RawFileDiscarded of ${id}: ${facts.join(', ')}`).toBe(1);
+          expect(fs.existsSync(path.join(dataDir, 'blobs', (q.data.raw as { blob_key: string }).blob_key)), `the RAW file of ${id}`).toBe(false);
+        }
         const view = final.get(id);
         if (view) {
           expect(counts.get('AnalysisRecorded') ?? 0, `analyses of ${id}`).toBe(view.results.length);

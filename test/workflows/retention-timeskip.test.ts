@@ -9,17 +9,19 @@ import { temporalWorkflowType } from '../../src/adapters/workflows/temporal/shar
 import { workflowBundle } from '../../src/adapters/workflows/temporal/worker.js';
 import { verificationEvents, verificationStream, type VerificationEvent } from '../../src/features/verifications/events.js';
 import { claimWindowActivities, claimWindowClosesAt, createRetentionSteps, rawDiscardActivities } from '../../src/features/verifications/retention.js';
-import type { claimWindowWorkflow, rawDiscardWorkflow } from '../../workflows/index.js';
-import { CLAIM_WINDOW_WORKFLOW_TYPE } from '../../workflows/verifications/claim-window-workflow.js';
-import { RAW_DISCARD_WORKFLOW_TYPE } from '../../workflows/verifications/raw-discard-workflow.js';
+import { createTemporalActivities } from '../../src/adapters/workflows/temporal/activities.js';
+import { registerWorkflow } from '../../src/core/workflow.js';
+import type { claimWindowWorkflow as claimWindowFunction, rawDiscardWorkflow as rawDiscardFunction } from '../../workflows/index.js';
+import { CLAIM_WINDOW_WORKFLOW_TYPE, claimWindowWorkflow } from '../../workflows/verifications/claim-window-workflow.js';
+import { RAW_DISCARD_WORKFLOW_TYPE, rawDiscardWorkflow } from '../../workflows/verifications/raw-discard-workflow.js';
 import { databaseTargets } from '../support/databases.js';
 import { requires } from '../support/requires.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 /**
  * The retention workflows (issue 25, must-work 6) on Temporal's time-skipping test server, with
- * the real steps (src/features/verifications/retention.ts) over a real event store and blob
- * store, their clock the server's: the anonymous claim window is a 30-day durable timer the
+ * the real steps (src/features/verifications/retention.ts, through the Temporal adapter's
+ * activities) over a real event store and blob store, their clock the server's: the anonymous claim window is a 30-day durable timer the
  * server skips, after which an unclaimed verification's files are deleted and ClaimWindowClosed
  * recorded, while one claimed meanwhile keeps everything; the RAW discard run records
  * RawFileDiscarded and deletes the RAW. The in-process engine runs the same definitions in
@@ -41,7 +43,8 @@ for (const target of databaseTargets) {
     beforeAll(async () => {
       Runtime.install({ logger: new DefaultLogger('ERROR') });
       env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: server! } } });
-      t = await startTestService(target);
+      // The service's own engine must not act on the seeded records: its RAW discard sweep is off (the steps here discard).
+      t = await startTestService(target, { RAW_RETENTION: 'keep' });
     }, 120_000);
     afterAll(async () => {
       await t?.stop();
@@ -102,15 +105,16 @@ for (const target of databaseTargets) {
       const queuedAt = new Date(await env.currentTimeMs());
       const unclaimed = await seed(queuedAt);
       const claimed = await seed(queuedAt, [{ type: 'VerificationClaimed', data: { previous_owner_account_id: '', new_owner_account_id: crypto.randomUUID(), claimed_at: new Date(queuedAt.getTime() + 29 * DAY).toISOString() } }]);
-      const activities = claimWindowActivities(steps());
+      const activities = createTemporalActivities([registerWorkflow(claimWindowWorkflow, claimWindowActivities(steps()))]);
       const closes = claimWindowClosesAt(queuedAt);
-      const [first, second] = await worker(activities, (taskQueue) =>
-        Promise.all(
-          [unclaimed, claimed].map(({ id }) =>
-            env.client.workflow.execute<typeof claimWindowWorkflow>(temporalWorkflowType(CLAIM_WINDOW_WORKFLOW_TYPE), { taskQueue, workflowId: `${CLAIM_WINDOW_WORKFLOW_TYPE}-${id}`, args: [id, { closes_at: closes }] }),
-          ),
-        ),
-      );
+      const [first, second] = await worker(activities, async (taskQueue) => {
+        const outcomes = [];
+        // One after the other: the second starts after the window's end, and sees it claimed.
+        for (const { id } of [unclaimed, claimed]) {
+          outcomes.push(await env.client.workflow.execute<typeof claimWindowFunction>(temporalWorkflowType(CLAIM_WINDOW_WORKFLOW_TYPE), { taskQueue, workflowId: `${CLAIM_WINDOW_WORKFLOW_TYPE}-${id}`, args: [id, { closes_at: closes }] }));
+        }
+        return outcomes;
+      });
       expect([first, second]).toEqual(['closed', 'claimed']);
       expect(await env.currentTimeMs()).toBeGreaterThanOrEqual(queuedAt.getTime() + 30 * DAY);
       const closed = (await t.service.deps.store.readStream(verificationStream(unclaimed.id))).filter((e) => e.type === 'ClaimWindowClosed');
@@ -125,8 +129,8 @@ for (const target of databaseTargets) {
 
     it('the RAW discard run records RawFileDiscarded with the RAW\'s hash and deletes only the RAW', async () => {
       const { id, keys } = await seed(new Date(await env.currentTimeMs()));
-      const outcome = await worker(rawDiscardActivities(steps()), (taskQueue) =>
-        env.client.workflow.execute<typeof rawDiscardWorkflow>(temporalWorkflowType(RAW_DISCARD_WORKFLOW_TYPE), { taskQueue, workflowId: `${RAW_DISCARD_WORKFLOW_TYPE}-${id}`, args: [id, {}] }),
+      const outcome = await worker(createTemporalActivities([registerWorkflow(rawDiscardWorkflow, rawDiscardActivities(steps()))]), (taskQueue) =>
+        env.client.workflow.execute<typeof rawDiscardFunction>(temporalWorkflowType(RAW_DISCARD_WORKFLOW_TYPE), { taskQueue, workflowId: `${RAW_DISCARD_WORKFLOW_TYPE}-${id}`, args: [id, {}] }),
       );
       expect(outcome).toBe('discarded');
       const history = await t.service.deps.store.readStream(verificationStream(id));

@@ -6,12 +6,15 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { appendFacts } from '../../src/core/decider.js';
 import { jsonColumn } from '../../src/core/json.js';
+import { AnalysisPool } from '../../src/features/verifications/analysis-pool.js';
+import { createRetentionSteps } from '../../src/features/verifications/retention.js';
 import { buildPsdExport, renderInThread } from '../../src/features/psd-export/psd-file.js';
 import { psdLayerNames } from '../../src/features/psd-export/psd-document.js';
 import { findVerification, imageOf, renditionsOf } from '../../src/features/verifications/index.js';
-import { verificationStream } from '../../src/features/verifications/events.js';
-import { SkewedClock } from '../support/clock.js';
+import { verificationEvents, verificationStream, type VerificationEvent } from '../../src/features/verifications/events.js';
+import { SESSIONS_OUTLIVE_CLOCK, SkewedClock } from '../support/clock.js';
 import { databaseTargets } from '../support/databases.js';
 import { callTool, connectMcp, keylessVerify } from '../support/mcp.js';
 import { requires } from '../support/requires.js';
@@ -25,6 +28,7 @@ import { serviceSuite, type Call } from '../support/suite.js';
  *   RawFileDiscarded in its audit history with the RAW's SHA-256; the record still shows the RAW's
  *   hash and metadata, and the PSD export is still built, from the full-size rendering kept
  *   (byte for byte the file the RAW itself gives), and read by psd-tools; RAW_RETENTION=keep keeps it;
+ *   a pair analysed before the rendering was kept gets it, from its RAW, recorded with the discard;
  * - an anonymous verification's claim window closes on its durable timer at day 30: files
  *   deleted, ClaimWindowClosed recorded, a claim then answers 410 CLAIM_EXPIRED; one claimed at
  *   day 29 keeps everything, over a restart.
@@ -156,6 +160,7 @@ for (const target of databaseTargets) {
   describe(`RAW_RETENTION=keep on ${target.name}`, () => {
     const { t, call, newAccount } = serviceSuite(target, { RAW_RETENTION: 'keep' });
     const owner = newAccount();
+    let keptId: string;
 
     it('keeps the RAW file of a completed verification, and records no discard', async () => {
       const id = await uploadPair(t.url, owner.token);
@@ -163,12 +168,51 @@ for (const target of databaseTargets) {
       await t.settled();
       expect(filesOnDisk(t.dataDir, id)).toEqual(expect.arrayContaining(['raw.dng', 'raw_rendition.png']));
       expect(await auditTypes(call, owner.token, id)).not.toContain('RawFileDiscarded');
+      keptId = id;
     }, 900_000);
+
+    it('a registered pair analysed before the rendering was kept gets it, made from its RAW, before the RAW goes', async () => {
+      // Such a pair's log: this one's events (same files) without its raw_rendition, under an id of its own.
+      const oldId = crypto.randomUUID();
+      const history = await t.service.deps.store.readStream(verificationStream(keptId));
+      const events = history
+        .filter((e) => !(e.type === 'RenditionStored' && e.data.kind === 'raw_rendition'))
+        .map((e) => {
+          if (e.type === 'VerificationQueued') return { type: e.type, data: { ...e.data, verification_id: oldId } };
+          if (e.type === 'AnalysisRecorded') return { type: e.type, data: { ...e.data, result_id: crypto.randomUUID() } };
+          return { type: e.type, data: e.data };
+        }) as VerificationEvent[];
+      const context = { accountId: owner.account.id, actor: { type: 'system' as const, id: 'seed' }, correlationId: oldId, causationId: oldId, processingRegion: 'eu', now: new Date() };
+      const { position } = await appendFacts(t.service.deps.store, verificationStream(oldId), verificationEvents, events, context);
+      expect(await t.service.deps.readModels.waitFor(position, 30_000)).toBe(true);
+      const pool = new AnalysisPool(1);
+      try {
+        const steps = createRetentionSteps({
+          store: t.service.deps.store,
+          blobs: t.service.deps.blobs,
+          log: t.service.deps.log,
+          now: () => new Date(),
+          config: { PROCESSING_REGION: 'eu', RAW_RETENTION: 'discard' },
+          renderRaw: (raw, signal) => pool.renderRaw(raw, signal),
+        });
+        expect(await steps.discardRaw(oldId)).toBe('discarded');
+      } finally {
+        await pool.close();
+      }
+      const after = await t.service.deps.store.readStream(verificationStream(oldId));
+      expect(after.slice(-2).map((e) => [e.type, e.data.kind ?? null])).toEqual([['RenditionStored', 'raw_rendition'], ['RawFileDiscarded', null]]);
+      // The same rendering the analysis kept for the pair, byte for byte.
+      expect(Buffer.compare(fs.readFileSync(path.join(t.dataDir, 'blobs', 'verifications', oldId, 'raw_rendition.png')), fs.readFileSync(path.join(t.dataDir, 'blobs', 'verifications', keptId, 'raw_rendition.png')))).toBe(0);
+      expect(filesOnDisk(t.dataDir, keptId)).not.toContain('raw.dng'); // the shared RAW file
+      await t.settled();
+      const built = await buildPsdExport(t.service.deps, oldId, new AbortController().signal);
+      expect(built.canvasWidth).toBeGreaterThan(0);
+    }, 600_000);
   });
 
   describe(`the anonymous claim window on ${target.name} (in-process engine, moved clock)`, () => {
     const clock = new SkewedClock();
-    const { t, call } = serviceSuite(target, {}, { clock, workflowSweepMs: 200, persistent: true });
+    const { t, call } = serviceSuite(target, SESSIONS_OUTLIVE_CLOCK, { clock, workflowSweepMs: 200, persistent: true });
     const verifications: { unclaimed: { id: string; anon: string }; claimed: { id: string; anon: string } } = {} as never;
     let account: Awaited<ReturnType<typeof registerAccount>>;
 

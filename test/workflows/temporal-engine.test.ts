@@ -112,7 +112,9 @@ temporal.describe(`verification workflows on the Temporal server at ${address}`,
       expect(types.filter((type) => type === 'AnalysisRecorded'), verification).toHaveLength(8);
       expect(types.filter((type) => type === 'VerificationStarted')).toHaveLength(1);
       expect(types.filter((type) => type === 'VerificationCompleted')).toHaveLength(1);
-      expect(types.at(-1)).toBe('VerificationCompleted');
+      // The RAW is discarded by the last step, just after completion (RAW_RETENTION's default), once.
+      expect(types.slice(-2)).toEqual(['VerificationCompleted', 'RawFileDiscarded']);
+      expect(types.filter((type) => type === 'RawFileDiscarded')).toHaveLength(1);
     }
     // One run per workflow id (visibility is eventually consistent: give it a moment).
     for (const verification of [pairId, id]) {

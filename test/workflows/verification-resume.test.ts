@@ -67,7 +67,8 @@ for (const target of databaseTargets) {
     const resultIds = (v: { results: { id: string }[] }) => v.results.map((r) => r.id).sort();
 
     beforeAll(async () => {
-      t = await startTestService(target);
+      // The copies share the template's files: its RAW must outlive its completion (RAW_RETENTION's default discards it then).
+      t = await startTestService(target, { RAW_RETENTION: 'keep' });
       call = client(t.url);
       ({ token } = await registerAccount(call));
       const imageOnly = await uploadImage(t.url, token, 'c2pa/pt_truepic-20230212-camera.jpg');

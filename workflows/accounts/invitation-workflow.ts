@@ -8,7 +8,7 @@
  * queues it from the recorded invitation exactly as the use case would (D-100). Deterministic
  * code only: Temporal's workflow bundle includes this module (types and string ids).
  */
-import type { ActivityOptions, WorkflowDefinition } from '../definition.js';
+import { oneStepWorkflow, recoveryStep } from '../definition.js';
 
 export const INVITATION_MAIL_WORKFLOW_TYPE = 'invitationMail';
 
@@ -28,17 +28,8 @@ export interface InvitationMailActivities {
   queueInvitationMail(id: string, input: InvitationMailInput): Promise<InvitationMailOutcome>;
 }
 
-/** Database or blob store hiccups are retried; after the last attempt the run fails and the next sweep starts it again. */
-const queueInvitationMail: ActivityOptions = {
-  startToCloseTimeoutMs: 60_000,
-  retry: { initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 60_000, maximumAttempts: 10, nonRetryableErrorTypes: ['InvalidMail'] },
-};
-
-export const invitationMailWorkflow: WorkflowDefinition<InvitationMailInput, InvitationMailActivities, InvitationMailOutcome> = {
-  type: INVITATION_MAIL_WORKFLOW_TYPE,
-  activities: { queueInvitationMail },
-
-  async run(ctx, input) {
-    return ctx.activities.queueInvitationMail(ctx.id, input);
-  },
-};
+export const invitationMailWorkflow = oneStepWorkflow<InvitationMailInput, InvitationMailActivities, InvitationMailOutcome>(
+  INVITATION_MAIL_WORKFLOW_TYPE,
+  { queueInvitationMail: recoveryStep(['InvalidMail']) },
+  (steps, input, id) => steps.queueInvitationMail(id, input),
+);

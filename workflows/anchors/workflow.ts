@@ -1,8 +1,8 @@
 /**
  * THE anchor batch workflow, run by both engines (workflows/definition.ts): one run per batch
- * number and first waiting record (id `<batch number>:<verification id>`, given by the sweep,
- * which starts one whenever a completed verification waits for a batch, and `<batch number>:full`
- * when a full batch waits: docs/audit.md "Anchors").
+ * number, first waiting record and the time the batch falls due (id `<batch number>:<verification
+ * id>:<due epoch ms>`, given by the sweep, which starts one whenever a completed verification waits
+ * for a batch, and `<batch number>:full` when a full batch waits: docs/audit.md "Anchors").
  *
  * 1. `sealAnchorBatch` says whether batch n is due: its oldest waiting record has waited the
  *    interval, or a full batch waits. Not yet: the run sleeps on a durable timer until the oldest
@@ -21,8 +21,8 @@ import { ActivityFailed, type ActivityOptions, type WorkflowDefinition } from '.
 
 export const ANCHOR_BATCH_WORKFLOW_TYPE = 'anchorBatch';
 
-/** The run of batch `batchId` that the waiting record `verificationId` (the oldest one the sweep saw) set off. */
-export const anchorRunId = (batchId: string, verificationId: string | 'full') => `${batchId}:${verificationId}`;
+/** The run of batch `batchId` that `trigger` set off: the oldest waiting record and its due time as the sweep saw them, or `full`. */
+export const anchorRunId = (batchId: string, trigger: string) => `${batchId}:${trigger}`;
 
 export interface AnchorBatchInput {
   /** The batch's number ("1", "2", …): batch n is sealed only once batch n - 1 is recorded. */

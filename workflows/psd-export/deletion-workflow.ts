@@ -10,7 +10,7 @@
  * and has nothing left to do. Deterministic code only: Temporal's workflow bundle includes this
  * module (types and pure helpers).
  */
-import type { ActivityOptions, WorkflowDefinition } from '../definition.js';
+import { oneStepWorkflow, recoveryStep } from '../definition.js';
 
 export const PSD_EXPORT_DELETION_WORKFLOW_TYPE = 'psdExportDeletion';
 
@@ -34,17 +34,8 @@ export interface PsdExportDeletionActivities {
   deletePsdExportOfDeletedVerification(input: PsdExportDeletionInput): Promise<PsdExportDeletionOutcome>;
 }
 
-/** Database and blob store hiccups are retried; after the last attempt the run fails and the next sweep starts it again. */
-const deletePsdExportOfDeletedVerification: ActivityOptions = {
-  startToCloseTimeoutMs: 60_000,
-  retry: { initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 60_000, maximumAttempts: 10 },
-};
-
-export const psdExportDeletionWorkflow: WorkflowDefinition<PsdExportDeletionInput, PsdExportDeletionActivities, PsdExportDeletionOutcome> = {
-  type: PSD_EXPORT_DELETION_WORKFLOW_TYPE,
-  activities: { deletePsdExportOfDeletedVerification },
-
-  async run(ctx, input) {
-    return ctx.activities.deletePsdExportOfDeletedVerification(input);
-  },
-};
+export const psdExportDeletionWorkflow = oneStepWorkflow<PsdExportDeletionInput, PsdExportDeletionActivities, PsdExportDeletionOutcome>(
+  PSD_EXPORT_DELETION_WORKFLOW_TYPE,
+  { deletePsdExportOfDeletedVerification: recoveryStep() },
+  (steps, input) => steps.deletePsdExportOfDeletedVerification(input),
+);

@@ -12,7 +12,7 @@
  * workflows/usage/release-workflow.ts does for verifications. Deterministic code only: Temporal's
  * workflow bundle includes this module (types and pure helpers).
  */
-import type { ActivityOptions, WorkflowDefinition } from '../definition.js';
+import { oneStepWorkflow, recoveryStep } from '../definition.js';
 
 export const PSD_RESERVATION_RELEASE_WORKFLOW_TYPE = 'psdReservationRelease';
 
@@ -35,17 +35,8 @@ export interface PsdReservationReleaseActivities {
   releaseOrphanedPsdReservation(input: PsdReservationReleaseInput): Promise<PsdReservationReleaseOutcome>;
 }
 
-/** Database hiccups are retried; after the last attempt the run fails and the next sweep starts it again. */
-const releaseOrphanedPsdReservation: ActivityOptions = {
-  startToCloseTimeoutMs: 60_000,
-  retry: { initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 60_000, maximumAttempts: 10 },
-};
-
-export const psdReservationReleaseWorkflow: WorkflowDefinition<PsdReservationReleaseInput, PsdReservationReleaseActivities, PsdReservationReleaseOutcome> = {
-  type: PSD_RESERVATION_RELEASE_WORKFLOW_TYPE,
-  activities: { releaseOrphanedPsdReservation },
-
-  async run(ctx, input) {
-    return ctx.activities.releaseOrphanedPsdReservation(input);
-  },
-};
+export const psdReservationReleaseWorkflow = oneStepWorkflow<PsdReservationReleaseInput, PsdReservationReleaseActivities, PsdReservationReleaseOutcome>(
+  PSD_RESERVATION_RELEASE_WORKFLOW_TYPE,
+  { releaseOrphanedPsdReservation: recoveryStep() },
+  (steps, input) => steps.releaseOrphanedPsdReservation(input),
+);

@@ -9,7 +9,7 @@
  * again is a no-op. Deterministic code only: Temporal's workflow bundle includes this module
  * (types and pure helpers).
  */
-import type { ActivityOptions, WorkflowDefinition } from '../definition.js';
+import { oneStepWorkflow, recoveryStep } from '../definition.js';
 
 export const SHARE_MAIL_WORKFLOW_TYPE = 'shareMail';
 
@@ -38,17 +38,8 @@ export interface ShareMailActivities {
   queueShareMail(id: string, input: ShareMailInput): Promise<ShareMailOutcome>;
 }
 
-/** Database or blob store hiccups are retried; after the last attempt the run fails and the next sweep starts it again. */
-const queueShareMail: ActivityOptions = {
-  startToCloseTimeoutMs: 60_000,
-  retry: { initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 60_000, maximumAttempts: 10, nonRetryableErrorTypes: ['InvalidMail'] },
-};
-
-export const shareMailWorkflow: WorkflowDefinition<ShareMailInput, ShareMailActivities, ShareMailOutcome> = {
-  type: SHARE_MAIL_WORKFLOW_TYPE,
-  activities: { queueShareMail },
-
-  async run(ctx, input) {
-    return ctx.activities.queueShareMail(ctx.id, input);
-  },
-};
+export const shareMailWorkflow = oneStepWorkflow<ShareMailInput, ShareMailActivities, ShareMailOutcome>(
+  SHARE_MAIL_WORKFLOW_TYPE,
+  { queueShareMail: recoveryStep(['InvalidMail']) },
+  (steps, input, id) => steps.queueShareMail(id, input),
+);

@@ -10,7 +10,7 @@
  * reservation in the month stream it was metered in (D-101). Deterministic code only:
  * Temporal's workflow bundle includes this module (types and pure helpers).
  */
-import type { ActivityOptions, WorkflowDefinition } from '../definition.js';
+import { oneStepWorkflow, recoveryStep } from '../definition.js';
 
 export const METERING_RELEASE_WORKFLOW_TYPE = 'meteringRelease';
 
@@ -38,17 +38,8 @@ export interface MeteringReleaseActivities {
   releaseOrphanedMetering(input: MeteringReleaseInput): Promise<MeteringReleaseOutcome>;
 }
 
-/** Database hiccups are retried; after the last attempt the run fails and the next sweep starts it again. */
-const releaseOrphanedMetering: ActivityOptions = {
-  startToCloseTimeoutMs: 60_000,
-  retry: { initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 60_000, maximumAttempts: 10 },
-};
-
-export const meteringReleaseWorkflow: WorkflowDefinition<MeteringReleaseInput, MeteringReleaseActivities, MeteringReleaseOutcome> = {
-  type: METERING_RELEASE_WORKFLOW_TYPE,
-  activities: { releaseOrphanedMetering },
-
-  async run(ctx, input) {
-    return ctx.activities.releaseOrphanedMetering(input);
-  },
-};
+export const meteringReleaseWorkflow = oneStepWorkflow<MeteringReleaseInput, MeteringReleaseActivities, MeteringReleaseOutcome>(
+  METERING_RELEASE_WORKFLOW_TYPE,
+  { releaseOrphanedMetering: recoveryStep() },
+  (steps, input) => steps.releaseOrphanedMetering(input),
+);

@@ -18,7 +18,7 @@ export const RAW_DISCARD_WORKFLOW_TYPE = 'rawDiscard';
 export type RawDiscardOutcome = 'discarded' | 'kept' | 'nothing';
 
 export interface RawDiscardActivities {
-  /** Idempotent: records RawFileDiscarded at most once; `discarded` once it is recorded. */
+  /** Idempotent: records RawFileDiscarded at most once (with the full-size rendering made first, if missing); `discarded` once it is recorded. */
   recordRawDiscard(verificationId: string): Promise<RawDiscardOutcome>;
   /** Deletes the RAW's file of a verification whose RawFileDiscarded is recorded (a missing file is fine). */
   deleteRawFile(verificationId: string): Promise<void>;
@@ -28,14 +28,14 @@ export interface RawDiscardActivities {
 export type RawDiscardInput = Record<string, never>;
 
 /** Database and blob store hiccups are retried; after the last attempt the run fails and the sweep starts it again. */
-const discard: ActivityOptions = {
-  startToCloseTimeoutMs: 60_000,
-  retry: { initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 60_000, maximumAttempts: 10 },
-};
+const retry = { initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 60_000, maximumAttempts: 10 };
+const discard: ActivityOptions = { startToCloseTimeoutMs: 60_000, retry };
+/** May first render the RAW (a pair analysed before its rendering was kept), in a thread shared with the analyses. */
+const record: ActivityOptions = { startToCloseTimeoutMs: 10 * 60_000, heartbeatTimeoutMs: 60_000, retry };
 
 export const rawDiscardWorkflow: WorkflowDefinition<RawDiscardInput, RawDiscardActivities, RawDiscardOutcome> = {
   type: RAW_DISCARD_WORKFLOW_TYPE,
-  activities: { recordRawDiscard: discard, deleteRawFile: discard },
+  activities: { recordRawDiscard: record, deleteRawFile: discard },
 
   async run(ctx) {
     const outcome = await ctx.activities.recordRawDiscard(ctx.id);

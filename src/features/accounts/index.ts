@@ -4,4 +4,4 @@
  */
 export { billingCurrency } from './billing.js';
 export { normaliseEmail } from './decider.js';
-export { findAccount, findUser, findUserByEmail } from './queries.js';
+export { findAccount, findUser, findUserByEmail, listUsersOfAccount } from './queries.js';

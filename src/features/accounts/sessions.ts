@@ -46,7 +46,8 @@ export async function resolveJwt(deps: AppDeps, token: string): Promise<{ princi
   let epoch: unknown;
   let expiresAt: Date;
   try {
-    const { payload } = await jwtVerify(token, deps.jwtSecret, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'], requiredClaims: ['exp'] });
+    // Expiry against the service's clock, the one the token was issued on (not the host's).
+    const { payload } = await jwtVerify(token, deps.jwtSecret, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'], requiredClaims: ['exp'], currentDate: deps.now() });
     subject = payload.sub;
     epoch = payload.pwd ?? 0;
     expiresAt = new Date(payload.exp! * 1000);

@@ -82,19 +82,22 @@ export function createAnchorActivities(deps: AnchorActivityDeps): ActivityImplem
 }
 
 /**
- * A run for the next batch whenever a completed verification waits for one (its id is the batch
- * number and the oldest waiting record, so a repeated sweep, or one after a kill, starts nothing
- * new; the run waits for the batch to fall due), and one more when a full batch waits: that one
- * finds the batch due at once, so a full batch is sealed within a sweep, however long the first
- * run still sleeps (it then finds the batch recorded).
+ * A run for the next batch whenever a completed verification waits for one, and one more when a
+ * full batch waits (that one finds the batch due at once, so a full batch is sealed within a
+ * sweep however long the other still sleeps; it then finds the batch recorded). A run's id is the
+ * batch number with the oldest waiting record and the time it falls due (or `full`): a repeated
+ * sweep, or one after a kill, starts nothing new, and a changed ANCHOR_INTERVAL_SECONDS starts a
+ * run that waits for the new time instead of the one a sleeping run was started with.
  */
-export function anchorBatchSweep(size: number) {
+export function anchorBatchSweep(config: Pick<AppDeps['config'], 'ANCHOR_BATCH_SIZE' | 'ANCHOR_INTERVAL_SECONDS'>) {
   return async ({ knex }: SweepSource): Promise<{ id: string; input: AnchorBatchInput }[]> => {
-    const waiting = await waitingRecords(knex, size);
-    if (waiting.length === 0) return [];
+    const waiting = await waitingRecords(knex, config.ANCHOR_BATCH_SIZE);
+    const oldest = waiting[0];
+    if (!oldest) return [];
     const batchId = String((await lastSealedBatch(knex)) + 1);
-    const runs = [{ id: anchorRunId(batchId, waiting[0]!.verification_id), input: { batch_id: batchId } }];
-    if (waiting.length >= size) runs.push({ id: anchorRunId(batchId, 'full'), input: { batch_id: batchId } });
+    const dueAt = new Date(oldest.completed_at!).getTime() + config.ANCHOR_INTERVAL_SECONDS * 1000;
+    const runs = [{ id: anchorRunId(batchId, `${oldest.verification_id}:${dueAt}`), input: { batch_id: batchId } }];
+    if (waiting.length >= config.ANCHOR_BATCH_SIZE) runs.push({ id: anchorRunId(batchId, 'full'), input: { batch_id: batchId } });
     return runs;
   };
 }

@@ -19,5 +19,5 @@ export const anchorsModule = {
 } satisfies FeatureModule;
 
 function anchorWorkflows(deps: WorkflowDeps) {
-  return [registerWorkflow(anchorBatchWorkflow, createAnchorActivities(deps), anchorBatchSweep(deps.config.ANCHOR_BATCH_SIZE))];
+  return [registerWorkflow(anchorBatchWorkflow, createAnchorActivities(deps), anchorBatchSweep(deps.config))];
 }

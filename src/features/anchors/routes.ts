@@ -19,7 +19,7 @@ export function anchorRoutes(deps: AppDeps): RouteSpec[] {
       responses: { 200: { description: 'The PEM certificate chain, end-entity certificate first' } },
       handler: async () => ({
         status: 200,
-        headers: { 'Content-Type': 'application/pem-certificate-chain', 'Cache-Control': 'public, max-age=3600' },
+        headers: { 'Content-Type': 'application/pem-certificate-chain', 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' },
         stream: Readable.from([await publishedCertificate(deps)]),
       }),
     }),

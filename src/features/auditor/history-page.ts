@@ -37,6 +37,9 @@ const EXTRA_STYLE = html`
 #check-status{font-weight:700}
 #checks[data-outcome="broken"] #check-status{color:#b42318}
 #checks[data-outcome="passed"] #check-status{color:#0f6b34}
+.timeline>li.broken{border-left-color:#b42318}
+.timeline>li.broken::before{border-color:#b42318;background:#b42318}
+.broken-note{margin:0 0 .25rem;color:#b42318;font-weight:700}
 `;
 
 /**
@@ -75,6 +78,21 @@ const CHECK_SCRIPT = html`(async () => {
     const broken = checks.find((check) => !check.ok);
     root.dataset.outcome = broken ? 'broken' : 'passed';
     status.textContent = broken ? 'Broken link: ' + broken.name + '. Nothing after it was checked.' : 'All ' + checks.length + ' checks passed.';
+    // A broken chain names its revision: mark that event in the timeline and link to it.
+    const revision = broken && broken.name.startsWith('hash chain ') ? /^revision ([0-9]+)/.exec(broken.detail) : null;
+    const stream = broken ? broken.name.slice('hash chain '.length) : '';
+    const event = revision && [...document.querySelectorAll('section[data-stream]')].find((s) => s.dataset.stream === stream)?.querySelector('li[data-revision="' + revision[1] + '"]');
+    if (event) {
+      event.classList.add('broken');
+      const note = document.createElement('p');
+      note.className = 'broken-note';
+      note.textContent = 'This event does not match its recorded hashes.';
+      event.querySelector('h3').after(note);
+      const link = document.createElement('a');
+      link.href = '#' + event.id;
+      link.textContent = 'See the event.';
+      status.append(' ', link);
+    }
   } catch (error) {
     root.dataset.outcome = 'error';
     status.textContent = 'The checks could not run: ' + error.message;
@@ -85,7 +103,7 @@ const CHECK_SCRIPT = html`(async () => {
 const utc = (iso: string) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC` : '');
 
 function eventItem(event: HistoryEvent) {
-  return html`<li id="${event.anchor}">
+  return html`<li id="${event.anchor}" data-revision="${event.revision}">
 <h3>${event.revision} · ${event.what} <span class="type">${event.type}</span></h3>
 <dl class="facts">
 <dt>When</dt><dd><time datetime="${event.when}">${utc(event.when)}</time></dd>
@@ -136,7 +154,7 @@ ${model.anchors.length ? html`<ul class="anchors">${joinHtml(model.anchors.map(a
 </section>
 ${joinHtml(
   model.streams.map(
-    (s, i) => html`<section class="card" aria-labelledby="stream-${i}">
+    (s, i) => html`<section class="card" aria-labelledby="stream-${i}" data-stream="${s.stream}">
 <h2 id="stream-${i}">${s.title}</h2>
 <p class="muted">Stream <code class="hash">${s.stream}</code>, ${s.events.length} event(s), oldest first. Each hash covers the event and the hash before it.</p>
 <ol class="timeline">${joinHtml(s.events.map(eventItem))}</ol>

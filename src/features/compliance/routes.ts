@@ -60,6 +60,8 @@ export function complianceRoutes(deps: AppDeps): RouteSpec[] {
           status: 200,
           headers: {
             'Content-Type': query.format === 'csv' ? 'text/csv; charset=utf-8; header=present' : 'application/x-ndjson; charset=utf-8',
+            // A spreadsheet or browser must not read the rows as anything else (they quote the account's own texts).
+            'X-Content-Type-Options': 'nosniff',
             'Content-Disposition': `attachment; filename="${name}.${query.format}"`,
             'Cache-Control': 'no-store',
           },

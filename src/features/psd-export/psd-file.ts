@@ -70,8 +70,8 @@ async function readJob(deps: PsdBuildDeps, verificationId: string): Promise<PsdJ
       suggestion: 'A PSD export needs a pair whose RAW the service decoded and aligned; the report says why this one was not.',
     });
   }
-  // The RAW layer comes from the full-size rendering the analysis kept; only a pair analysed
-  // before it was kept is rendered from its RAW, which the discard keeps for that reason.
+  // The RAW layer comes from the full-size rendering the analysis kept (or the RAW discard made
+  // before discarding); only a pair analysed before it was kept whose RAW is kept (RAW_RETENTION=keep) is rendered from its RAW.
   const source = renditions.raw_rendition ?? (row.raw_discarded_at ? undefined : raw);
   if (!source) {
     throw new StateValidationError("This pair's RAW file was discarded after its verification and no full-size rendering of it was kept, so there is no RAW layer to export.", {

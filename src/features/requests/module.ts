@@ -2,7 +2,9 @@ import type { WorkflowDeps } from '../../core/deps.js';
 import type { FeatureModule } from '../../core/module.js';
 import { registerWorkflow } from '../../core/workflow.js';
 import { createRequestActivities, requestExpirySweep } from './activities.js';
+import { createSubmissionReleaseActivities, submissionReleaseSweep } from './abandoned.js';
 import { requestErrors } from './errors.js';
+import { createSubmissionMailActivities, submissionMailSweep } from './submission-mail-activities.js';
 import { requestEvents } from './events.js';
 import { verificationRequestExtension } from './extension.js';
 import { requestTokenRedaction } from './log-redaction.js';
@@ -10,6 +12,8 @@ import { requestsProjector } from '../../../projections/requests/projection.js';
 import { requestRoutes } from './routes.js';
 import { providerPageRoutes } from './provider-page-routes.js';
 import { requestExpiryWorkflow } from '../../../workflows/requests/workflow.js';
+import { submissionReleaseWorkflow } from '../../../workflows/requests/abandoned-workflow.js';
+import { submissionMailWorkflow } from '../../../workflows/requests/submission-mail-workflow.js';
 
 /** Verification requests: a requester's link through which a provider submits an original, counted under a cap, expiring at a deadline. */
 export const requestsModule = {
@@ -25,5 +29,9 @@ export const requestsModule = {
 } satisfies FeatureModule;
 
 function requestWorkflows(deps: WorkflowDeps) {
-  return [registerWorkflow(requestExpiryWorkflow, createRequestActivities(deps), requestExpirySweep)];
+  return [
+    registerWorkflow(requestExpiryWorkflow, createRequestActivities(deps), requestExpirySweep),
+    registerWorkflow(submissionReleaseWorkflow, createSubmissionReleaseActivities(deps), submissionReleaseSweep),
+    registerWorkflow(submissionMailWorkflow, createSubmissionMailActivities(deps), submissionMailSweep),
+  ];
 }

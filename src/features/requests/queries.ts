@@ -70,3 +70,8 @@ export async function abandonedSubmissions(knex: Knex, requestId: string, before
   const rows = await knex('request_submissions').select('verification_id').where({ request_id: requestId, queued: false }).andWhere('received_at', '<', before);
   return rows.map((r: { verification_id: string }) => r.verification_id);
 }
+
+/** Every request's counted submissions whose verification was not recorded by `before`, for the release sweep. */
+export async function abandonedSubmissionsBefore(knex: Knex, before: Date): Promise<{ request_id: string; verification_id: string }[]> {
+  return knex('request_submissions').select('request_id', 'verification_id').where({ queued: false }).andWhere('received_at', '<', before);
+}

@@ -7,7 +7,7 @@ import { requestModes } from './events.js';
 import { createRequest, deleteRequest, getRequest, listRequests, REQUEST_DEFAULTS, updateRequest } from './use-cases.js';
 import { requestSchema } from './view.js';
 
-/** Bounds of a request's fields (decided: docs/issue-24-progress.md, decision 7). */
+/** Bounds of a request's fields (docs/decisions.md, D-137). */
 export const MAX_SUBJECT_LENGTH = 200;
 export const MAX_INSTRUCTIONS_LENGTH = 5000;
 export const MAX_SUBMISSIONS_LIMIT = 1000;

@@ -11,6 +11,7 @@ import { findAccount } from '../accounts/index.js';
 import { createVerification } from '../verifications/index.js';
 import { withdrawAbandoned } from './abandoned.js';
 import { requestDecider, requestStream } from './decider.js';
+import { tellRequester } from './submission-mail.js';
 import { unknownRequestToken } from './errors.js';
 import { findRequestByTokenHash, type RequestRow } from './queries.js';
 import { tokenSha256 } from './use-cases.js';
@@ -89,7 +90,8 @@ export interface Submitted {
  * never pass max_submissions; a closed, expired or full request refuses before any byte is
  * received); then a verification of the requester's account with that id, created exactly as
  * POST /v1/verifications creates one (file checks and limits, attestation, metering on the
- * requester's plan: the requester pays). If it fails, the counted place goes back.
+ * requester's plan: the requester pays). If it fails, the counted place goes back;
+ * once it is recorded, the requester is e-mailed (submission-mail.ts).
  * `mode: capture` requires an attestation_id with the files.
  */
 export async function submitToRequest(deps: AppDeps, token: string, input: SubmissionInput): Promise<Submitted> {
@@ -128,6 +130,8 @@ export async function submitToRequest(deps: AppDeps, token: string, input: Submi
     );
     throw error;
   }
+  // Only a recorded verification is told of (a withdrawn submission never reaches here).
+  await tellRequester(deps, context, row.id, verificationId);
   return { request_id: row.id, verification_id: verificationId, share_with_provider: row.share_with_provider };
 }
 

@@ -18,7 +18,7 @@ export const tokenSha256 = (token: string) => crypto.createHash('sha256').update
 
 export type CreateRequestInput = Pick<RequestSettings, 'subject' | 'expires_at'> & Partial<Omit<RequestSettings, 'subject' | 'expires_at'>>;
 
-/** What POST /v1/requests leaves out (decided: docs/issue-24-progress.md, decision 7). */
+/** What POST /v1/requests leaves out (docs/decisions.md, D-137). */
 export const REQUEST_DEFAULTS = { instructions: '', max_submissions: 1, share_with_provider: false, mode: 'existing_original' } as const;
 
 async function ownedRow(deps: AppDeps, principal: Principal, id: string): Promise<RequestRow> {

@@ -25,6 +25,8 @@ export interface ReportPageInput {
   fileUrl: SharedFileUrl;
   /** The response's CSP nonce for the inline style and script. */
   nonce: string;
+  /** The auditor's page of this share (the history and its checks), same access. */
+  historyUrl: string;
 }
 
 export interface ErrorPageInput {
@@ -63,7 +65,7 @@ ${input.footer ? html`<footer>${input.footer}</footer>` : html``}
 }
 
 /** The report page of a shared verification. */
-export function renderReportPage({ report, serviceName, fileUrl, nonce }: ReportPageInput): string {
+export function renderReportPage({ report, serviceName, fileUrl, nonce, historyUrl }: ReportPageInput): string {
   const pair = report.verification_mode === 'raw_pair';
   const flicker = flickerSection(report, fileUrl);
   const body = html`<main>
@@ -79,7 +81,7 @@ ${pair ? html`<div class="pair-visuals">${heatmapSection(report, fileUrl)}${flic
 ${credentialsSection(report)}
 ${badgeSection(report, fileUrl)}
 ${hashesSection(report)}
-${anchorSection(report)}
+${anchorSection(report, historyUrl)}
 </main>`;
   return page({
     title: `Verification report: ${report.name} · ${serviceName}`,

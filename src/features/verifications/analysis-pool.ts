@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../../core/errors.js';
-import type { AnalysisJob, AnalysisReply, ThreadAnalysis } from './analysis-thread.js';
+import type { AnalysisJob, AnalysisReply, PairJob, ThreadAnalysis } from './analysis-thread.js';
 
 /**
  * The analysis could not finish for a reason of the service's (a decoder that made no progress
@@ -36,7 +36,16 @@ export class AnalysisPool {
     return this.idle.length + this.busy.size;
   }
 
-  async analyze(job: AnalysisJob, signal?: AbortSignal): Promise<ThreadAnalysis> {
+  async analyze(job: PairJob, signal?: AbortSignal): Promise<ThreadAnalysis> {
+    return ((await this.run(job, signal)) as { analysis: ThreadAnalysis }).analysis;
+  }
+
+  /** The RAW rendered at full size as the analysis renders it, as a lossless PNG; null for a RAW the decoder cannot render. */
+  async renderRaw(raw: Uint8Array, signal?: AbortSignal): Promise<Uint8Array | null> {
+    return ((await this.run({ render: raw }, signal)) as { rendition: Uint8Array | null }).rendition;
+  }
+
+  private async run(job: AnalysisJob, signal?: AbortSignal): Promise<Extract<AnalysisReply, { ok: true }>> {
     signal?.throwIfAborted();
     const worker = await this.acquire(signal);
     let answered = false;
@@ -69,7 +78,7 @@ export class AnalysisPool {
       // The thread answered: it is healthy whatever the job's outcome, and goes back to the pool.
       answered = true;
       this.release(worker);
-      if (reply.ok) return reply.analysis;
+      if (reply.ok) return reply;
       if (reply.appError) {
         const { code, message, suggestion, details } = reply.appError;
         throw new AppError(code, message, { suggestion, details });

@@ -1,17 +1,22 @@
 /**
  * Worker-thread entry that runs the RAW+image analysis. It keeps the ~2 s of CPU-bound work per
- * pair off the service's event loop, so HTTP stays responsive while pairs are analysed.
+ * pair off the service's event loop, so HTTP stays responsive while pairs are analysed. It also
+ * renders a RAW alone (`{ render }`): the full-size rendering of a pair analysed before it was
+ * kept, made before that pair's RAW is discarded (retention.ts).
  */
 import { parentPort } from 'node:worker_threads';
 import sharp from 'sharp';
 import { analyzePair, type PairAnalysis } from '../../analysis/pipeline.js';
+import { decodeRaw, renderReference } from '../../analysis/raw/index.js';
 import type { RgbImage } from '../../analysis/types.js';
 import { AppError } from '../../core/errors.js';
 
-export interface AnalysisJob {
+export interface PairJob {
   raw: Uint8Array;
   image: Uint8Array;
 }
+
+export type AnalysisJob = PairJob | { render: Uint8Array };
 
 /**
  * The analysis as the thread answers it: the full-size RAW rendering leaves the thread as a
@@ -22,6 +27,7 @@ export type ThreadAnalysis = PairAnalysis & { rawRenditionPng?: Uint8Array };
 
 export type AnalysisReply =
   | { ok: true; analysis: ThreadAnalysis }
+  | { ok: true; rendition: Uint8Array | null }
   | {
       ok: false;
       appError?: { code: AppError['code']; message: string; suggestion?: string; details?: Record<string, unknown> };
@@ -33,6 +39,11 @@ export type AnalysisReply =
 parentPort?.on('message', async (job: AnalysisJob) => {
   let reply: AnalysisReply;
   try {
+    if ('render' in job) {
+      const rendition = await renderRaw(job.render);
+      parentPort!.postMessage({ ok: true, rendition } satisfies AnalysisReply, rendition ? [rendition.buffer as ArrayBuffer] : []);
+      return;
+    }
     const analysis = await analyzePair(job);
     const { reference, ...artifacts } = analysis.artifacts;
     const rawRenditionPng = reference && (await encodePng(reference));
@@ -47,6 +58,12 @@ parentPort?.on('message', async (job: AnalysisJob) => {
   }
   parentPort!.postMessage(reply);
 });
+
+/** The rendering the analysis makes (pipeline.ts: renderReference, default options), as its PNG; null when the decoder cannot render this RAW. */
+async function renderRaw(bytes: Uint8Array): Promise<Uint8Array | null> {
+  const decoded = await decodeRaw(bytes);
+  return decoded.kind === 'decoded' ? encodePng(await renderReference(decoded.raw)) : null;
+}
 
 /** Lossless: the RAW layer a PSD export makes from it is the same, pixel for pixel, as one made from the RAW. */
 async function encodePng({ width, height, data }: RgbImage): Promise<Uint8Array> {

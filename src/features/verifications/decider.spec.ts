@@ -395,6 +395,12 @@ describe('verificationDecider', () => {
       given(verificationDecider, [queued(), started, graded(), completed]).when(discardRaw).then([rawDiscarded]);
     });
 
+    it('with the full-size rendering made just before (a pair analysed before it was kept): the rendition first, then the discard', () => {
+      given(verificationDecider, [queued(), started, graded(), completed])
+        .when({ type: 'DiscardRaw', renditions: [rendition('raw_rendition')], now: NOW })
+        .then([renditionStored('raw_rendition'), rawDiscarded]);
+    });
+
     it('a failed pair too', () => {
       given(verificationDecider, [queued(), started, failed]).when(discardRaw).then([rawDiscarded]);
     });

@@ -31,7 +31,8 @@ export type VerificationCommand =
   | { type: 'Fail'; reason: string; now: Date }
   | { type: 'Delete'; account_id: string; now: Date }
   | { type: 'Claim'; anonymous_account_id: string; new_owner_account_id: string; now: Date }
-  | { type: 'DiscardRaw'; now: Date }
+  /** `renditions`: the full-size rendering made just before, for a pair analysed before it was kept. */
+  | { type: 'DiscardRaw'; renditions?: RenditionInput[]; now: Date }
   | { type: 'CloseClaimWindow'; now: Date };
 
 export interface VerificationState {
@@ -164,7 +165,10 @@ export const verificationDecider: Decider<VerificationState, VerificationCommand
       case 'DiscardRaw':
         // Once finished (completed or failed) the RAW has served its check; a record whose files went with its claim window has none left.
         if ((state.status !== 'completed' && state.status !== 'failed') || !state.raw || state.rawDiscarded) return [];
-        return [{ type: 'RawFileDiscarded', data: { blob_key: state.raw.blob_key, sha256: state.raw.sha256, discarded_at: command.now.toISOString() } }];
+        return [
+          ...renditionsStored(state, command.renditions ?? [], command.now),
+          { type: 'RawFileDiscarded', data: { blob_key: state.raw.blob_key, sha256: state.raw.sha256, discarded_at: command.now.toISOString() } },
+        ];
       case 'CloseClaimWindow':
         // Only a record still anonymous (unclaimed), not deleted, whose window has run out.
         if (state.status === 'none' || state.status === 'deleted' || !state.anonymous || state.filesExpired || !state.queuedAt) return [];

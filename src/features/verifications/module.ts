@@ -36,7 +36,14 @@ function verificationWorkflows(deps: WorkflowDeps) {
     await analysisPool.close();
     await shutdownRawDecoders();
   });
-  const retention = createRetentionSteps({ store: deps.store, blobs: deps.blobs, log: deps.log, now: deps.now, config: deps.config });
+  const retention = createRetentionSteps({
+    store: deps.store,
+    blobs: deps.blobs,
+    log: deps.log,
+    now: deps.now,
+    config: deps.config,
+    renderRaw: (raw, signal) => analysisPool.renderRaw(raw, signal),
+  });
   const steps = createVerificationActivities({
     store: deps.store,
     blobs: deps.blobs,

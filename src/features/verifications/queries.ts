@@ -144,15 +144,13 @@ export const rawOf = (row: VerificationRow): StoredFile | null => (row.raw ? jso
 /** How many ids a retention sweep starts at a time (the rest on its next pass). */
 const RETENTION_SWEEP_BATCH = 200;
 
-/** Finished verifications whose RAW's file is still kept: the RAW discard sweep's work (a run a crash cut short, or finished before the discard existed); a closed claim window took the RAW with the other files. */
+/** Finished verifications whose RAW's file is still kept: the RAW discard sweep's work (a run a crash cut short, or finished before the discard existed: rendered first if registered, retention.ts); a closed claim window took the RAW with the other files. */
 export const rawsToDiscard = (knex: Knex): Promise<string[]> =>
   verificationsTable(knex)
     .whereIn('status', ['completed', 'failed'])
     .whereNotNull('raw')
     .whereNull('raw_discarded_at')
     .whereNull('files_expired_at')
-    // Not a completed registered pair analysed before its full-size rendering was kept: its PSD export needs the RAW (retention.ts).
-    .whereRaw("not (status = 'completed' and rendition_info -> 'registration' is not null and renditions -> 'raw_rendition' is null)")
     .orderBy('updated_at').limit(RETENTION_SWEEP_BATCH).pluck('id');
 
 /** Anonymous verifications still unclaimed whose claim window ended by `closedBy` and whose files are still kept: the claim window sweep's work. */

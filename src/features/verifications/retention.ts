@@ -18,7 +18,7 @@ import { foldStream, runCommand, type Folded } from '../../core/decider.js';
 import type { EventStore } from '../../core/event-store.js';
 import type { ActivityImplementations, SweepSource } from '../../core/workflow.js';
 import type { Logger } from 'pino';
-import { CLAIM_WINDOW_MS, verificationDecider, verificationStream, type VerificationCommand, type VerificationState } from './decider.js';
+import { CLAIM_WINDOW_MS, verificationDecider, verificationStream, type RenditionInput, type VerificationCommand, type VerificationState } from './decider.js';
 import { claimWindowsDue, rawsToDiscard } from './queries.js';
 import type { RawDiscardActivities, RawDiscardInput, RawDiscardOutcome } from '../../../workflows/verifications/raw-discard-workflow.js';
 import type { ClaimWindowActivities, ClaimWindowInput, ClaimWindowStep } from '../../../workflows/verifications/claim-window-workflow.js';
@@ -29,6 +29,11 @@ export interface RetentionDeps {
   log: Logger;
   now: () => Date;
   config: Pick<Config, 'PROCESSING_REGION' | 'RAW_RETENTION'>;
+  /**
+   * Renders a RAW at full size as the analysis does (a lossless PNG; null when it cannot), off the
+   * event loop: for a pair analysed before that rendering was kept. Without it such a pair keeps its RAW.
+   */
+  renderRaw?: (raw: Uint8Array, signal?: AbortSignal) => Promise<Uint8Array | null>;
 }
 
 /** The end of an anonymous verification's claim window (queued_at + 30 days). */
@@ -47,15 +52,25 @@ export function createRetentionSteps(deps: RetentionDeps) {
   const load = (id: string) => foldStream(deps.store, verificationStream(id), verificationDecider);
 
   /** Records RawFileDiscarded for a finished verification (once); `discarded` when it is recorded, now or before. */
-  async function recordRawDiscard(id: string, from?: Folded<VerificationState>): Promise<RawDiscardOutcome> {
+  async function recordRawDiscard(id: string, from?: Folded<VerificationState>, signal?: AbortSignal): Promise<RawDiscardOutcome> {
     if (deps.config.RAW_RETENTION === 'keep') return 'kept';
     const folded = from ?? (await load(id));
     const { state } = folded;
     if (state.rawDiscarded) return 'discarded';
     if (!state.raw || state.status === 'deleted') return 'nothing';
-    // A pair analysed before the full-size rendering was kept: its RAW is its PSD export's only RAW layer (decisions-RETAIN).
-    if (needsRawForExport(state)) return 'kept';
-    const after = await record(id, { type: 'DiscardRaw', now: deps.now() }, 'raw-retention', folded);
+    // A pair analysed before the full-size rendering was kept: the rendering is made now, from the
+    // RAW, and recorded with the discard; its PSD export needs it (decisions-RETAIN).
+    const renditions: RenditionInput[] = [];
+    if (needsRawForExport(state)) {
+      if (!deps.renderRaw) return 'kept';
+      const png = await deps.renderRaw(await deps.blobs.read(state.raw.blob_key), signal);
+      if (png) {
+        const key = `verifications/${id}/raw_rendition.png`;
+        const stored = await deps.blobs.put(key, png);
+        renditions.push({ kind: 'raw_rendition', blob_key: key, content_type: 'image/png', sha256: stored.sha256 });
+      }
+    }
+    const after = await record(id, { type: 'DiscardRaw', renditions, now: deps.now() }, 'raw-retention', folded);
     if (!after.state.rawDiscarded) return 'nothing'; // not finished yet
     deps.log.info({ verification: id }, 'RAW file discarded');
     return 'discarded';
@@ -104,7 +119,7 @@ export function createRetentionSteps(deps: RetentionDeps) {
   };
 }
 
-/** A completed, registered pair with no raw_rendition (analysed by an earlier version): only its RAW can make its PSD export's RAW layer. */
+/** A completed, registered pair with no raw_rendition (analysed by an earlier version): its PSD export's RAW layer needs its RAW, or a rendering made from it. */
 function needsRawForExport(state: VerificationState): boolean {
   return state.status === 'completed' && state.mode === 'raw_pair' && !state.renditions.has('raw_rendition') && Boolean(state.graded?.rendition_info?.registration);
 }
@@ -117,14 +132,14 @@ function keysAtClose(state: VerificationState): string[] {
 export type RetentionSteps = ReturnType<typeof createRetentionSteps>;
 
 export function rawDiscardActivities(steps: RetentionSteps): ActivityImplementations<RawDiscardActivities> {
-  return { recordRawDiscard: (_context, id) => steps.recordRawDiscard(id), deleteRawFile: (_context, id) => steps.deleteRawFile(id) };
+  return { recordRawDiscard: (context, id) => steps.recordRawDiscard(id, undefined, context.signal), deleteRawFile: (_context, id) => steps.deleteRawFile(id) };
 }
 
 export function claimWindowActivities(steps: RetentionSteps): ActivityImplementations<ClaimWindowActivities> {
   return { closeClaimWindow: (_context, id) => steps.closeClaimWindow(id), deleteExpiredFiles: (_context, id) => steps.deleteExpiredFiles(id) };
 }
 
-/** Finished verifications whose RAW is still kept (none with RAW_RETENTION=keep; not those whose PSD export still needs it). */
+/** Finished verifications whose RAW is still kept (none with RAW_RETENTION=keep). */
 export function rawDiscardSweep(config: Pick<Config, 'RAW_RETENTION'>) {
   return async ({ knex }: SweepSource): Promise<{ id: string; input: RawDiscardInput }[]> =>
     config.RAW_RETENTION === 'keep' ? [] : (await rawsToDiscard(knex)).map((id) => ({ id, input: {} }));
