@@ -184,8 +184,9 @@ for (const target of databaseTargets) {
       expect(await blobCount(t)).toBe(blobs);
     });
 
-    it('rejects wrong field names and missing parts with 422', async () => {
+    it('rejects wrong field names, missing parts and repeated fields with 422', async () => {
       const events = await t.eventCount();
+      const blobs = blobCount(t);
       const wrong = await upload(t.url, owner.token, [{ field: 'photo', name: 'a.jpg', bytes: fixture(pairJpeg) }]);
       expect(wrong.status).toBe(422);
       expect(wrong.body.detail[0]).toMatchObject({ loc: ['body', 'photo'], type: 'extra_forbidden' });
@@ -193,7 +194,16 @@ for (const target of databaseTargets) {
       expect(none.status).toBe(422);
       const json = await call('POST', '/v1/verifications/', { token: owner.token, json: { image: 'x' } });
       expect(json.status).toBe(422);
+      // A text field sent twice: which one was meant cannot be told, so neither is used.
+      const twice = new FormData();
+      twice.append('image', new Blob([new Uint8Array(fixture(pairJpeg))]), 'a.jpg');
+      twice.append('attestation_id', '5b0c7c5e-0000-4000-8000-000000000000');
+      twice.append('attestation_id', '5b0c7c5e-0000-4000-8000-000000000001');
+      const repeated = await fetch(`${t.url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}` }, body: twice });
+      expect(repeated.status).toBe(422);
+      expect(((await repeated.json()) as { detail: { loc: string[]; type: string }[] }).detail[0]).toMatchObject({ loc: ['body', 'attestation_id'], type: 'too_many' });
       expect(await t.eventCount()).toBe(events);
+      expect(blobCount(t)).toBe(blobs);
     });
 
     it("hides other accounts' verifications on every route", async () => {
