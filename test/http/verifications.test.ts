@@ -186,7 +186,7 @@ for (const target of databaseTargets) {
 
     it('rejects wrong field names, missing parts and repeated fields with 422', async () => {
       const events = await t.eventCount();
-      const blobs = blobCount(t);
+      const blobs = await blobCount(t);
       const wrong = await upload(t.url, owner.token, [{ field: 'photo', name: 'a.jpg', bytes: fixture(pairJpeg) }]);
       expect(wrong.status).toBe(422);
       expect(wrong.body.detail[0]).toMatchObject({ loc: ['body', 'photo'], type: 'extra_forbidden' });
@@ -203,7 +203,7 @@ for (const target of databaseTargets) {
       expect(repeated.status).toBe(422);
       expect(((await repeated.json()) as { detail: { loc: string[]; type: string }[] }).detail[0]).toMatchObject({ loc: ['body', 'attestation_id'], type: 'too_many' });
       expect(await t.eventCount()).toBe(events);
-      expect(blobCount(t)).toBe(blobs);
+      expect(await blobCount(t)).toBe(blobs);
     });
 
     it("hides other accounts' verifications on every route", async () => {
