@@ -218,3 +218,9 @@ export const configDocumentation: Record<keyof z.infer<typeof configSchema>, str
   PGLITE_SHARED_BUFFERS_MB: 'Shared buffers of the embedded PGlite database (ignored with DATABASE_URL); PGlite keeps them in its WebAssembly memory.',
   CRASH_AT: 'Crash tests only, never in production: `<workflow>.<activity>:before` or `:after` makes the in-process engine kill its own process (SIGKILL) the first time a run reaches that step (test/workflows/crash-points.test.ts).',
 };
+
+/**
+ * The path part of PUBLIC_BASE_URL without its trailing slash ('' at the root): pages link with
+ * absolute paths under it, since a proxy may mount the service below /.
+ */
+export const publicBasePath = (config: Pick<Config, 'PUBLIC_BASE_URL'>): string => new URL(config.PUBLIC_BASE_URL).pathname.replace(/\/+$/, '');
