@@ -8,7 +8,8 @@
  * service and CLI (bench/startup.ts); the service's reads, image-only throughput and memory
  * against bare node:http (bench/service.ts); the command path of one image-only verification at
  * a time (bench/command-path.ts); the service's RSS with 10 concurrent pairs and a minute after
- * (bench/pairs-memory.ts); a 24 MP pair's PSD export against its analysis (bench/psd-export.ts).
+ * (bench/pairs-memory.ts); a 24 MP pair's PSD export against its analysis (bench/psd-export.ts);
+ * pairs analysed per minute with one worker process and with two (bench/scale.ts).
  * Every series carries the load average it ran under.
  */
 import { readFileSync } from 'node:fs';
@@ -73,4 +74,6 @@ report.command_path = await (await import('./command-path.js')).benchCommandPath
 report.pairs_memory = await (await import('./pairs-memory.js')).benchPairsMemory();
 // A 24 MP pair's PSD export against its analysis, each in its own process: time and peak (bench/psd-export.ts).
 report.psd_export = await (await import('./psd-export.js')).benchPsdExport();
+// Pairs per minute with one ROLE=worker process and with two, alternating series (bench/scale.ts; needs PostgreSQL, Temporal, versitygw).
+report.scale = await (await import('./scale.js')).benchScale();
 process.stdout.write(JSON.stringify(report, null, 2) + '\n');

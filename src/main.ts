@@ -21,7 +21,17 @@ async function main(): Promise<void> {
 
   // Loaded once the configuration is known to be good: a bad variable is reported at once.
   const { startService } = await import('./service.js');
-  const service = await startService(config);
+  let service;
+  try {
+    service = await startService(config);
+  } catch (error) {
+    // Refused for its place in the deployment (a second in-process workflow engine on one database): said plainly, not as a crash.
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\nSee docs/operations.md, "Roles".\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw error;
+  }
   const log = service.deps.log;
 
   // A terminal's Ctrl-C reaches every process of the group, and `npm start` forwards the signal

@@ -74,4 +74,6 @@ export const authenticators: readonly Authenticator[] = modules.flatMap((m) => m
 export const eventCatalogues: readonly Record<string, EventDefinition>[] = modules.flatMap((m) => m.events ?? []);
 
 /** Every error code the service may answer with (and the reserved ones), with its status. */
+/** What a ROLE=worker process answers on PORT instead of the app (issue 26): health and readiness only. */
+export { healthListener } from './features/health/listener.js';
 export const errorCatalogue: ErrorStatuses = Object.assign({}, coreErrors, reservedErrors, ...modules.map((m) => m.errors ?? {}));

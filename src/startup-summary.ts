@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { c2paReader } from './provenance/c2pa-reader.js';
 import type { Config } from './core/config.js';
+import { describeBlobStore } from './adapters/blobs/index.js';
 
 /**
  * What the start-up log line says (docs/decisions.md D-045): the address the server actually
@@ -63,7 +64,7 @@ export function describeComponents(config: Config): Components {
       ? `Temporal ${maskSecrets(config.TEMPORAL_ADDRESS)} (namespace ${config.TEMPORAL_NAMESPACE}, task queue ${config.TEMPORAL_TASK_QUEUE})`
       : `in-process (${config.WORKFLOW_CONCURRENCY} at a time)`,
     mail: config.SMTP_URL ? `SMTP ${maskSecrets(config.SMTP_URL)}` : `file outbox ${path.join(config.DATA_DIR, 'outbox')} (no SMTP_URL)`,
-    blob_store: `files in ${path.join(config.DATA_DIR, 'blobs')}`,
+    blob_store: maskSecrets(describeBlobStore(config)),
     c2pa_reader: c2paReader().description,
   };
 }

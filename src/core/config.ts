@@ -70,8 +70,18 @@ const configSchema = z.object({
     z.string().regex(/^(esdb|esdb\+discover|kurrentdb|kdb):\/\//, 'must be an esdb:// connection string').optional(),
   ),
   TEMPORAL_ADDRESS: optionalString,
+  /** Issue 26: which work this process takes (api: HTTP; worker: workflows; all: both, the embedded setup). */
+  ROLE: z.enum(['api', 'worker', 'all']).default('all'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().trim().min(1).default('photoverify-verifications'),
+  /** S3-compatible blob storage (issue 26): S3_ENDPOINT and S3_BUCKET together, or neither (the file store). */
+  S3_ENDPOINT: optionalString.pipe(z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional()),
+  S3_BUCKET: optionalString,
+  S3_REGION: z.string().trim().min(1).default('eu-central-1'),
+  S3_ACCESS_KEY_ID: optionalString,
+  S3_SECRET_ACCESS_KEY: optionalString,
+  S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
+  S3_DOWNLOADS: z.enum(['proxy', 'redirect']).default('proxy'),
   SMTP_URL: optionalString.pipe(z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional()),
   MAIL_FROM: z.string().default('PhotoVerify <no-reply@photoverify.local>'),
   MAIL_RETRY_INITIAL_MS: positiveInt(30_000),
@@ -111,6 +121,18 @@ const configSchema = z.object({
   ANCHOR_TSA_URL: optionalString.pipe(z.url().optional()),
   PGLITE_SHARED_BUFFERS_MB: positiveInt(16),
   CRASH_AT: optionalString.pipe(z.string().regex(/^[A-Za-z][A-Za-z0-9]*\.[A-Za-z][A-Za-z0-9]*:(before|after)$/, 'expected <workflow>.<activity>:before|after').optional()),
+}).superRefine((value, context) => {
+  // PGlite's directory belongs to one process, which therefore does everything.
+  if (value.ROLE !== 'all' && !value.DATABASE_URL) {
+    context.addIssue({ code: 'custom', path: ['ROLE'], message: `ROLE=${value.ROLE} needs DATABASE_URL (PostgreSQL shared by the API and worker processes); the embedded PGlite belongs to one process, which runs as ROLE=all` });
+  }
+  // Half an S3 configuration would silently fall back to local files on one instance of many.
+  if (Boolean(value.S3_ENDPOINT) !== Boolean(value.S3_BUCKET)) {
+    context.addIssue({ code: 'custom', path: [value.S3_ENDPOINT ? 'S3_BUCKET' : 'S3_ENDPOINT'], message: 'S3_ENDPOINT and S3_BUCKET are set together (both: S3 blob storage; neither: files in DATA_DIR/blobs)' });
+  }
+  if (Boolean(value.S3_ACCESS_KEY_ID) !== Boolean(value.S3_SECRET_ACCESS_KEY)) {
+    context.addIssue({ code: 'custom', path: [value.S3_ACCESS_KEY_ID ? 'S3_SECRET_ACCESS_KEY' : 'S3_ACCESS_KEY_ID'], message: 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together (neither: the AWS SDK\'s default credentials)' });
+  }
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, 'DATA_DIR' | 'PUBLIC_BASE_URL'> & {
@@ -153,8 +175,16 @@ export const configDocumentation: Record<keyof z.infer<typeof configSchema>, str
   DATABASE_URL: 'PostgreSQL connection string for events and read models. Unset: embedded PGlite in DATA_DIR/pglite.',
   EVENTSTORE_URL: 'EventStoreDB connection string (esdb://...). Unset: events live in PostgreSQL/PGlite.',
   TEMPORAL_ADDRESS: 'Temporal frontend host:port. Unset: workflows run in-process.',
+  ROLE: '`all`: this process serves HTTP and runs the workflows (the embedded setup). `api`: uploads, reads, pages and /mcp; it starts workflows but runs none. `worker`: runs the workflows (analyses, PSD builds, mail, timers, recovery sweeps) and answers only /health and /ready on PORT. api and worker need DATABASE_URL; without TEMPORAL_ADDRESS one process per database runs the workflows (docs/operations.md, "Roles").',
   TEMPORAL_NAMESPACE: 'Temporal namespace.',
   TEMPORAL_TASK_QUEUE: 'Temporal task queue of the verification workflows and activities (every process of one deployment uses the same).',
+  S3_ENDPOINT: 'S3-compatible endpoint URL for blobs (uploads, renditions, PSD exports, mail bodies), e.g. https://s3.eu-central-1.amazonaws.com or http://versitygw:7070; set together with S3_BUCKET. Unset: files in DATA_DIR/blobs (one instance only). docs/operations.md, "S3 blob storage".',
+  S3_BUCKET: 'Bucket holding the blobs (it must exist); staged uploads live under its .staging/ prefix until committed.',
+  S3_REGION: 'Region the S3 requests are signed for (the bucket\'s region on AWS).',
+  S3_ACCESS_KEY_ID: 'Access key for S3_ENDPOINT; set with S3_SECRET_ACCESS_KEY. Unset: the AWS SDK\'s default credentials (environment, instance role).',
+  S3_SECRET_ACCESS_KEY: 'Secret key for S3_ACCESS_KEY_ID.',
+  S3_FORCE_PATH_STYLE: '`true`: requests address the bucket in the path (http://endpoint/bucket/key), as most S3-compatible servers need; `false`: as a host name (bucket.endpoint), as AWS prefers.',
+  S3_DOWNLOADS: '`proxy`: pre-signed download links (/blobs/...) stream through the service, so users need to reach only the service (the S3 endpoint may be internal). `redirect`: they answer 302 to an S3 pre-signed URL (at most 1 hour), which users must be able to reach; the bytes then bypass the service.',
   SMTP_URL: 'SMTP server (smtp:// or smtps://, credentials in the URL) that sends the sharing notifications. Unset: each message is written as an .eml file to DATA_DIR/outbox instead.',
   MAIL_FROM: 'Sender (From) of the sharing notifications; its domain is the right-hand side of every Message-ID.',
   MAIL_RETRY_INITIAL_MS: 'Delay before the second delivery attempt of a message; each further delay doubles, up to 1 hour.',
@@ -188,3 +218,9 @@ export const configDocumentation: Record<keyof z.infer<typeof configSchema>, str
   PGLITE_SHARED_BUFFERS_MB: 'Shared buffers of the embedded PGlite database (ignored with DATABASE_URL); PGlite keeps them in its WebAssembly memory.',
   CRASH_AT: 'Crash tests only, never in production: `<workflow>.<activity>:before` or `:after` makes the in-process engine kill its own process (SIGKILL) the first time a run reaches that step (test/workflows/crash-points.test.ts).',
 };
+
+/**
+ * The path part of PUBLIC_BASE_URL without its trailing slash ('' at the root): pages link with
+ * absolute paths under it, since a proxy may mount the service below /.
+ */
+export const publicBasePath = (config: Pick<Config, 'PUBLIC_BASE_URL'>): string => new URL(config.PUBLIC_BASE_URL).pathname.replace(/\/+$/, '');

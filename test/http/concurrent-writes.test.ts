@@ -119,7 +119,8 @@ twoInstances.describe('concurrent comments through two service instances on one 
   beforeAll(async () => {
     t = await startTestService(postgres!);
     // The same database and data dir (secrets, blobs), as instances behind one load balancer have.
-    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: t.dataDir, DATABASE_URL: t.service.deps.config.DATABASE_URL!, PASSWORD_HASH_COST: '10', LOG_LEVEL: 'silent' });
+    // ROLE=api: without Temporal the first process is the database's one workflow engine (decisions ROLES).
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: t.dataDir, DATABASE_URL: t.service.deps.config.DATABASE_URL!, PASSWORD_HASH_COST: '10', LOG_LEVEL: 'silent', ROLE: 'api' });
     second = await startService(config, { logger: pino({ level: 'silent' }) });
   }, 120_000);
   afterAll(async () => {

@@ -35,6 +35,7 @@ for (const target of databaseTargets) {
       expect(res.body.processing_region).toBe('eu-central-1');
       expect(res.body.dependencies.database).toEqual({ status: 'ok', adapter: target.name });
       expect(res.body.dependencies.event_store.status).toBe('ok');
+      expect(res.body.dependencies.blob_store).toEqual({ status: 'ok', adapter: process.env.BLOB_STORE === 's3' ? 's3' : 'file' });
       expect(res.body.projections.map((p: { name: string }) => p.name)).toEqual(allProjectors.map((p) => p.name));
       expect(res.body.projections.every((p: { state: string }) => p.state === 'running')).toBe(true);
     });

@@ -6,8 +6,6 @@
  * shared check (src/analysis/image/jpeg-structure.ts, src/analysis/raw/format-detect.ts), which
  * the CLI test (test/cli/analyze-file-checks.test.ts) compares with the CLI's output.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
 import { concat, crw, crwMessage, cutJpeg, fixture, noise, pairJpeg, trailer2k, truncatedMessage } from '../support/file-variants.js';
@@ -44,10 +42,7 @@ describe('upload file checks over HTTP', () => {
     throw new Error(`verification ${id} did not finish`);
   }
 
-  const blobCount = () => {
-    const walk = (dir: string): number => fs.readdirSync(dir, { withFileTypes: true }).reduce((n, e) => n + (e.isDirectory() ? walk(path.join(dir, e.name)) : 1), 0);
-    return walk(path.join(t.dataDir, 'blobs'));
-  };
+  const blobCount = async () => (await t.storedBlobs()).length;
 
   it('a pair whose JPEG has 16 zero bytes after its end-of-image marker is accepted, verified, and the length recorded', async () => {
     const created = await upload(t.url, owner.token, [
@@ -118,7 +113,7 @@ describe('upload file checks over HTTP', () => {
   ] as [string, Part[], string, string | RegExp][])('rejects %s with a clear 400, storing nothing', async (_label, parts, code, message) => {
     await t.settled();
     const events = await t.eventCount();
-    const blobs = blobCount();
+    const blobs = await blobCount();
     const started = Date.now();
     const res = await upload(t.url, owner.token, parts);
     expect(res.status, JSON.stringify(res.body)).toBe(400);
@@ -128,7 +123,7 @@ describe('upload file checks over HTTP', () => {
     expect(res.body.detail.suggestion).toEqual(expect.any(String));
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(await t.eventCount()).toBe(events);
-    expect(blobCount()).toBe(blobs);
+    expect(await blobCount()).toBe(blobs);
   });
 
   it('the CRW refusal names the supported formats in its details too', async () => {

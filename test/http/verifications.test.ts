@@ -31,11 +31,7 @@ async function waitForTerminal(call: ReturnType<typeof client>, token: string, i
   throw new Error(`verification ${id} did not finish`);
 }
 
-const blobCount = (t: TestService) => {
-  const root = path.join(t.dataDir, 'blobs');
-  const walk = (dir: string): number => fs.readdirSync(dir, { withFileTypes: true }).reduce((n, e) => n + (e.isDirectory() ? walk(path.join(dir, e.name)) : 1), 0);
-  return walk(root);
-};
+const blobCount = async (t: TestService) => (await t.storedBlobs()).length;
 
 for (const target of databaseTargets) {
   // Pairs go through the workflow: up to the verification's 10-minute deadline on a loaded machine.
@@ -179,17 +175,18 @@ for (const target of databaseTargets) {
       ['an unknown attestation id', [{ field: 'image', name: 'a.jpg', bytes: fixture(pairJpeg) }], 400, 'ATTESTATION_NOT_FOUND', { attestation_id: '5b0c7c5e-0000-4000-8000-000000000000' }],
     ] as [string, Part[], number, string, Record<string, string>?][])('rejects %s, storing nothing', async (_label, parts, status, code, extra) => {
       const events = await t.eventCount();
-      const blobs = blobCount(t);
+      const blobs = await blobCount(t);
       const res = await upload(t.url, owner.token, parts, extra);
       expect(res.status).toBe(status);
       expect(res.body.detail.error_code).toBe(code);
       expect(res.body.detail.suggestion).toEqual(expect.any(String));
       expect(await t.eventCount()).toBe(events);
-      expect(blobCount(t)).toBe(blobs);
+      expect(await blobCount(t)).toBe(blobs);
     });
 
-    it('rejects wrong field names and missing parts with 422', async () => {
+    it('rejects wrong field names, missing parts and repeated fields with 422', async () => {
       const events = await t.eventCount();
+      const blobs = await blobCount(t);
       const wrong = await upload(t.url, owner.token, [{ field: 'photo', name: 'a.jpg', bytes: fixture(pairJpeg) }]);
       expect(wrong.status).toBe(422);
       expect(wrong.body.detail[0]).toMatchObject({ loc: ['body', 'photo'], type: 'extra_forbidden' });
@@ -197,7 +194,16 @@ for (const target of databaseTargets) {
       expect(none.status).toBe(422);
       const json = await call('POST', '/v1/verifications/', { token: owner.token, json: { image: 'x' } });
       expect(json.status).toBe(422);
+      // A text field sent twice: which one was meant cannot be told, so neither is used.
+      const twice = new FormData();
+      twice.append('image', new Blob([new Uint8Array(fixture(pairJpeg))]), 'a.jpg');
+      twice.append('attestation_id', '5b0c7c5e-0000-4000-8000-000000000000');
+      twice.append('attestation_id', '5b0c7c5e-0000-4000-8000-000000000001');
+      const repeated = await fetch(`${t.url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}` }, body: twice });
+      expect(repeated.status).toBe(422);
+      expect(((await repeated.json()) as { detail: { loc: string[]; type: string }[] }).detail[0]).toMatchObject({ loc: ['body', 'attestation_id'], type: 'too_many' });
       expect(await t.eventCount()).toBe(events);
+      expect(await blobCount(t)).toBe(blobs);
     });
 
     it("hides other accounts' verifications on every route", async () => {
@@ -267,11 +273,11 @@ for (const target of databaseTargets) {
     });
 
     it('deletes permanently: files removed, later reads 404, recorded as an event', async () => {
-      const before = blobCount(t);
+      const before = await blobCount(t);
       const res = await call('DELETE', `/v1/verifications/${verifiedId}`, { token: owner.token });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ detail: 'Verification deleted.' });
-      expect(blobCount(t)).toBeLessThan(before - 4);
+      expect(await blobCount(t)).toBeLessThan(before - 4);
       expect((await call('GET', `/v1/verifications/${verifiedId}`, { token: owner.token })).status).toBe(404);
       expect((await call('DELETE', `/v1/verifications/${verifiedId}`, { token: owner.token })).status).toBe(404);
       const history = await call('GET', `/v1/audit/streams/verification-${verifiedId}`, { token: owner.token });

@@ -49,7 +49,8 @@ for (const target of databaseTargets) {
     let apiKey: string;
     let agent: Client;
 
-    const blobFile = (uploadId: string) => path.join(t.dataDir, 'blobs', 'uploads', nonceOf(uploadId));
+    /** Whether an upload's own blob is still stored (uploads/<nonce>), in whichever store the service uses. */
+    const uploadStored = (uploadId: string) => t.service.deps.blobs.exists(`uploads/${nonceOf(uploadId)}`);
     const history = async (uploadId: string) => {
       const res = await call('GET', `/v1/audit/streams/upload-${nonceOf(uploadId)}`, { token: owner.token });
       expect(res.status).toBe(200);
@@ -61,7 +62,7 @@ for (const target of databaseTargets) {
       const ticket = (await callTool(agent, 'create_upload', { filename })).output as { upload_id: string; upload_url: string; expires_at: string };
       const put = await fetch(`${t.url}/uploads/${ticket.upload_id}`, { method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body: new Uint8Array(webp) });
       expect(put.status).toBe(200);
-      expect(fs.existsSync(blobFile(ticket.upload_id))).toBe(true);
+      expect(await uploadStored(ticket.upload_id)).toBe(true);
       return ticket;
     }
 
@@ -87,19 +88,19 @@ for (const target of databaseTargets) {
       const verificationId = verified.output.verification_id as string;
       await t.settled();
       const queued = (await t.service.deps.store.readStream(`verification-${verificationId}`))[0]!;
-      const verificationFile = path.join(t.dataDir, 'blobs', (queued.data.image as { blob_key: string }).blob_key);
-      expect(fs.existsSync(verificationFile)).toBe(true);
-      expect(fs.existsSync(blobFile(used.upload_id)), 'a used upload’s own file goes once the verification has its copy').toBe(false);
+      const verificationKey = (queued.data.image as { blob_key: string }).blob_key;
+      expect(await t.service.deps.blobs.exists(verificationKey)).toBe(true);
+      expect(await uploadStored(used.upload_id), 'a used upload’s own file goes once the verification has its copy').toBe(false);
 
       // Expired, within the grace: the id is refused, the file not yet deleted (the engine looked several times meanwhile).
       clock.advance(HOUR + 60_000);
       expectExpired(await callTool(agent, 'verify_image', { image: { upload_id: unused.upload_id } }));
       await sleep(1_500);
-      expect(fs.existsSync(blobFile(unused.upload_id))).toBe(true);
+      expect(await uploadStored(unused.upload_id)).toBe(true);
       expect((await history(unused.upload_id)).map((e) => e.type)).toEqual(['UploadReceived']);
 
       clock.advance(UPLOAD_EXPIRY_GRACE_MS);
-      await waitFor(() => !fs.existsSync(blobFile(unused.upload_id)), 'the unused upload’s file to be deleted');
+      await waitFor(async () => !(await uploadStored(unused.upload_id)), 'the unused upload’s file to be deleted');
       await t.settled();
       const events = await history(unused.upload_id);
       expect(events.map((e) => e.type)).toEqual(['UploadReceived', 'UploadExpired']);
@@ -112,7 +113,7 @@ for (const target of databaseTargets) {
       const usedEvents = await history(used.upload_id);
       expect(usedEvents.map((e) => e.type)).toEqual(['UploadReceived', 'UploadUsed']);
       expect(usedEvents[1]!.data.verification_id).toBe(verificationId);
-      expect(fs.existsSync(verificationFile)).toBe(true);
+      expect(await t.service.deps.blobs.exists(verificationKey)).toBe(true);
       const image = await call('GET', `/v1/verifications/${verificationId}/image`, { token: owner.token });
       expect([302, 307]).toContain(image.status);
       const served = await fetch(new URL(image.headers.get('location')!, t.url));
@@ -139,12 +140,12 @@ for (const target of databaseTargets) {
       await t.restart();
       call = client(t.url);
       agent = await connectMcp(t.url, apiKey);
-      expect(fs.existsSync(blobFile(waiting.upload_id))).toBe(true);
-      expect(fs.existsSync(blobFile(unstarted.upload_id))).toBe(true);
+      expect(await uploadStored(waiting.upload_id)).toBe(true);
+      expect(await uploadStored(unstarted.upload_id)).toBe(true);
 
       clock.advance(HOUR + UPLOAD_EXPIRY_GRACE_MS + 1_000);
       for (const ticket of [waiting, unstarted]) {
-        await waitFor(() => !fs.existsSync(blobFile(ticket.upload_id)), `the file of ${ticket.upload_id.slice(0, 12)}… to be deleted after the restart`);
+        await waitFor(async () => !(await uploadStored(ticket.upload_id)), `the file of ${ticket.upload_id.slice(0, 12)}… to be deleted after the restart`);
       }
       await t.settled();
       for (const ticket of [waiting, unstarted]) {
@@ -155,14 +156,18 @@ for (const target of databaseTargets) {
 
     // Several processes share PostgreSQL only (PGlite is one process's); databases.ts reports when it is absent.
     if (target.name === 'postgres') it('expires each upload once with two service processes on one database', async () => {
-      // A second process on the same database and blob store: both engines resume the same runs.
-      const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: t.dataDir, DATABASE_URL: t.service.deps.config.DATABASE_URL!, PASSWORD_HASH_COST: '10', LOG_LEVEL: 'silent' });
+      // A second process on the same database and blob store. Without Temporal only one process per
+      // database runs the workflow engine (a second ROLE=all is refused: decisions ROLES), so the
+      // second is an API process; it runs no engine, and the step itself is raced below.
+      // The same blob store too: the first's S3 bucket when it has one (BLOB_STORE=s3), else its data dir.
+      const blobSettings = Object.fromEntries(Object.entries(t.service.deps.config).filter(([name, value]) => name.startsWith('S3_') && value !== undefined).map(([name, value]) => [name, String(value)]));
+      const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: t.dataDir, DATABASE_URL: t.service.deps.config.DATABASE_URL!, PASSWORD_HASH_COST: '10', LOG_LEVEL: 'silent', ROLE: 'api', ...blobSettings });
       const second = await startService(config, { logger: pino({ level: 'silent' }), clock, workflowSweepMs: 150 });
       try {
         const tickets = [];
         for (let i = 0; i < 4; i++) tickets.push(await uploaded(`twice-${i}.webp`));
         clock.advance(HOUR + UPLOAD_EXPIRY_GRACE_MS + 1_000);
-        for (const ticket of tickets) await waitFor(() => !fs.existsSync(blobFile(ticket.upload_id)), 'the files to be deleted');
+        for (const ticket of tickets) await waitFor(async () => !(await uploadStored(ticket.upload_id)), 'the files to be deleted');
         await t.settled();
         await second.deps.workflows.idle();
         for (const ticket of tickets) expect((await history(ticket.upload_id)).map((e) => e.type)).toEqual(['UploadReceived', 'UploadExpired']);
@@ -175,7 +180,7 @@ for (const target of databaseTargets) {
         const context = { signal: new AbortController().signal, attempt: 1, heartbeat: () => undefined };
         const steps = await Promise.all(Array.from({ length: 6 }, () => activities.expireUpload(context, nonceOf(raced.upload_id))));
         expect(steps).toEqual(Array(6).fill({ outcome: 'expired' }));
-        expect(fs.existsSync(blobFile(raced.upload_id))).toBe(false);
+        expect(await uploadStored(raced.upload_id)).toBe(false);
         await t.settled();
         expect((await history(raced.upload_id)).map((e) => e.type)).toEqual(['UploadReceived', 'UploadExpired']);
       } finally {

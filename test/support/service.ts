@@ -7,6 +7,7 @@ import { startService, type Service } from '../../src/service.js';
 import type { Clock } from '../../src/adapters/workflows/clock.js';
 import type { DatabaseTarget } from './databases.js';
 import { capturedLogger, recordSecretsIn } from './log-capture.js';
+import { listBucket, s3ServiceEnv } from './s3.js';
 
 export interface TestService {
   service: Service;
@@ -14,6 +15,11 @@ export interface TestService {
   dataDir: string;
   /** Number of events in the log: bad requests must leave it unchanged. */
   eventCount(): Promise<number>;
+  /**
+   * Every stored blob, staged ones and unfinished uploads included, in whichever store the
+   * service uses (files under dataDir/blobs, or its bucket): refused uploads must leave it unchanged.
+   */
+  storedBlobs(): Promise<string[]>;
   /**
    * Every workflow finished and every read model caught up with the log. Workflow events are
    * projected asynchronously (on PostgreSQL a poll may pass before the last one is seen).
@@ -42,6 +48,8 @@ export interface TestServiceOptions {
 export async function startTestService(target: DatabaseTarget, env: Record<string, string> = {}, options: TestServiceOptions = {}): Promise<TestService> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pv-test-'));
   const scratch = await target.scratchUrl();
+  // BLOB_STORE=s3: the same suite with its blobs in a new bucket on the run's S3 server (test/support/s3.ts).
+  const blobStore = process.env.BLOB_STORE === 's3' ? await s3ServiceEnv() : {};
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -49,6 +57,7 @@ export async function startTestService(target: DatabaseTarget, env: Record<strin
     PASSWORD_HASH_COST: '10',
     LOG_LEVEL: 'silent',
     ...(scratch.url ? { DATABASE_URL: scratch.url } : {}),
+    ...blobStore,
     ...env,
   });
   const logger = options.logger ?? capturedLogger() ?? pino({ level: 'silent' });
@@ -62,6 +71,16 @@ export async function startTestService(target: DatabaseTarget, env: Record<strin
     async eventCount() {
       const rows = await t.service.deps.knex('events').count<{ count: string }[]>('* as count');
       return Number(rows[0]?.count ?? 0);
+    },
+    async storedBlobs() {
+      const { S3_ENDPOINT, S3_BUCKET, S3_REGION, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY } = t.service.deps.config;
+      if (S3_ENDPOINT && S3_BUCKET) {
+        const server = { endpoint: S3_ENDPOINT, region: S3_REGION, accessKeyId: S3_ACCESS_KEY_ID ?? '', secretAccessKey: S3_SECRET_ACCESS_KEY ?? '' };
+        const { objects, uploads } = await listBucket(server, S3_BUCKET);
+        return [...objects, ...uploads.map((key) => `(upload) ${key}`)];
+      }
+      const root = path.join(dataDir, 'blobs');
+      return (fs.readdirSync(root, { recursive: true, withFileTypes: true }) as fs.Dirent[]).filter((e) => e.isFile()).map((e) => path.relative(root, path.join(e.parentPath, e.name)));
     },
     async settled() {
       await t.service.deps.workflows.idle();

@@ -47,6 +47,7 @@ export function serviceSuite(target: DatabaseTarget, env: Record<string, string>
       return running().dataDir;
     },
     eventCount: () => running().eventCount(),
+    storedBlobs: () => running().storedBlobs(),
     settled: () => running().settled(),
     restart: () => running().restart(),
     stop: () => running().stop(),

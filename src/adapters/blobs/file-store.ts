@@ -3,11 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { BlobTooLargeError, type BlobStore, type StagedBlob, type StoredBlob } from '../../core/blob-store.js';
-
-const HEAD_BYTES = 64 * 1024;
-const TAIL_BYTES = 64;
-const KEY = /^[a-z0-9][a-z0-9/_.-]{0,200}$/;
+import { assertBlobKey, BlobTooLargeError, type BlobStore, type StagedBlob, type StoredBlob } from '../../core/blob-store.js';
+import { StageMeter } from './stage-meter.js';
 
 /** Blobs as files under `<dataDir>/blobs`; staging files live in `<dataDir>/blobs/.staging`. */
 export class FileBlobStore implements BlobStore {
@@ -25,40 +22,28 @@ export class FileBlobStore implements BlobStore {
 
   async stage(source: Readable, { maxBytes }: { maxBytes: number }): Promise<StagedBlob> {
     const file = path.join(this.staging, crypto.randomUUID());
-    const sha256 = crypto.createHash('sha256');
-    const sha512 = crypto.createHash('sha512');
-    const head: Buffer[] = [];
-    let tail = Buffer.alloc(0);
-    let size = 0;
-    let headSize = 0;
-    const meter = new Transform({
+    const meter = new StageMeter();
+    const measure = new Transform({
       transform(chunk: Buffer, _encoding, callback) {
-        size += chunk.length;
-        if (size > maxBytes) return callback(new BlobTooLargeError(maxBytes));
-        sha256.update(chunk);
-        sha512.update(chunk);
-        if (headSize < HEAD_BYTES) {
-          head.push(chunk.subarray(0, HEAD_BYTES - headSize));
-          headSize += Math.min(chunk.length, HEAD_BYTES - headSize);
-        }
-        tail = Buffer.concat([tail, chunk]).subarray(-TAIL_BYTES);
+        if (meter.size + chunk.length > maxBytes) return callback(new BlobTooLargeError(maxBytes));
+        meter.add(chunk);
         callback(null, chunk);
       },
     });
     const sink = fs.createWriteStream(file, { flags: 'wx', mode: 0o600 });
     try {
-      await pipeline(source, meter, sink);
+      await pipeline(source, measure, sink);
     } catch (error) {
       // The sink may still be opening or flushing: remove the file only once it is closed.
       if (!sink.closed) await new Promise<void>((resolve) => sink.once('close', () => resolve()));
       await fs.promises.rm(file, { force: true });
       throw error;
     }
-    const digest = { size, sha256: sha256.digest('hex'), sha512: sha512.digest('hex') };
+    const digest = meter.digest();
     return {
       ...digest,
-      head: Buffer.concat(head),
-      tail,
+      head: meter.head(),
+      tail: meter.tail(),
       stream: () => fs.createReadStream(file),
       commit: async (key) => {
         const target = this.pathOf(key);
@@ -103,8 +88,12 @@ export class FileBlobStore implements BlobStore {
     await fs.promises.rm(this.pathOf(key), { force: true });
   }
 
+  async ping(): Promise<void> {
+    await fs.promises.access(this.staging, fs.constants.W_OK);
+  }
+
   private pathOf(key: string): string {
-    if (!KEY.test(key) || key.includes('..')) throw new Error(`invalid blob key ${JSON.stringify(key)}`);
+    assertBlobKey(key);
     return path.join(this.root, key);
   }
 }

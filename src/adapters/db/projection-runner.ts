@@ -22,7 +22,11 @@ export type AppliedListener = (events: readonly StoredEvent[]) => void;
  * Runs every projector over the event log with its own checkpoint. One loop reads each page of
  * events once and applies it to every healthy projector in one transaction that also moves their
  * checkpoints, so a crash can neither lose nor double-apply an event, and two processes running
- * the same projectors cannot both apply one (the checkpoint rows are locked). A projector that
+ * the same projectors cannot both apply one: a page is applied only under the lock of the
+ * checkpoint rows, each projector from its checkpoint as read under that lock, so several
+ * processes on one database project safely, whoever is first applies, the others skip what is
+ * applied (decisions: ROLES, issue 26). Each process still reads every page, so its listeners
+ * see every event and its waits resolve only once it has. A projector that
  * fails is found by applying that page to each projector in its own transaction: the failing one
  * stops loudly, the others go on (D-047).
  */
@@ -206,30 +210,39 @@ export class ProjectionRunner implements ReadModels {
     }, this.positions.get(healthy[0]!.name) ?? 0n);
     const page = this.takeAppended(from) ?? (await this.readPage(from));
     if (page.length === 0) return 0;
+    const to = page.at(-1)!.position;
     let reached: Map<string, bigint>;
     try {
       reached = await this.knex.transaction(async (trx) => {
         const names = healthy.map((p) => p.name);
+        // The checkpoints this transaction holds (locked), by projector.
+        const checkpoints = new Map<string, bigint>();
         if (healthy.every((p) => this.positions.get(p.name) === from)) {
           // The usual case, every projector at one position: claiming the page is one statement
-          // that locks the checkpoint rows and finds whether another process moved one (then the
-          // per-projector path below sorts it out).
-          const to = page.at(-1)!.position;
-          const claimed = await trx('projection_checkpoints').whereIn('name', names).where('position', from.toString()).update({ position: to.toString() }, ['name']);
-          if (claimed.length !== names.length) throw new Error('a checkpoint moved under this process');
-          for (const projector of healthy) await this.applyEvents(trx, projector, page, from);
-          return new Map(names.map((name) => [name, to]));
+          // that locks the checkpoint rows and finds whether another process moved one.
+          const claimed: { name: string }[] = await trx('projection_checkpoints').whereIn('name', names).where('position', from.toString()).update({ position: to.toString() }, ['name']);
+          if (claimed.length === names.length) {
+            for (const projector of healthy) await this.applyEvents(trx, projector, page, from);
+            return new Map(names.map((name) => [name, to]));
+          }
+          // Another runner (another process on this database) applied some of it: those are
+          // applied from where it left them, below; the claimed ones from `from`.
+          for (const { name } of claimed) checkpoints.set(name, from);
         }
-        const rows = await trx('projection_checkpoints').whereIn('name', names).forUpdate().select('name', 'position');
-        const checkpoints = new Map<string, bigint>(rows.map((r: { name: string; position: string }) => [r.name, BigInt(r.position)]));
+        const others = names.filter((name) => !checkpoints.has(name));
+        const rows = await trx('projection_checkpoints').whereIn('name', others).forUpdate().select('name', 'position');
+        for (const row of rows as { name: string; position: string }[]) checkpoints.set(row.name, BigInt(row.position));
         const moved = new Map<string, bigint>();
+        const result = new Map<string, bigint>();
         for (const projector of healthy) {
           const start = checkpoints.get(projector.name) ?? 0n;
           const position = await this.applyEvents(trx, projector, page, start);
-          if (position !== start) moved.set(projector.name, position);
+          result.set(projector.name, position);
+          // A claimed checkpoint was moved by the claim itself.
+          if (position !== start && others.includes(projector.name)) moved.set(projector.name, position);
         }
         await this.saveCheckpoints(trx, moved);
-        return new Map([...checkpoints, ...moved]);
+        return result;
       });
     } catch {
       // Which projector failed? Each on its own: the failing one is marked, the others advance.
@@ -243,9 +256,20 @@ export class ProjectionRunner implements ReadModels {
       this.announce(page);
       return page.length;
     }
-    for (const [name, position] of reached) this.positions.set(name, position);
+    for (const [name, position] of reached) this.reach(name, position, to);
     this.announce(page);
     return page.length;
+  }
+
+  /**
+   * Moves a projector's position to `position`, but never past `pageEnd`, the last event this
+   * process has read and announced: another runner may have applied further, and those events
+   * must still reach this process's listeners (the credential cache empties on them) before its
+   * waits on their positions resolve. The loop reads on from `pageEnd`.
+   */
+  private reach(name: string, position: bigint, pageEnd: bigint): void {
+    if (position > pageEnd) this.unseen = true;
+    this.positions.set(name, position > pageEnd ? pageEnd : position);
   }
 
   /**
@@ -329,7 +353,7 @@ export class ProjectionRunner implements ReadModels {
       await trx('projection_checkpoints').where({ name: projector.name }).update({ position: position.toString() });
       return position;
     });
-    this.positions.set(projector.name, reached);
+    this.reach(projector.name, reached, page.at(-1)!.position);
     if (!given) this.announce(page);
     return page.length;
   }

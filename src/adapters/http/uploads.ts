@@ -54,6 +54,11 @@ export async function receiveUpload(
       if (!options.textFields.includes(name)) {
         throw invalidRequest([{ loc: ['body', name], msg: 'Unknown field: not part of this request.', type: 'extra_forbidden' }]);
       }
+      // A field sent twice arrives as an array; guessing which one was meant would
+      // silently ignore the other, so the request is refused instead.
+      if (Array.isArray(value)) {
+        throw invalidRequest([{ loc: ['body', name], msg: 'Send this field once.', type: 'too_many' }]);
+      }
       fields[name] = String(value);
     }
     return { files: new Map(staged.map((f) => [f.field, f])), fields };

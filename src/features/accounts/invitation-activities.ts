@@ -1,12 +1,10 @@
-import { systemContext } from '../../core/commands.js';
 import type { AppDeps } from '../../core/deps.js';
-import { ValidationError } from '../../core/errors.js';
 import { parseEvent, type EventOf } from '../../core/events.js';
 import type { StoredEvent } from '../../core/event-store.js';
-import { ActivityError, type ActivityImplementations } from '../../core/workflow.js';
+import type { ActivityImplementations } from '../../core/workflow.js';
 import { sameHash } from '../../core/secrets.js';
 import { actingUserId } from '../apikeys/index.js';
-import { queuedMailIds, recordMail } from '../mail/index.js';
+import { queuedMailIds, queueOwedMail } from '../mail/index.js';
 import { accountDecider, accountStream } from './decider.js';
 import type { accountEvents } from './events.js';
 import { invitationMessage } from './invitation-message.js';
@@ -34,18 +32,8 @@ export function createInvitationMailActivities(deps: InvitationActivityDeps): Ac
         inviterUserId: await actingUserId(deps.knex, stored.metadata.actor),
       });
       if (mail.id !== id) return 'superseded';
-      // The invitation's request, as the use case's context would have named it; the service acts.
-      const context = {
-        ...systemContext(deps, { actor: { type: 'system', id: 'invitation-mail-recovery' }, correlationId: stored.metadata.correlation_id, accountId: input.account_id }),
-        causationId: stored.id,
-      };
-      try {
-        await recordMail(deps, context, mail);
-      } catch (error) {
-        if (error instanceof ValidationError) throw new ActivityError('InvalidMail', error.message, { nonRetryable: true });
-        throw error;
-      }
-      return 'queued';
+      // For the invitation's request; the service acts.
+      return queueOwedMail(deps, { mail, cause: stored }, 'invitation-mail-recovery');
     },
   };
 }

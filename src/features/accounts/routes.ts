@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
 import { route, type RouteSpec } from '../../core/route-spec.js';
+import { publicBasePath } from '../../core/config.js';
 import type { AppDeps } from '../../core/deps.js';
 import { uuidParam } from '../../core/schemas.js';
 import { oneLineText } from '../../core/text-schemas.js';
@@ -138,7 +139,7 @@ export function accountRoutes(deps: AppDeps): RouteSpec[] {
       responses: { 200: { description: 'HTML page' } },
       handler: async () => {
         const nonce = crypto.randomBytes(16).toString('base64');
-        const base = new URL(deps.config.PUBLIC_BASE_URL).pathname.replace(/\/+$/, '');
+        const base = publicBasePath(deps.config);
         return { status: 200, headers: setPasswordHeaders(nonce), html: renderSetPasswordPage({ serviceName: deps.config.SERVICE_NAME, acceptUrl: `${base}/v1/accounts/invitations/accept`, nonce }) };
       },
     }),

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../core/deps.js';
 import { anchoredInColumn, anchorSummary, type AnchorSummary } from './queries.js';
-import { certificateChainPem } from './seal.js';
+import { certificateChainPem } from '../../provenance/es256.js';
 
 /** An `anchored_in` item (contract 2 of issue 25; docs/audit.md "Anchors"). */
 export interface AnchoredIn {

@@ -1,10 +1,11 @@
 import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
+import { publicBasePath } from '../../core/config.js';
 import type { AppDeps } from '../../core/deps.js';
-import { route, type ErrorPageInput, type Reply, type RouteSpec } from '../../core/route-spec.js';
+import { route, type RouteSpec } from '../../core/route-spec.js';
 import { ANCHOR_CERTIFICATE_PATH } from '../anchors/index.js';
-import { INVITE_PARAM, pageHeaders, renderErrorPage, SHARE_PATH_PREFIX } from '../sharing/index.js';
+import { INVITE_PARAM, SHARE_PATH_PREFIX, sharedPageErrors } from '../sharing/index.js';
 import { verificationIdParam } from '../verifications/index.js';
 import { verifierFile, verifierFiles } from './assets.js';
 import { ownerAuditBundle, sharedAuditBundle } from './bundle.js';
@@ -29,12 +30,9 @@ const proofQuery = z.object({ [INVITE_PARAM]: z.string().optional() });
 const newNonce = () => crypto.randomBytes(16).toString('base64');
 
 export function auditorRoutes(deps: AppDeps): RouteSpec[] {
-  const base = new URL(deps.config.PUBLIC_BASE_URL).pathname.replace(/\/+$/, '');
+  const base = publicBasePath(deps.config);
   const serviceName = deps.config.SERVICE_NAME;
-  const errorPage = (error: ErrorPageInput): Reply => {
-    const nonce = newNonce();
-    return { status: error.status, headers: pageHeaders(nonce), html: renderErrorPage({ ...error, serviceName, nonce }) };
-  };
+  const errorPage = sharedPageErrors(deps);
 
   return [
     route({

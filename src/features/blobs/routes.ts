@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { route, type RouteSpec } from '../../core/route-spec.js';
+import { redirect, route, type RouteSpec } from '../../core/route-spec.js';
 import type { AppDeps } from '../../core/deps.js';
 import { openSignedBlob } from './use-cases.js';
 
@@ -24,9 +24,16 @@ export function blobRoutes(deps: AppDeps): RouteSpec[] {
       auth: 'none',
       params: z.strictObject({ key: z.string().regex(/^[A-Za-z0-9_-]{1,400}$/) }),
       query: z.strictObject({ exp: z.string(), ct: z.string(), sig: z.string() }),
-      responses: { 200: { description: 'The file, as the type the link was signed for (a RAW: application/octet-stream)', contentTypes: ['image/*', 'application/octet-stream'] }, 403: { description: 'Tampered or expired URL' }, 404: { description: 'File no longer exists' } },
+      responses: {
+        200: { description: 'The file, as the type the link was signed for (a RAW: application/octet-stream)', contentTypes: ['image/*', 'application/octet-stream'] },
+        302: { description: 'With S3 storage and S3_DOWNLOADS=redirect: to the S3 pre-signed URL (valid until the link expires, at most 1 hour)' },
+        403: { description: 'Tampered or expired URL' },
+        404: { description: 'File no longer exists' },
+      },
       handler: async ({ params, query }) => {
-        const { stream, contentType } = await openSignedBlob(deps, { encodedKey: params.key, ...query });
+        const opened = await openSignedBlob(deps, { encodedKey: params.key, ...query });
+        if ('redirect' in opened) return redirect(opened.redirect);
+        const { stream, contentType } = opened;
         return { status: 200, headers: { 'Content-Type': contentType, 'Content-Disposition': 'inline', 'Cache-Control': 'private, max-age=3600', ...UNTRUSTED_FILE_HEADERS }, stream };
       },
     }),

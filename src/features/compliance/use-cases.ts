@@ -7,7 +7,7 @@ import type { Principal } from '../../core/principal.js';
 import { isoDate } from '../../core/schemas.js';
 import { CSV_HEADER, csvRecord, EXPORT_COLUMNS, exportRecord, jsonLine, type ExportRecord } from './export-format.js';
 import { chainHeads, countsBy, edgeOfPeriod, pageOfPeriod, type ComplianceEventRow, type Cursor, type Period } from './queries.js';
-import { signEs256, type Es256Signature } from './signature.js';
+import { signEs256, type Es256Signature } from '../../provenance/es256.js';
 
 /** The longest period one export covers (a year, leap day included); longer ones are exported in parts. */
 export const MAX_PERIOD_DAYS = 366;
@@ -167,5 +167,5 @@ export async function complianceSummary(deps: AppDeps, principal: Principal, inp
     },
     files: { columns: EXPORT_COLUMNS, 'events.jsonl': { sha256: jsonl.digest('hex'), rows }, 'events.csv': { sha256: csv.digest('hex'), rows } },
   };
-  return { summary, signature: signEs256(summary, await deps.signer()) };
+  return { summary, signature: signEs256(summary, await deps.signer(), 'Compliance summaries') };
 }

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
+import { publicBasePath } from '../../core/config.js';
 import type { AppDeps } from '../../core/deps.js';
 import { NotFoundError } from '../../core/errors.js';
 import { contentSecurityPolicy } from '../../core/html.js';
@@ -40,8 +41,7 @@ const commonPageHeaders = {
 
 export function docsRoutes(deps: AppDeps): RouteSpec[] {
   const { PUBLIC_BASE_URL, SERVICE_NAME, PROCESSING_REGION } = deps.config;
-  // Links are absolute paths under the public base URL's path (a proxy may mount the service below /).
-  const basePath = new URL(PUBLIC_BASE_URL).pathname.replace(/\/+$/, '');
+  const basePath = publicBasePath(deps.config);
   const pagePaths: Links = { docs: `${basePath}/docs`, openapi: `${basePath}/openapi.json`, health: `${basePath}/v1/public/health` };
   const origin = new URL(PUBLIC_BASE_URL).origin;
 

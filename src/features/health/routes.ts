@@ -19,6 +19,7 @@ export function healthRoutes(deps: AppDeps): RouteSpec[] {
           schema: z
             .object({
               status: z.enum(['ok', 'degraded', 'down']),
+              role: z.enum(['api', 'worker', 'all']).describe('What this process does (ROLE): api serves HTTP, worker runs the workflows, all does both'),
               version: z.string(),
               processing_region: z.string(),
               dependencies: z.record(z.string(), dependency),

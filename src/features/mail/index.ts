@@ -3,5 +3,6 @@
  * only through its index.ts or its events.ts). Each line is used by another feature.
  */
 export { publicMailEventData } from './public-text.js';
+export { queueOwedMail } from './owed-mail.js';
 export { queuedMailIds } from './queries.js';
 export { queueMail, recordMail, type OutgoingMail } from './use-cases.js';

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
+import { publicBasePath } from '../../core/config.js';
 import type { AppDeps } from '../../core/deps.js';
 import { route, type ErrorPageInput, type Reply, type RouteSpec } from '../../core/route-spec.js';
 import { NotFoundError } from '../../core/errors.js';
@@ -44,7 +45,7 @@ const HOUR_MS = 60 * 60_000;
 
 export function providerPageRoutes(deps: AppDeps): RouteSpec[] {
   // Links on the page are absolute paths under the public base URL's path (a proxy may mount the service below /).
-  const pagePath = `${new URL(deps.config.PUBLIC_BASE_URL).pathname.replace(/\/+$/, '')}${PROVIDER_PAGE_PREFIX}`;
+  const pagePath = `${publicBasePath(deps.config)}${PROVIDER_PAGE_PREFIX}`;
   const serviceName = deps.config.SERVICE_NAME;
   const origin = new URL(deps.config.PUBLIC_BASE_URL).origin;
   const requestPath = (token: string) => `${pagePath}${encodeURIComponent(token)}`;

@@ -1,8 +1,6 @@
-import { systemContext } from '../../core/commands.js';
 import type { AppDeps } from '../../core/deps.js';
-import { ValidationError } from '../../core/errors.js';
-import { ActivityError, type ActivityImplementations, type SweepSource } from '../../core/workflow.js';
-import { queuedMailIds, recordMail } from '../mail/index.js';
+import type { ActivityImplementations, SweepSource } from '../../core/workflow.js';
+import { queuedMailIds, queueOwedMail } from '../mail/index.js';
 import { submissionMessage } from './submission-mail.js';
 import {
   SUBMISSION_MAIL_RECOVERY_MS,
@@ -18,18 +16,8 @@ export function createSubmissionMailActivities(deps: SubmissionMailActivityDeps)
     async queueSubmissionMail(_context, id, input) {
       const owed = await submissionMessage(deps, input.request_id, input.verification_id);
       if (!owed || owed.mail.id !== id) return 'superseded';
-      // The submission's page request, as the submission's context would have named it; the service acts.
-      const context = {
-        ...systemContext(deps, { actor: { type: 'system', id: 'submission-mail-recovery' }, correlationId: owed.cause.metadata.correlation_id, accountId: owed.mail.accountId }),
-        causationId: owed.cause.id,
-      };
-      try {
-        await recordMail(deps, context, owed.mail);
-      } catch (error) {
-        if (error instanceof ValidationError) throw new ActivityError('InvalidMail', error.message, { nonRetryable: true });
-        throw error;
-      }
-      return 'queued';
+      // For the submission's page request; the service acts.
+      return queueOwedMail(deps, owed, 'submission-mail-recovery');
     },
   };
 }

@@ -1,10 +1,8 @@
-import { systemContext } from '../../core/commands.js';
 import type { AppDeps } from '../../core/deps.js';
-import { ValidationError } from '../../core/errors.js';
 import { parseEvent } from '../../core/events.js';
 import type { StoredEvent } from '../../core/event-store.js';
-import { ActivityError, type ActivityImplementations } from '../../core/workflow.js';
-import { queuedMailIds, recordMail, type OutgoingMail } from '../mail/index.js';
+import type { ActivityImplementations } from '../../core/workflow.js';
+import { queuedMailIds, queueOwedMail, type OutgoingMail } from '../mail/index.js';
 import { findVerification } from '../verifications/index.js';
 import { shareDecider, shareStream, type ShareState } from './decider.js';
 import { accessChangedMessage, actingUser, invitationMessage, sharerOf, toldOfAccessChange } from './notifications.js';
@@ -21,18 +19,8 @@ export function createShareMailActivities(deps: ShareActivityDeps): ActivityImpl
       const owed = await owedMessage(deps, input);
       // The share owes another message now (or none): the run for that one queues it.
       if (!owed || owed.mail.id !== id) return 'superseded';
-      // The recorded change's request, as the use case's context would have named it; the service acts.
-      const context = {
-        ...systemContext(deps, { actor: { type: 'system', id: 'share-mail-recovery' }, correlationId: owed.cause.metadata.correlation_id, accountId: owed.mail.accountId }),
-        causationId: owed.cause.id,
-      };
-      try {
-        await recordMail(deps, context, owed.mail);
-      } catch (error) {
-        if (error instanceof ValidationError) throw new ActivityError('InvalidMail', error.message, { nonRetryable: true });
-        throw error;
-      }
-      return 'queued';
+      // For the recorded change's request; the service acts.
+      return queueOwedMail(deps, owed, 'share-mail-recovery');
     },
   };
 }

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
+import { publicBasePath } from '../../core/config.js';
 import type { AppDeps } from '../../core/deps.js';
 import { NotFoundError } from '../../core/errors.js';
 import { route, type ErrorPageInput, type Reply, type RouteSpec } from '../../core/route-spec.js';
@@ -43,16 +44,23 @@ function secondsToMidnight(now: Date): number {
 
 const newNonce = () => crypto.randomBytes(16).toString('base64');
 
-export function reportPageRoutes(deps: AppDeps): RouteSpec[] {
-  // Links on the page are absolute paths under the public base URL's path (a proxy may mount the service below /).
-  const sharedPath = `${new URL(deps.config.PUBLIC_BASE_URL).pathname.replace(/\/+$/, '')}${SHARE_PATH_PREFIX}`;
-  const secure = deps.config.PUBLIC_BASE_URL.startsWith('https:');
+/**
+ * The error page of every page reached through a share link (the report page, the auditor's
+ * history page): the report page's look, the catalogue's status, the same page whatever the reason.
+ */
+export function sharedPageErrors(deps: Pick<AppDeps, 'config'>): (error: ErrorPageInput) => Reply {
   const serviceName = deps.config.SERVICE_NAME;
-
-  const errorPage = (error: ErrorPageInput): Reply => {
+  return (error) => {
     const nonce = newNonce();
     return { status: error.status, headers: pageHeaders(nonce), html: renderErrorPage({ ...error, serviceName, nonce }) };
   };
+}
+
+export function reportPageRoutes(deps: AppDeps): RouteSpec[] {
+  const sharedPath = `${publicBasePath(deps.config)}${SHARE_PATH_PREFIX}`;
+  const secure = deps.config.PUBLIC_BASE_URL.startsWith('https:');
+  const serviceName = deps.config.SERVICE_NAME;
+  const errorPage = sharedPageErrors(deps);
 
   return [
     route({

@@ -9,7 +9,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { checkRegistrations, type WorkflowEngine, type WorkflowRegistration } from '../../../core/workflow.js';
+import { checkRegistrations, type EngineHealth, type WorkflowEngine, type WorkflowRegistration } from '../../../core/workflow.js';
 import { systemClock, type Clock } from '../clock.js';
 import { ActivityRunner } from './activity-runner.js';
 import { failpoints } from './failpoints.js';
@@ -47,8 +47,9 @@ export interface InProcessEngineOptions {
  *   because every activity is idempotent, and its sleeps keep their recorded wake times;
  * - the definitions' own sweeps (ids the domain says are unfinished) are started on the same
  *   schedule, covering a crash between a domain append and `start`.
- * One engine per database: two processes running this engine on one database would both
- * resume the same rows (the activities' idempotency keeps that correct, not efficient).
+ * One engine per database: two engines on one database would both resume the same rows, so the
+ * service runs it only in the process holding the engine lock (src/service.ts, issue 26); API
+ * processes record runs with InProcessRunRecorder and wake this one (`resumeRecorded`).
  */
 export class InProcessWorkflowEngine implements WorkflowEngine {
   readonly kind = 'inprocess' as const;
@@ -64,6 +65,7 @@ export class InProcessWorkflowEngine implements WorkflowEngine {
   private readonly changeWaiters: (() => void)[] = [];
   private sweepTimer?: NodeJS.Timeout;
   private stopped = false;
+  private haltedBy?: Error;
 
   constructor(
     registrations: readonly WorkflowRegistration[],
@@ -118,6 +120,18 @@ export class InProcessWorkflowEngine implements WorkflowEngine {
     await Promise.allSettled([...this.runs.values()].map((run) => run.done));
   }
 
+  /** Stops for good because this process may no longer run the engine (it lost the engine lock): health says why. */
+  async halt(reason: Error): Promise<void> {
+    this.haltedBy = reason;
+    this.log.error({ err: reason }, 'in-process workflow engine halted');
+    await this.stop();
+  }
+
+  async health(): Promise<EngineHealth> {
+    if (this.haltedBy) return { status: 'down', adapter: 'inprocess', detail: this.haltedBy.message };
+    return { status: 'ok', adapter: 'inprocess' };
+  }
+
   /** Resolves when every run of this process has finished or waits on a durable timer. */
   async idle(): Promise<void> {
     for (;;) {
@@ -125,6 +139,12 @@ export class InProcessWorkflowEngine implements WorkflowEngine {
       if (busy.length === 0) return;
       await Promise.race([Promise.allSettled(busy.map((run) => run.done)), new Promise<void>((resolve) => this.changeWaiters.push(resolve))]);
     }
+  }
+
+  /** Executes the runs recorded as `running` that this process does not execute yet (an API process recorded one: run-recorder.ts). */
+  async resumeRecorded(): Promise<void> {
+    if (this.stopped) return;
+    for (const row of await this.table.due(this.clock.now().getTime() + this.holdSleepsUpToMs)) this.resume(row);
   }
 
   private changed(): void {

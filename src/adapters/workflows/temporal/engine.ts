@@ -21,6 +21,11 @@ export interface TemporalEngineOptions {
   /** Activities this process runs at the same time. */
   concurrency: number;
   shutdownGraceMs: number;
+  /**
+   * false in a ROLE=api process (issue 26): it only starts workflows (a client), runs no worker
+   * and no sweeps; the worker processes on the task queue run them and sweep.
+   */
+  runWorker?: boolean;
 }
 
 interface Start {
@@ -105,6 +110,13 @@ export class TemporalWorkflowEngine implements WorkflowEngine {
 
   private async connect(): Promise<void> {
     const { address, namespace, taskQueue } = this.options;
+    if (this.options.runWorker === false) {
+      this.clientConnection = await Connection.connect({ address });
+      this.client = new Client({ connection: this.clientConnection, namespace });
+      this.log.info({ address, namespace, taskQueue }, 'temporal client started (ROLE=api: the workers run the workflows)');
+      this.startEarly();
+      return;
+    }
     const nativeConnection = await NativeConnection.connect({ address });
     let clientConnection: Connection | undefined;
     try {
@@ -131,12 +143,17 @@ export class TemporalWorkflowEngine implements WorkflowEngine {
     });
     this.client = new Client({ connection: this.clientConnection, namespace });
     this.log.info({ address, namespace, taskQueue }, 'temporal workflow engine started');
-    const early = [...this.early.values()];
-    this.early.clear();
-    for (const { type, id, input } of early) void this.start(type, id, input);
+    this.startEarly();
     await this.sweep();
     this.sweepTimer = setInterval(() => void this.sweep().catch((error) => this.log.error({ err: error }, 'workflow sweep failed')), SWEEP_MS);
     this.sweepTimer.unref();
+  }
+
+  /** Starts what was started before the client was connected. */
+  private startEarly(): void {
+    const early = [...this.early.values()];
+    this.early.clear();
+    for (const { type, id, input } of early) void this.start(type, id, input);
   }
 
   /**
@@ -186,13 +203,15 @@ export class TemporalWorkflowEngine implements WorkflowEngine {
   }
 
   async health(): Promise<EngineHealth> {
-    const adapter = `temporal ${this.options.address}/${this.options.namespace}`;
+    const runs = this.options.runWorker === false ? 'client: the workers run the workflows' : `worker on ${this.options.taskQueue}`;
+    const adapter = `temporal ${this.options.address}/${this.options.namespace} (${runs})`;
     if (this.connectError) {
       return { status: 'degraded', adapter, detail: `server unreachable, reconnecting; uploads are queued (${this.connectError.message})` };
     }
     const state = this.worker?.getState();
     const connection = this.clientConnection;
-    if (this.workerError || state !== 'RUNNING' || !connection) {
+    const workerDown = this.options.runWorker !== false && (this.workerError || state !== 'RUNNING');
+    if (workerDown || !connection) {
       return { status: 'down', adapter, detail: this.workerError?.message ?? `worker ${state ?? 'not started'}` };
     }
     try {
