@@ -1,3 +1,4 @@
+import { publicBasePath } from '../../core/config.js';
 import type { AppDeps } from '../../core/deps.js';
 import type { ErrorPageInput, HandlerInput, Reply } from '../../core/route-spec.js';
 import { findAccount, findUser } from '../accounts/index.js';
@@ -44,7 +45,7 @@ export const seeOther = (location: string, headers: Record<string, string> = {})
 
 export function appContext(deps: AppDeps): AppContext {
   const base = new URL(deps.config.PUBLIC_BASE_URL);
-  const appPath = `${base.pathname.replace(/\/+$/, '')}/app`;
+  const appPath = `${publicBasePath(deps.config)}/app`;
   const publicOrigin = base.origin;
   const serviceName = deps.config.SERVICE_NAME;
 
