@@ -236,7 +236,7 @@ gate.describe('the web app’s journey in Chromium', () => {
 
       // Sign out: the cookie is gone, the app sends the browser to sign in.
       await page.getByRole('button', { name: 'Sign out' }).click();
-      await page.waitForURL(`${t.url}/app/login`);
+      await page.waitForURL(`${t.url}/app/login?notice=signed-out`);
       await page.goto(`${t.url}/app/verifications/${id}`);
       expect(new URL(page.url()).pathname).toBe('/app/login');
       expect((await owners.context.cookies()).map((c) => c.name)).not.toContain('pv_app_session');

@@ -109,7 +109,7 @@ gate.describe('the web app in Chromium', () => {
         await checkPage(page, `verification-${viewport.width}`);
 
         await page.getByRole('button', { name: 'Sign out' }).click();
-        await page.waitForURL(`${t.url}/app/login`);
+        await page.waitForURL(`${t.url}/app/login?notice=signed-out`);
         await page.goto(`${t.url}/app/verifications/${ids.camera}`);
         expect(new URL(page.url()).pathname).toBe('/app/login');
         expect(problems).toEqual([]);

@@ -29,8 +29,9 @@ for (const target of databaseTargets) {
       expect(list.text).toContain(a.user.name);
       const out = await appRequest(t.url, 'POST', '/app/logout', { cookie, form: { csrf_token: csrf } });
       expect(out.status).toBe(303);
-      expect(out.location).toBe('/app/login');
+      expect(out.location).toBe('/app/login?notice=signed-out');
       expect(out.setCookie[0]).toMatch(/^pv_app_session=; Path=\/app; Max-Age=0; HttpOnly; SameSite=Strict/);
+      expect((await appRequest(t.url, 'GET', out.location!)).text).toContain('<p class="notice" role="status">You are signed out.</p>');
     });
 
     it('a wrong password shows the form again with 401 and no session', async () => {

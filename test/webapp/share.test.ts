@@ -194,6 +194,10 @@ for (const target of databaseTargets) {
     it('draws the views by day with the API’s numbers, as bars and as a table', async () => {
       const id = await uploadImage(t.url, owner.token, 'images/rs_sample1.webp', 'viewed.webp');
       expect((await post(mine, id, '/share', { access_type: 'anyone_with_link' })).status).toBe(303);
+      // Before any view: a sentence, not an empty chart.
+      const unseen = (await page(mine, id)).text;
+      expect(unseen).toMatch(/<p>No views yet, from \d+ \w+ to \d+ \w+\.<\/p>/);
+      expect(unseen).not.toContain('<rect ');
       const url = (await share(owner.token, id)).body.share_url.replace(/^https?:\/\/[^/]+/, t.url);
       // Three visitors (no cookie each time: each is a new one), one of them twice (counted once a day).
       const first = await fetch(url);
@@ -270,6 +274,10 @@ for (const target of databaseTargets) {
 
       const basicSession = await signIn(t.url, basic.email, basic.password);
       const theirPair = await seedVerification(t, basic.account.id);
+      // The section says the plan does not include it, with no button; a forged post gets the use case's words.
+      const offered = (await page(basicSession, theirPair)).text;
+      expect(offered).toContain('Your account’s plan does not include it.');
+      expect(offered).not.toContain('Request the PSD export');
       const refused = await post(basicSession, theirPair, '/psd-export');
       expect(refused.status).toBe(403);
       expect(alertsOf(refused.text)[0]).toContain('Layered PSD exports are part of the Professional and Enterprise plans; this account is on the Basic plan.');

@@ -1,6 +1,7 @@
 import { AppError } from '../../core/errors.js';
 import { html, type Html } from '../../core/html.js';
 import { getPsdExport, type PsdExportStatusView } from '../psd-export/index.js';
+import { getMonthlyUsage } from '../usage/index.js';
 import type { DetailView } from './pages.js';
 import { CSRF_FIELD } from './session.js';
 import type { VerificationSection, VerificationSectionInput } from './verification-sections.js';
@@ -43,6 +44,8 @@ export interface FilesView {
   csrfToken: string;
   verification: Pick<DetailView, 'id' | 'status' | 'result' | 'verification_mode'>;
   psd: PsdExportStatusView | null;
+  /** Whether the account's plan includes PSD exports (the usage view's `psd_exports.entitled`). */
+  psdEntitled: boolean;
   notice?: string;
   refused?: { form?: string; message: string };
 }
@@ -55,6 +58,7 @@ function renderPsd(view: FilesView): Html {
   const intro = html`<p class="muted">A Photoshop file with the photo, the camera RAW rendered to match it and a hidden difference layer, for a flicker comparison. Part of the Professional and Enterprise plans; each export can be downloaded ${psd?.downloads_limit ?? 5} times within 30 days.</p>`;
   if (v.verification_mode !== 'raw_pair') return html`<p class="muted">Only a photo verified together with its camera RAW can be exported as a layered PSD.</p>`;
   if (v.status !== 'completed') return html`<p class="muted">The export can be asked for once the verification has completed.</p>`;
+  if (!psd && !view.psdEntitled) return html`${intro}<p>Your account’s plan does not include it. An admin can change the plan on <a href="${appPath}/account/usage">Usage and plan</a>.</p>`;
   if (!psd) return html`${intro}${request('Request the PSD export')}`;
   // The status says it: an expired export stays `completed` with `error` saying it expired (view.ts).
   const expired = psd.status === 'completed' && psd.error !== null;
@@ -99,7 +103,8 @@ export const filesSection: VerificationSection = {
   async render(input) {
     const refused = input.refused?.section === FILES_SECTION_ID ? input.refused : undefined;
     const v = input.verification;
-    const psd = v.verification_mode === 'raw_pair' && v.status === 'completed' ? await psdOrNull(input) : null;
-    return renderFilesSection({ appPath: input.ctx.appPath, csrfToken: input.session.csrfToken, verification: v, psd, notice: input.query.notice, refused });
+    const exportable = v.verification_mode === 'raw_pair' && v.status === 'completed';
+    const [psd, usage] = exportable ? await Promise.all([psdOrNull(input), getMonthlyUsage(input.ctx.deps, input.session.principal, input.session.principal.accountId)]) : [null, null];
+    return renderFilesSection({ appPath: input.ctx.appPath, csrfToken: input.session.csrfToken, verification: v, psd, psdEntitled: usage?.psd_exports.entitled ?? false, notice: input.query.notice, refused });
   },
 };

@@ -12,7 +12,7 @@ interface PageContext {
   appPath: string;
 }
 
-export function renderLoginPage(ctx: PageContext & { csrfToken: string; email?: string; error?: string }): string {
+export function renderLoginPage(ctx: PageContext & { csrfToken: string; email?: string; error?: string; notice?: 'signed-out' }): string {
   return appPage({
     ...ctx,
     title: 'Sign in',
@@ -20,6 +20,7 @@ export function renderLoginPage(ctx: PageContext & { csrfToken: string; email?: 
 <section class="card" aria-labelledby="sign-in-title">
 <h1 id="sign-in-title">Sign in</h1>
 ${ctx.error ? html`<p class="alert" role="alert">${ctx.error}</p>` : html``}
+${ctx.notice === 'signed-out' && !ctx.error ? html`<p class="notice" role="status">You are signed out.</p>` : html``}
 <form method="post" action="${ctx.appPath}/login">
 <input type="hidden" name="${CSRF_FIELD}" value="${ctx.csrfToken}">
 <label for="email">E-mail address</label>
@@ -67,11 +68,12 @@ export function renderListPage(
     (v) => html`<li>
 ${v.image_thumbnail_url ? html`<img src="${v.image_thumbnail_url}" alt="" width="64" height="64">` : html`<span class="nothumb" aria-hidden="true"></span>`}
 <div><a class="name" href="${ctx.appPath}/verifications/${v.id}">${v.name}</a>
-<p class="meta">${levelPill(v.assurance_level)} ${statusWords[v.status] ?? v.status} · ${day(v.created_at)}</p>
+<p class="meta">${levelPill(v.assurance_level)} ${statusWords[v.status] ?? v.status} · <span class="nowrap">${day(v.created_at)}</span></p>
 ${v.tags?.length ? html`<p class="meta">${v.tags.map((t) => html`<span class="tag">${t.name}</span>`)}</p>` : html``}</div>
 </li>`,
   );
   const first = total === 0 ? 0 : offset + 1;
+  const filtered = [filters.search, filters.status, filters.result, filters.tags].some((value) => value !== undefined && value.trim() !== '');
   return appPage({
     ...ctx,
     title: 'Verifications',
@@ -88,7 +90,7 @@ ${ctx.notice === 'deleted' ? html`<p class="notice" role="status">The verificati
 </form>
 <section class="card" aria-labelledby="results-title">
 <h2 id="results-title">${total === 0 ? 'No verifications' : html`${first}–${offset + items.length} of ${total}`}</h2>
-${items.length ? html`<ul class="rows">${rows}</ul>` : html`<p class="muted">Nothing matches. Clear the filters to see every verification.</p>`}
+${items.length ? html`<ul class="rows">${rows}</ul>` : filtered ? html`<p class="muted">Nothing matches. <a href="${ctx.appPath}/verifications">Clear the filters</a> to see every verification.</p>` : html`<p class="muted">None yet. <a href="${ctx.appPath}/upload">Upload a photo</a>, with its camera RAW when you have it, to verify it.</p>`}
 <nav class="paging" aria-label="Pages">
 ${offset > 0 ? html`<a href="${ctx.pageUrl(Math.max(0, offset - size))}" rel="prev">Newer</a>` : html`<span></span>`}
 ${offset + items.length < total ? html`<a href="${ctx.pageUrl(offset + size)}" rel="next">Older</a>` : html``}

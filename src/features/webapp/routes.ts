@@ -43,7 +43,7 @@ export function webappRoutes(ctx: AppContext): RouteSpec[] {
   const { deps, appPath, publicOrigin, cookies, serviceName, page, errorPage, viewerOf, signedIn, formAction } = ctx;
   const listSchema = listQuery(deps.extensions);
 
-  const loginPage = (status: number, loginId: string, extra: { email?: string; error?: string } = {}, headers: Record<string, string> = {}) =>
+  const loginPage = (status: number, loginId: string, extra: { email?: string; error?: string; notice?: 'signed-out' } = {}, headers: Record<string, string> = {}) =>
     page(status, (nonce) => renderLoginPage({ serviceName, nonce, appPath, csrfToken: csrfTokenFor(deps, 'login', loginId), ...extra }), { headers });
 
   return [
@@ -67,12 +67,13 @@ export function webappRoutes(ctx: AppContext): RouteSpec[] {
       auth: 'none',
       produces: 'text/html',
       errorPage,
-      responses: { 200: { description: 'The sign-in page', schema: z.string() }, 303: { description: 'Already signed in: to /app/verifications' } },
-      handler: async ({ header }) => {
+      query: z.object({ notice: z.enum(['signed-out']).optional().describe('What led here (a code the page words): signed-out') }),
+      responses: { 200: { description: 'The sign-in page', schema: z.string() }, 303: { description: 'Already signed in: to /app/verifications' }, 422: { description: 'An unknown notice' } },
+      handler: async ({ header, query }) => {
         if (await sessionOf(deps, header('cookie'))) return seeOther(`${appPath}/verifications`);
         const known = cookieValue(header('cookie'), LOGIN_COOKIE);
         const loginId = known && LOGIN_ID.test(known) ? known : newSessionId();
-        return loginPage(200, loginId, {}, known === loginId ? {} : { 'Set-Cookie': setCookie(LOGIN_COOKIE, loginId, { ...cookies, maxAge: 3600 }) });
+        return loginPage(200, loginId, query.notice ? { notice: query.notice } : {}, known === loginId ? {} : { 'Set-Cookie': setCookie(LOGIN_COOKIE, loginId, { ...cookies, maxAge: 3600 }) });
       },
     }),
     route({
@@ -124,7 +125,7 @@ export function webappRoutes(ctx: AppContext): RouteSpec[] {
       produces: 'text/html',
       errorPage,
       responses: { 303: { description: 'Signed out (or not signed in): to /app/login' }, 400: { description: 'VALIDATION_ERROR: not a form, or larger than 64 KiB' }, 403: { description: 'ACCESS_DENIED: another site’s form, or without the session’s token' } },
-      handler: formAction(async () => seeOther(`${appPath}/login`, { 'Set-Cookie': clearCookie(SESSION_COOKIE, cookies) })),
+      handler: formAction(async () => seeOther(`${appPath}/login?notice=signed-out`, { 'Set-Cookie': clearCookie(SESSION_COOKIE, cookies) })),
     }),
     route({
       method: 'get',

@@ -59,8 +59,11 @@ export function renderViewsChart(views: Views): Html {
     const h = d.count === 0 ? 0 : Math.max(2, Math.round((d.count / max) * (height - 4)));
     return html`<rect x="${i * slot + 1}" y="${height - h}" width="${slot - 2}" height="${h}" fill="#0b57a4" data-date="${d.date}" data-count="${d.count}"><title>${day(d.date)}: ${d.count}</title></rect>`;
   });
-  return html`<h3 id="views-title">Views of the report by day</h3>
-<p class="muted">A visitor counts once a day; your account’s own views are not counted.</p>
+  const heading = html`<h3 id="views-title">Views of the report by day</h3>
+<p class="muted">A visitor counts once a day; your account’s own views are not counted.</p>`;
+  // An empty chart is a blank box: the sentence says it instead.
+  if (views.total_views === 0) return html`${heading}<p>No views yet, from ${day(first)} to ${day(last)}.</p>`;
+  return html`${heading}
 <figure class="views-chart">
 <svg viewBox="0 0 ${days.length * slot} ${height}" preserveAspectRatio="none" role="img" aria-labelledby="views-summary" focusable="false">
 <line x1="0" y1="${height - 0.5}" x2="${days.length * slot}" y2="${height - 0.5}" stroke="#6b7280" stroke-width="1"></line>
