@@ -67,6 +67,7 @@ const REVIEWED: { file: string; text: string; why: string }[] = [
   { file: 'core/audit-verify.ts', text: 'signature.signed !== expected', why: "the offline verifier compares an anchor's public signed statement with the one it rebuilt from the public bundle: nothing secret" },
   { file: 'core/audit-verify.ts', text: 'cert.signatureAlgorithm !== ECDSA_WITH_SHA256', why: "a public certificate's algorithm identifier against a constant OID" },
   { file: 'core/merkle.spec.ts', text: 'index).length !== proof.length', why: 'a Merkle inclusion proof is public: the lengths of two proofs in a spec' },
+  { file: 'core/config.ts', text: 'Boolean(value.S3_ACCESS_KEY_ID) !== Boolean(value.S3_SECRET_ACCESS_KEY)', why: 'whether each of the two S3 credentials is set (both or neither), two booleans, at start' },
   { file: 'features/sharing/activities.ts', text: '.nonce === invitation.nonce', why: "two of the service's own recorded nonces (the invitation then and now), no caller's input: is the invitation still the one the message is owed for" },
 ];
 
