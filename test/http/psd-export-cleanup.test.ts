@@ -6,7 +6,7 @@ import { createPsdCleanupActivities, psdExportDeletionSweep, psdReservationRelea
 import { psdExportDecider, psdExportStream } from '../../src/features/psd-export/decider.js';
 import { assertPsdExportAllowed, monthOf } from '../../src/features/usage/index.js';
 import { PSD_EXPORT_TTL_MS } from '../../workflows/psd-export/policy.js';
-import { SESSIONS_OUTLIVE_CLOCK, SkewedClock } from '../support/clock.js';
+import { SkewedClock } from '../support/clock.js';
 import { databaseTargets } from '../support/databases.js';
 import { serviceSuite } from '../support/suite.js';
 import { Gate, seedVerification } from './psd-export-support.js';
@@ -49,7 +49,7 @@ async function waitFor(condition: () => boolean | Promise<boolean>, what: string
 
 for (const target of databaseTargets) describe(`PSD export cleanup on ${target.name}`, () => {
   const clock = new SkewedClock();
-  const { t, call, newAccount } = serviceSuite(target, SESSIONS_OUTLIVE_CLOCK, { clock, workflowSweepMs: SWEEP_MS });
+  const { t, call, newAccount } = serviceSuite(target, {}, { clock, workflowSweepMs: SWEEP_MS });
   const pro = newAccount({ plan: 'professional' });
 
   const all = async (type: string) => (await t.service.deps.store.readAll({ after: 0n, limit: 1_000_000 })).filter((e) => e.type === type);

@@ -10,7 +10,7 @@ import { ABANDONED_AFTER_MS } from '../../src/features/requests/abandoned.js';
 import { requestEvents, requestStream } from '../../src/features/requests/events.js';
 import { submitToRequest } from '../../src/features/requests/index.js';
 import { SUBMISSIONS_PER_ADDRESS_PER_HOUR, SUBMISSIONS_PER_TOKEN_PER_HOUR } from '../../src/features/requests/submissions.js';
-import { SESSIONS_OUTLIVE_CLOCK, SkewedClock } from '../support/clock.js';
+import { SkewedClock } from '../support/clock.js';
 import { databaseTargets } from '../support/databases.js';
 import { registerAccount } from '../support/service.js';
 import { serviceSuite, type Account } from '../support/suite.js';
@@ -63,7 +63,7 @@ const inHours = (clockNow: Date, hours: number) => new Date(clockNow.getTime() +
 
 for (const target of databaseTargets) describe(`Verification requests on ${target.name}`, () => {
   const clock = new SkewedClock();
-  const { t, call, newAccount } = serviceSuite(target, SESSIONS_OUTLIVE_CLOCK, { clock, workflowSweepMs: 200 });
+  const { t, call, newAccount } = serviceSuite(target, {}, { clock, workflowSweepMs: 200 });
   const owner = newAccount();
   const other = newAccount();
 

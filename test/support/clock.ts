@@ -3,6 +3,8 @@ import type { Clock } from '../../src/adapters/workflows/clock.js';
 /**
  * Settings for a suite that moves its clock by days while its accounts stay logged in: access
  * tokens expire on the service's clock (as they must), so a session outlives the suite's moves.
+ * serviceSuite applies them to every suite that passes a `clock`; a suite that moves time
+ * another way (replacing `deps.now`, or starting its service with startTestService) names them.
  */
 export const SESSIONS_OUTLIVE_CLOCK: Record<string, string> = { JWT_TTL_SECONDS: String(400 * 86_400) };
 

@@ -1,13 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { expect } from 'vitest';
 import { allocatorEnv } from '../../src/core/allocator.js';
-import { client, registerAccount } from './service.js';
 
 const repo = path.resolve(import.meta.dirname, '../..');
-const pair = path.resolve(repo, '../shared/fixtures/pairs/canon_eos_30d_cr2');
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -54,54 +50,4 @@ export async function launchService(env: Record<string, string>, options: { mayD
   }
   child.kill('SIGKILL');
   throw new Error('service did not start');
-}
-
-/**
- * Uploads the 30D pair, SIGKILLs the service as soon as the analysis is in progress, starts it
- * again on the same state and checks the verification completes once with no duplicate events.
- * Returns how long completion took after the restart.
- */
-export async function expectCompletionOnceAfterKill(env: Record<string, string>, children: ChildProcess[], maxWaitMs: number): Promise<number> {
-  children.push(await launchService(env));
-  const call = client(`http://127.0.0.1:${env.PORT}`);
-  const { token } = await registerAccount(call);
-  const form = new FormData();
-  form.append('image', new Blob([new Uint8Array(fs.readFileSync(path.join(pair, 'IMG_5952.camera-preview.jpg')))]), 'IMG_5952.jpg');
-  form.append('raw', new Blob([new Uint8Array(fs.readFileSync(path.join(pair, 'IMG_5952.CR2')))]), 'IMG_5952.CR2');
-  const created = await fetch(`http://127.0.0.1:${env.PORT}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
-  expect(created.status).toBe(201);
-  const { id } = await created.json();
-
-  let status = '';
-  for (let i = 0; i < 400 && status !== 'in_progress'; i++) {
-    status = (await call('GET', `/v1/verifications/${id}`, { token })).body.status;
-    if (status !== 'in_progress') await new Promise((r) => setTimeout(r, 10));
-  }
-  expect(status).toBe('in_progress');
-  const first = children.at(-1)!;
-  first.kill('SIGKILL');
-  await new Promise((resolve) => first.once('exit', resolve));
-
-  const restarted = Date.now();
-  children.push(await launchService(env));
-  let final: any;
-  for (let i = 0; i < maxWaitMs / 200; i++) {
-    final = (await call('GET', `/v1/verifications/${id}`, { token })).body;
-    if (final.status === 'completed' || final.status === 'failed') break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  const elapsed = Date.now() - restarted;
-  expect(final).toMatchObject({ status: 'completed', assurance_level: 'verified' });
-
-  const history = await call('GET', `/v1/audit/streams/verification-${id}`, { token });
-  const count = (type: string) => history.body.events.filter((e: { type: string }) => e.type === type).length;
-  expect(count('VerificationQueued')).toBe(1);
-  expect(count('VerificationStarted')).toBe(1);
-  expect(count('AnalysisRecorded')).toBe(8);
-  expect(count('VerificationGraded')).toBe(1);
-  expect(count('VerificationCompleted')).toBe(1);
-  const kinds = history.body.events.filter((e: { type: string }) => e.type === 'RenditionStored').map((e: { data: { kind: string } }) => e.data.kind);
-  expect(kinds.length).toBe(new Set(kinds).size);
-  expect(final.results).toHaveLength(8);
-  return elapsed;
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
+import { SESSIONS_OUTLIVE_CLOCK } from './clock.js';
 import type { DatabaseTarget } from './databases.js';
 import { client, registerAccount, startTestService, type TestService, type TestServiceOptions } from './service.js';
 
@@ -24,6 +25,9 @@ export interface ServiceSuite {
  * and uses them in its own hooks and tests. A suite's own setup goes in a beforeAll declared after
  * this call: vitest runs beforeAll hooks in order and afterAll hooks in reverse, so the suite's own
  * teardown runs while the service is still up.
+ *
+ * A suite that passes a `clock` moves the service's time, and access tokens expire on it: its
+ * sessions outlive the moves (SESSIONS_OUTLIVE_CLOCK) unless `env` sets JWT_TTL_SECONDS itself.
  */
 export function serviceSuite(target: DatabaseTarget, env: Record<string, string> = {}, options: TestServiceOptions = {}): ServiceSuite {
   let started: TestService | undefined;
@@ -32,7 +36,7 @@ export function serviceSuite(target: DatabaseTarget, env: Record<string, string>
     return started;
   };
   beforeAll(async () => {
-    started = await startTestService(target, env, options);
+    started = await startTestService(target, options.clock ? { ...SESSIONS_OUTLIVE_CLOCK, ...env } : env, options);
   });
   afterAll(async () => started?.stop());
 

@@ -1,8 +1,4 @@
-import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config.js';
@@ -13,8 +9,8 @@ import { verificationEvents, verificationStream, type VerificationEvent } from '
 import { openStores } from '../../src/service.js';
 import { ANCHOR_BATCH_WORKFLOW_TYPE } from '../../workflows/anchors/workflow.js';
 import { startLocalTsa } from '../anchors/local-tsa.js';
+import { crashWorld, sleep } from '../support/crash.js';
 import { databaseTargets } from '../support/databases.js';
-import { freePort, launchService } from '../support/processes.js';
 import { client, registerAccount, uploadImage } from '../support/service.js';
 
 /**
@@ -29,40 +25,24 @@ import { client, registerAccount, uploadImage } from '../support/service.js';
  * each root is the Merkle root of its records' hashes; each batch has at most one timestamp
  * outcome; no event twice. test/workflows/crash-points.test.ts names this file for these steps.
  */
-const exited = (child: ChildProcess) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.signalCode) : child.once('exit', (_code, signal) => resolve(signal))));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const STEPS = ['sealAnchorBatch', 'recordAnchorBatch', 'timestampAnchorBatch', 'recordAnchorTimestampFailure'];
 
 for (const target of databaseTargets) describe(`anchor batches killed at every step, on ${target.name}`, () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pv-anchor-crash-'));
-  const children: ChildProcess[] = [];
-  let drop = async () => {};
+  // Declared first, so it runs after the world's: once no process calls the authority any more.
   let closeTsa = async () => {};
-  afterAll(async () => {
-    for (const child of children) child.kill('SIGKILL');
-    await drop();
-    await closeTsa();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(async () => closeTsa());
+  const world = crashWorld(target, 'pv-anchor-crash-');
 
   it('seals every record once, in one batch, after every kill', async () => {
     const tsa = await startLocalTsa();
     closeTsa = () => tsa.close();
-    const scratch = await target.scratchUrl();
-    drop = scratch.drop;
     // Only full batches are sealed while the failpoints are visited (the interval is an hour).
-    const env = { PORT: String(await freePort()), DATA_DIR: dataDir, DATABASE_URL: scratch.url ?? '', ANCHOR_BATCH_SIZE: '2', ANCHOR_INTERVAL_SECONDS: '3600', ANCHOR_TSA_URL: tsa.url, WORKFLOW_SWEEP_MS: '200' };
+    const env = { ...(await world.env()), ANCHOR_BATCH_SIZE: '2', ANCHOR_INTERVAL_SECONDS: '3600', ANCHOR_TSA_URL: tsa.url, WORKFLOW_SWEEP_MS: '200' };
     const base = `http://127.0.0.1:${env.PORT}`;
     const call = client(base);
-    const config = loadConfig({ DATA_DIR: dataDir, ...(scratch.url ? { DATABASE_URL: scratch.url } : {}) });
-    const stop = async (signal: NodeJS.Signals) => {
-      const child = children.at(-1)!;
-      const died = exited(child);
-      child.kill(signal);
-      await died;
-    };
+    const config = loadConfig({ DATA_DIR: env.DATA_DIR, ...(env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL } : {}) });
 
-    children.push(await launchService(env));
+    const verifying = await world.launch(env);
     const { token, account } = await registerAccount(call);
     const original = await uploadImage(base, token);
     let status = '';
@@ -71,7 +51,7 @@ for (const target of databaseTargets) describe(`anchor batches killed at every s
       if (status !== 'completed') await sleep(200);
     }
     expect(status).toBe('completed');
-    await stop('SIGTERM');
+    await world.stop(verifying, 'SIGTERM');
 
     const copies: string[] = [];
     /** Two completed copies of the verification (a full batch), recorded while no service holds the database. */
@@ -103,21 +83,14 @@ for (const target of databaseTargets) describe(`anchor batches killed at every s
       // The failure is recorded only after every attempt failed (about 2.5 minutes of back-off).
       tsa.refuse = point.includes('.recordAnchorTimestampFailure:');
       await fullBatch();
-      const child = await launchService({ ...env, CRASH_AT: point }, { mayDie: true });
-      children.push(child);
-      const died = exited(child);
-      const signal = await Promise.race([died, sleep(5 * 60_000).then(() => 'timeout')]);
-      if (signal !== 'SIGKILL') {
-        unreached.push(point);
-        child.kill('SIGKILL');
-        await died;
-      }
+      const child = await world.launch({ ...env, CRASH_AT: point }, { mayDie: true });
+      if (!(await world.reachedFailpoint(child, 5 * 60_000))) unreached.push(point);
     }
     expect(unreached, 'failpoints no process reached').toEqual([]);
 
     // The last restart, the authority answering, a short interval: everything waiting is sealed.
     tsa.refuse = false;
-    children.push(await launchService({ ...env, ANCHOR_INTERVAL_SECONDS: '1' }));
+    const last = await world.launch({ ...env, ANCHOR_INTERVAL_SECONDS: '1' });
     for (const id of copies) {
       let anchored = false;
       for (let i = 0; i < 1500 && !anchored; i++) {
@@ -126,7 +99,7 @@ for (const target of databaseTargets) describe(`anchor batches killed at every s
       }
       expect(anchored, `copy ${id} anchored`).toBe(true);
     }
-    await stop('SIGTERM');
+    await world.stop(last, 'SIGTERM');
 
     const { db, store, projections } = await openStores(config, pino({ level: 'silent' }));
     try {

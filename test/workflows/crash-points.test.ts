@@ -1,10 +1,9 @@
-import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config.js';
 import type { StoredEvent } from '../../src/core/event-store.js';
 import { runCommand } from '../../src/core/decider.js';
@@ -22,8 +21,8 @@ import { METERING_RELEASE_WORKFLOW_TYPE } from '../../workflows/usage/release-wo
 import { VERIFICATION_WORKFLOW_TYPE } from '../../workflows/verifications/workflow.js';
 import { allProjectors, modules } from '../../src/modules.js';
 import { openStores } from '../../src/service.js';
+import { crashWorld } from '../support/crash.js';
 import { databaseTargets } from '../support/databases.js';
-import { freePort, launchService } from '../support/processes.js';
 import { client, registerAccount } from '../support/service.js';
 
 /**
@@ -92,29 +91,20 @@ function workflowSteps(): string[] {
 }
 
 const fact = (e: StoredEvent) => (e.type === 'RenditionStored' ? `RenditionStored ${String(e.data.kind)}` : e.type);
-const exited = (child: ChildProcess) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.signalCode) : child.once('exit', (_code, signal) => resolve(signal))));
 
 for (const target of databaseTargets) describe(`crash at every workflow step on ${target.name}`, () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pv-crash-points-'));
-  const children: ChildProcess[] = [];
-  let drop = async () => {};
-  afterAll(async () => {
-    for (const child of children) child.kill('SIGKILL');
-    await drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  const world = crashWorld(target, 'pv-crash-points-');
+  const { dataDir } = world;
 
   it('a process killed before and after each step: everything done once, read models rebuild the same', async () => {
     const steps = workflowSteps();
     expect(steps).toContain('verification.analyzeAndGrade');
     const points = steps.filter((step) => !TESTED_ELSEWHERE[step]).flatMap((step) => [`${step}:before`, `${step}:after`]);
 
-    const scratch = await target.scratchUrl();
-    drop = scratch.drop;
-    const env = { PORT: String(await freePort()), DATA_DIR: dataDir, DATABASE_URL: scratch.url ?? '' };
+    const env = await world.env();
     const base = `http://127.0.0.1:${env.PORT}`;
     const call = client(base);
-    children.push(await launchService(env));
+    const opening = await world.launch(env);
     const { token, account, user } = await registerAccount(call);
     const auth = { authorization: `Bearer ${token}` };
 
@@ -159,7 +149,7 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
      */
     const inviteWithoutMessage = async () => {
       const email = newEmail();
-      const config = loadConfig({ DATA_DIR: dataDir, ...(scratch.url ? { DATABASE_URL: scratch.url } : {}) });
+      const config = loadConfig({ DATA_DIR: dataDir, ...(env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL } : {}) });
       const { db, store, projections } = await openStores(config, pino({ level: 'silent' }));
       try {
         const nonce = newNonce();
@@ -179,7 +169,7 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
     const unmailedMembers: string[] = [];
     const inviteMemberWithoutMessage = async () => {
       const email = `member-${unmailedMembers.length}-${crypto.randomUUID().slice(0, 8)}@contest.example`;
-      const config = loadConfig({ DATA_DIR: dataDir, ...(scratch.url ? { DATABASE_URL: scratch.url } : {}) });
+      const config = loadConfig({ DATA_DIR: dataDir, ...(env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL } : {}) });
       const { db, store, projections } = await openStores(config, pino({ level: 'silent' }));
       try {
         const userId = crypto.randomUUID();
@@ -204,7 +194,7 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
      */
     const orphans: string[] = [];
     const meterWithoutVerification = async () => {
-      const config = loadConfig({ DATA_DIR: dataDir, ...(scratch.url ? { DATABASE_URL: scratch.url } : {}) });
+      const config = loadConfig({ DATA_DIR: dataDir, ...(env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL } : {}) });
       const { db, store, projections } = await openStores(config, pino({ level: 'silent' }));
       try {
         const id = crypto.randomUUID();
@@ -220,8 +210,7 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
         await db.close();
       }
     };
-    children.at(-1)!.kill('SIGKILL');
-    await exited(children.at(-1)!);
+    await world.stop(opening, 'SIGKILL');
 
     // One process per failpoint: started with it, given work that reaches it, killed by it.
     const unreached: string[] = [];
@@ -232,9 +221,7 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
       if (point.startsWith(`${INVITATION_MAIL_WORKFLOW_TYPE}.`)) await inviteMemberWithoutMessage();
       // So does the metering release sweep's.
       if (point.startsWith(`${METERING_RELEASE_WORKFLOW_TYPE}.`)) await meterWithoutVerification();
-      const child = await launchService({ ...env, CRASH_AT: point }, { mayDie: true });
-      children.push(child);
-      const died = exited(child);
+      const child = await world.launch({ ...env, CRASH_AT: point }, { mayDie: true });
       const [step] = point.split(':') as [string];
       // The work that reaches each workflow's steps; a workflow without any fails here, by name.
       if (step.startsWith(`${MAIL_DELIVERY_WORKFLOW_TYPE}.`)) await invite().catch(() => undefined);
@@ -251,17 +238,12 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
       else if (step === `${VERIFICATION_WORKFLOW_TYPE}.signAndRender`) await work.pair().catch(() => undefined);
       else if (step.startsWith(`${VERIFICATION_WORKFLOW_TYPE}.`)) await work.image().catch(() => undefined);
       else throw new Error(`no work in this test reaches ${step}: add it, or name where its crash is tested in TESTED_ELSEWHERE`);
-      const signal = await Promise.race([died, new Promise((r) => setTimeout(() => r('timeout'), 3 * 60_000))]);
-      if (signal !== 'SIGKILL') {
-        unreached.push(point);
-        child.kill('SIGKILL');
-        await died;
-      }
+      if (!(await world.reachedFailpoint(child))) unreached.push(point);
     }
     expect(unreached, 'failpoints no process reached').toEqual([]);
     // No upload is in progress any more: a reservation a kill cut off just now (between metering
     // and queueing) is released as soon as the sweep, made frequent, sees it.
-    children.push(await launchService({ ...env, WORKFLOW_SWEEP_MS: '500', METERING_RELEASE_GRACE_MS: '1000' }));
+    const last = await world.launch({ ...env, WORKFLOW_SWEEP_MS: '500', METERING_RELEASE_GRACE_MS: '1000' });
     // What the log holds: every answered invitation and every one left without its message,
     // and perhaps some whose request a kill cut off (never repeated).
     const invitedEmails = (await call('GET', `/v1/verifications/${shared}/share`, { token })).body.invited_emails as string[];
@@ -304,12 +286,10 @@ for (const target of databaseTargets) describe(`crash at every workflow step on 
       seen = count;
       await new Promise((r) => setTimeout(r, 200));
     }
-    const last = children.at(-1)!;
-    last.kill('SIGTERM');
-    await new Promise((resolve) => (last.exitCode !== null || last.signalCode !== null ? resolve(undefined) : last.once('exit', resolve)));
+    await world.stop(last, 'SIGTERM');
 
     // The log, read by this process now that no service owns the database.
-    const config = loadConfig({ DATA_DIR: dataDir, ...(scratch.url ? { DATABASE_URL: scratch.url } : {}) });
+    const config = loadConfig({ DATA_DIR: dataDir, ...(env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL } : {}) });
     const { db, store, projections } = await openStores(config, pino({ level: 'silent' }));
     try {
       const all = await store.readAll({ after: 0n, limit: 1_000_000 });

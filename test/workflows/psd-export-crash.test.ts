@@ -1,10 +1,9 @@
-import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config.js';
 import { appendFacts } from '../../src/core/decider.js';
 import type { StoredEvent } from '../../src/core/event-store.js';
@@ -13,8 +12,8 @@ import { verificationEvents, verificationStream, type VerificationEvent } from '
 import { modules } from '../../src/modules.js';
 import { openStores } from '../../src/service.js';
 import { PSD_EXPORT_WORKFLOW_TYPE } from '../../workflows/psd-export/workflow.js';
+import { crashWorld, sleep } from '../support/crash.js';
 import { databaseTargets } from '../support/databases.js';
-import { freePort, launchService } from '../support/processes.js';
 import { client, registerAccount } from '../support/service.js';
 
 /**
@@ -31,8 +30,6 @@ import { client, registerAccount } from '../support/service.js';
  * step's crash is tested by psd-export-expiry.test.ts (a restart while its timer waits).
  */
 const pairDir = path.resolve(import.meta.dirname, '../../../shared/fixtures/pairs/canon_eos_30d_cr2');
-const exited = (child: ChildProcess) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.signalCode) : child.once('exit', (_code, signal) => resolve(signal))));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The PSD export's steps that a request reaches (the expiry runs 30 days later: psd-export-expiry.test.ts). */
 function buildSteps(): string[] {
@@ -43,31 +40,16 @@ function buildSteps(): string[] {
 }
 
 for (const target of databaseTargets) describe(`PSD export killed while it is built, on ${target.name}`, () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pv-psd-crash-'));
-  const children: ChildProcess[] = [];
-  let drop = async () => {};
-  afterAll(async () => {
-    for (const child of children) child.kill('SIGKILL');
-    await drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  const world = crashWorld(target, 'pv-psd-crash-');
 
   it('completes once and is metered once after every kill; a failed one is released, never charged', async () => {
-    const scratch = await target.scratchUrl();
-    drop = scratch.drop;
-    const env = { PORT: String(await freePort()), DATA_DIR: dataDir, DATABASE_URL: scratch.url ?? '' };
+    const env = await world.env();
     const base = `http://127.0.0.1:${env.PORT}`;
     const call = client(base);
-    const config = loadConfig({ DATA_DIR: dataDir, ...(scratch.url ? { DATABASE_URL: scratch.url } : {}) });
-    const stop = async (signal: NodeJS.Signals) => {
-      const child = children.at(-1)!;
-      const died = exited(child);
-      child.kill(signal);
-      await died;
-    };
+    const config = loadConfig({ DATA_DIR: env.DATA_DIR, ...(env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL } : {}) });
 
     // The one real pair, verified by the service.
-    children.push(await launchService(env));
+    const verifying = await world.launch(env);
     const { token, account } = await registerAccount(call, { plan: 'professional' });
     const form = new FormData();
     form.append('image', new Blob([new Uint8Array(fs.readFileSync(path.join(pairDir, 'IMG_5952.camera-preview.jpg')))]), 'IMG_5952.jpg');
@@ -81,7 +63,7 @@ for (const target of databaseTargets) describe(`PSD export killed while it is bu
       if (status !== 'completed') await sleep(200);
     }
     expect(status).toBe('completed');
-    await stop('SIGTERM');
+    await world.stop(verifying, 'SIGTERM');
 
     /** A copy of the pair's verification under a new id, recorded while no service holds the database; `fails`: its RAW never aligned, so the build refuses it. */
     const copies = new Map<string, 'completes' | 'fails'>();
@@ -115,14 +97,14 @@ for (const target of databaseTargets) describe(`PSD export killed while it is bu
 
     // Killed in the middle of a build: the status says in_progress, the file is not written yet.
     const midBuild = await copy('completes');
-    children.push(await launchService(env));
+    const building = await world.launch(env);
     expect((await request(midBuild)).status).toBe(202);
     for (let i = 0; i < 600 && status !== 'in_progress'; i++) {
       status = (await call('GET', `/v1/verifications/${midBuild}/psd-export`, { token })).body.status;
       if (status !== 'in_progress') await sleep(20);
     }
     expect(status).toBe('in_progress');
-    await stop('SIGKILL');
+    await world.stop(building, 'SIGKILL');
 
     // One process per failpoint: started with it, given an export that reaches it, killed by it.
     const points = buildSteps().flatMap((step) => [`${step}:before`, `${step}:after`]);
@@ -130,22 +112,15 @@ for (const target of databaseTargets) describe(`PSD export killed while it is bu
     const unreached: string[] = [];
     for (const point of points) {
       const id = await copy(point.includes('.failPsdExport:') ? 'fails' : 'completes');
-      const child = await launchService({ ...env, CRASH_AT: point }, { mayDie: true });
-      children.push(child);
-      const died = exited(child);
+      const child = await world.launch({ ...env, CRASH_AT: point }, { mayDie: true });
       // The process may reach the failpoint resuming an earlier run, before this request is answered.
       await request(id).catch(() => undefined);
-      const signal = await Promise.race([died, sleep(3 * 60_000).then(() => 'timeout')]);
-      if (signal !== 'SIGKILL') {
-        unreached.push(point);
-        child.kill('SIGKILL');
-        await died;
-      }
+      if (!(await world.reachedFailpoint(child))) unreached.push(point);
     }
     expect(unreached, 'failpoints no process reached').toEqual([]);
 
     // The last restart: every recorded export ends.
-    children.push(await launchService(env));
+    const last = await world.launch(env);
     const { db, store, projections } = await (async () => {
       const ends = new Map<string, string>();
       for (const id of copies.keys()) {
@@ -166,7 +141,7 @@ for (const target of databaseTargets) describe(`PSD export killed while it is bu
       const file = Buffer.from(await (await fetch(download.headers.get('location')!)).arrayBuffer());
       expect(file.subarray(0, 4).toString('latin1')).toBe('8BPS');
       expect(file.length).toBe((await call('GET', `/v1/verifications/${midBuild}/psd-export`, { token })).body.file_size_bytes);
-      await stop('SIGTERM');
+      await world.stop(last, 'SIGTERM');
       return openStores(config, pino({ level: 'silent' }));
     })();
 

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, vi } from 'vitest';
 import { psdExportStream } from '../../src/features/psd-export/events.js';
 import { PSD_EXPORT_TTL_MS } from '../../workflows/psd-export/policy.js';
-import { SESSIONS_OUTLIVE_CLOCK, SkewedClock } from '../support/clock.js';
+import { SkewedClock } from '../support/clock.js';
 import { databaseTargets } from '../support/databases.js';
 import { serviceSuite } from '../support/suite.js';
 import { seedVerification } from '../http/psd-export-support.js';
@@ -36,7 +36,7 @@ async function waitFor(condition: () => boolean | Promise<boolean>, what: string
 
 for (const target of databaseTargets) describe(`PSD export expiry on ${target.name} (in-process engine, moved clock)`, () => {
   const clock = new SkewedClock();
-  const { t, call, newAccount } = serviceSuite(target, SESSIONS_OUTLIVE_CLOCK, { clock, workflowSweepMs: 200, persistent: true });
+  const { t, call, newAccount } = serviceSuite(target, {}, { clock, workflowSweepMs: 200, persistent: true });
   const pro = newAccount({ plan: 'professional' });
 
   const path = (id: string) => `/v1/verifications/${id}/psd-export`;

@@ -1,12 +1,8 @@
-import type { ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { requestStream } from '../../src/features/requests/events.js';
 import { REQUEST_EXPIRY_WORKFLOW_TYPE } from '../../workflows/requests/workflow.js';
+import { crashWorld, sleep } from '../support/crash.js';
 import { databaseTargets } from '../support/databases.js';
-import { freePort, launchService } from '../support/processes.js';
 import { client, registerAccount } from '../support/service.js';
 
 /**
@@ -18,42 +14,25 @@ import { client, registerAccount } from '../support/service.js';
  * RequestExpired is recorded exactly once. test/workflows/crash-points.test.ts names this file.
  */
 const STEP = `${REQUEST_EXPIRY_WORKFLOW_TYPE}.expireRequest`;
-const exited = (child: ChildProcess) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.signalCode) : child.once('exit', (_code, signal) => resolve(signal))));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 for (const target of databaseTargets) describe(`request expiry killed at its step, on ${target.name}`, () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pv-request-crash-'));
-  const children: ChildProcess[] = [];
-  let drop = async () => {};
-  afterAll(async () => {
-    for (const child of children) child.kill('SIGKILL');
-    await drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  const world = crashWorld(target, 'pv-request-crash-');
 
   it('records the expiry once after a kill before and after the step', async () => {
-    const scratch = await target.scratchUrl();
-    drop = scratch.drop;
-    const env = { PORT: String(await freePort()), DATA_DIR: dataDir, DATABASE_URL: scratch.url ?? '' };
+    const env = await world.env();
     const call = client(`http://127.0.0.1:${env.PORT}`);
-    const killedAt = async (child: ChildProcess, point: string) => {
-      const signal = await Promise.race([exited(child), sleep(3 * 60_000).then(() => 'timeout')]);
-      expect(signal, `${point}: the process was not killed by its failpoint`).toBe('SIGKILL');
-    };
 
-    const first = await launchService({ ...env, CRASH_AT: `${STEP}:before` }, { mayDie: true });
-    children.push(first);
+    const first = await world.launch({ ...env, CRASH_AT: `${STEP}:before` }, { mayDie: true });
     const { token } = await registerAccount(call);
     const expiresAt = new Date(Date.now() + 3_000).toISOString();
     const created = await call('POST', '/v1/requests', { token, json: { subject: 'Killed at its deadline', expires_at: expiresAt } });
     expect(created.status).toBe(201);
-    await killedAt(first, 'before');
+    await world.killedAt(first, 'before');
 
-    const second = await launchService({ ...env, CRASH_AT: `${STEP}:after` }, { mayDie: true });
-    children.push(second);
-    await killedAt(second, 'after');
+    const second = await world.launch({ ...env, CRASH_AT: `${STEP}:after` }, { mayDie: true });
+    await world.killedAt(second, 'after');
 
-    children.push(await launchService(env));
+    await world.launch(env);
     let types: string[] = [];
     for (let i = 0; i < 600 && !types.includes('RequestExpired'); i++) {
       const history = await call('GET', `/v1/audit/streams/${requestStream(created.body.id)}`, { token });

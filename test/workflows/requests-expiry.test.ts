@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { appendFacts } from '../../src/core/decider.js';
 import { requestEvents, requestStream } from '../../src/features/requests/events.js';
-import { SESSIONS_OUTLIVE_CLOCK, SkewedClock } from '../support/clock.js';
+import { SkewedClock } from '../support/clock.js';
 import { databaseTargets } from '../support/databases.js';
 import { serviceSuite } from '../support/suite.js';
 
@@ -27,7 +27,7 @@ async function waitFor(condition: () => boolean | Promise<boolean>, what: string
 
 for (const target of databaseTargets) describe(`request expiry on ${target.name} (in-process engine, moved clock)`, () => {
   const clock = new SkewedClock();
-  const { t, call, newAccount } = serviceSuite(target, SESSIONS_OUTLIVE_CLOCK, { clock, workflowSweepMs: 200, persistent: true });
+  const { t, call, newAccount } = serviceSuite(target, {}, { clock, workflowSweepMs: 200, persistent: true });
   const owner = newAccount();
   const types = async (id: string) => (await t.service.deps.store.readStream(requestStream(id))).map((e) => e.type);
 

@@ -1,12 +1,10 @@
-import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verificationStream } from '../../src/features/verifications/events.js';
 import { RAW_DISCARD_WORKFLOW_TYPE } from '../../workflows/verifications/raw-discard-workflow.js';
+import { crashWorld, sleep } from '../support/crash.js';
 import { databaseTargets } from '../support/databases.js';
-import { freePort, launchService } from '../support/processes.js';
 import { client, registerAccount } from '../support/service.js';
 
 /**
@@ -20,34 +18,18 @@ import { client, registerAccount } from '../support/service.js';
  * gone from the disk and RawFileDiscarded is recorded once. test/workflows/crash-points.test.ts
  * names this file.
  */
-const exited = (child: ChildProcess) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.signalCode) : child.once('exit', (_code, signal) => resolve(signal))));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
 const pair = { raw: 'pairs/canon_eos_6d_dng/canon_eos_6d.dng', image: 'pairs/canon_eos_6d_dng/canon_eos_6d.preview.jpg' };
 
 for (const target of databaseTargets) describe(`the RAW discard killed at its steps, on ${target.name}`, () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pv-retention-crash-'));
-  const children: ChildProcess[] = [];
-  let drop = async () => {};
-  afterAll(async () => {
-    for (const child of children) child.kill('SIGKILL');
-    await drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  const world = crashWorld(target, 'pv-retention-crash-');
 
   it('discards the RAW exactly once after kills before and after each step', async () => {
-    const scratch = await target.scratchUrl();
-    drop = scratch.drop;
-    const env = { PORT: String(await freePort()), DATA_DIR: dataDir, DATABASE_URL: scratch.url ?? '' };
+    const env = await world.env();
     const base = `http://127.0.0.1:${env.PORT}`;
     const call = client(base);
-    const killedAt = async (child: ChildProcess, point: string) => {
-      const signal = await Promise.race([exited(child), sleep(3 * 60_000).then(() => 'timeout')]);
-      expect(signal, `${point}: the process was not killed by its failpoint`).toBe('SIGKILL');
-    };
 
-    const keeping = await launchService({ ...env, RAW_RETENTION: 'keep' });
-    children.push(keeping);
+    const keeping = await world.launch({ ...env, RAW_RETENTION: 'keep' });
     const { token } = await registerAccount(call);
     const form = new FormData();
     form.append('image', await fs.openAsBlob(path.join(fixtures, pair.image)), path.basename(pair.image));
@@ -55,7 +37,7 @@ for (const target of databaseTargets) describe(`the RAW discard killed at its st
     const created = await fetch(`${base}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
     expect(created.status).toBe(201);
     const { id } = (await created.json()) as { id: string };
-    const rawFile = path.join(dataDir, 'blobs', 'verifications', id, 'raw.dng');
+    const rawFile = path.join(world.dataDir, 'blobs', 'verifications', id, 'raw.dng');
     let status = '';
     for (let i = 0; i < 3000 && status !== 'completed' && status !== 'failed'; i++) {
       status = (await call('GET', `/v1/verifications/${id}`, { token })).body.status;
@@ -63,19 +45,17 @@ for (const target of databaseTargets) describe(`the RAW discard killed at its st
     }
     expect(status).toBe('completed');
     expect(fs.existsSync(rawFile)).toBe(true);
-    keeping.kill('SIGTERM');
-    await exited(keeping);
+    await world.stop(keeping, 'SIGTERM');
 
     for (const point of ['recordRawDiscard:before', 'recordRawDiscard:after', 'deleteRawFile:before', 'deleteRawFile:after']) {
-      const child = await launchService({ ...env, CRASH_AT: `${RAW_DISCARD_WORKFLOW_TYPE}.${point}` }, { mayDie: true });
-      children.push(child);
-      await killedAt(child, point);
+      const child = await world.launch({ ...env, CRASH_AT: `${RAW_DISCARD_WORKFLOW_TYPE}.${point}` }, { mayDie: true });
+      await world.killedAt(child, point);
       // Until the deletion step has run, the RAW is still on the disk, whatever was recorded.
       if (point !== 'deleteRawFile:after') expect(fs.existsSync(rawFile), point).toBe(true);
     }
     expect(fs.existsSync(rawFile)).toBe(false);
 
-    children.push(await launchService(env));
+    await world.launch(env);
     await sleep(1_500); // time for a second (wrong) record to appear, if the steps were not idempotent
     const history = await call('GET', `/v1/audit/streams/${verificationStream(id)}`, { token });
     const types = (history.body.events as { type: string }[]).map((e) => e.type);

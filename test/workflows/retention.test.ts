@@ -14,7 +14,7 @@ import { buildPsdExport, renderInThread } from '../../src/features/psd-export/ps
 import { psdLayerNames } from '../../src/features/psd-export/psd-document.js';
 import { findVerification, imageOf, renditionsOf } from '../../src/features/verifications/index.js';
 import { verificationEvents, verificationStream, type VerificationEvent } from '../../src/features/verifications/events.js';
-import { SESSIONS_OUTLIVE_CLOCK, SkewedClock } from '../support/clock.js';
+import { SkewedClock } from '../support/clock.js';
 import { databaseTargets } from '../support/databases.js';
 import { callTool, connectMcp, keylessVerify } from '../support/mcp.js';
 import { requires } from '../support/requires.js';
@@ -212,7 +212,7 @@ for (const target of databaseTargets) {
 
   describe(`the anonymous claim window on ${target.name} (in-process engine, moved clock)`, () => {
     const clock = new SkewedClock();
-    const { t, call } = serviceSuite(target, SESSIONS_OUTLIVE_CLOCK, { clock, workflowSweepMs: 200, persistent: true });
+    const { t, call } = serviceSuite(target, {}, { clock, workflowSweepMs: 200, persistent: true });
     const verifications: { unclaimed: { id: string; anon: string }; claimed: { id: string; anon: string } } = {} as never;
     let account: Awaited<ReturnType<typeof registerAccount>>;
 
