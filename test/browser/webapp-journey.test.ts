@@ -100,7 +100,7 @@ gate.describe('the web app’s journey in Chromium', () => {
       await checkBothWidths(page, 'list-empty');
 
       // Upload the 30D pair through the Upload page.
-      await page.getByRole('link', { name: 'Upload' }).click();
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Upload' }).click();
       await page.waitForURL(`${t.url}/app/upload`);
       const usage = (await call('GET', `/v1/accounts/${owner.account.id}/usage`, { token: owner.token })).body;
       await expect(page.locator('#quota').innerText()).resolves.toContain(`${usage.included_used} of ${usage.included} included photo + RAW pairs used, ${usage.included_remaining} left.`);

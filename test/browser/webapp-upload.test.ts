@@ -61,7 +61,7 @@ gate.describe('the web app’s upload page in Chromium', () => {
     await page.getByLabel('Password').fill(owner.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(`${t.url}/app/verifications`);
-    await page.getByRole('link', { name: 'Upload' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Upload' }).click();
     await page.waitForURL(`${t.url}/app/upload`);
     return { page, problems };
   }
