@@ -10,11 +10,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { verificationStream } from '../../src/features/verifications/events.js';
-import { chromiumGate, launchChromium } from '../support/chromium.js';
+import { chromiumGate, launchChromium, seriousViolations } from '../support/chromium.js';
 import { databaseTargets } from '../support/databases.js';
 import { uploadImage } from '../support/service.js';
 import { serviceSuite } from '../support/suite.js';
@@ -61,13 +60,6 @@ gate.describe('the auditor’s page in Chromium', () => {
   async function outcome(page: Page): Promise<string> {
     await page.locator('#checks[data-outcome]').waitFor({ timeout: 60_000 });
     return (await page.locator('#checks').getAttribute('data-outcome'))!;
-  }
-
-  async function seriousViolations(page: Page) {
-    const result = await new AxeBuilder({ page }).analyze();
-    return result.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   }
 
   beforeAll(async () => {

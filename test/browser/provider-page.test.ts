@@ -17,7 +17,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { providerPageHeaders, renderProviderPage, type ProviderPageModel, type SubmissionStatus } from '../../src/features/requests/provider-page.js';
-import { chromiumGate, launchChromium } from '../support/chromium.js';
+import { chromiumGate, launchChromium, seriousViolations } from '../support/chromium.js';
 import { databaseTargets } from '../support/databases.js';
 import { serviceSuite } from '../support/suite.js';
 
@@ -133,13 +133,6 @@ gate.describe('the provider page in Chromium', () => {
     page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`));
     const response = await page.goto(`${origin}${target}`, { waitUntil: 'load' });
     return { page, response: response!, problems };
-  }
-
-  async function seriousViolations(page: Page) {
-    const result = await new AxeBuilder({ page }).analyze();
-    return result.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   }
 
   const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

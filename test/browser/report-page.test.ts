@@ -6,12 +6,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { linkKey, linkToken } from '../../src/features/sharing/tokens.js';
 import { databaseTargets } from '../support/databases.js';
-import { chromiumGate, launchChromium } from '../support/chromium.js';
+import { chromiumGate, launchChromium, seriousViolations } from '../support/chromium.js';
 import { serviceSuite } from '../support/suite.js';
 
 const gate = chromiumGate('the report page in a browser');
@@ -114,13 +113,6 @@ gate.describe('the shared report page in Chromium', () => {
 
   async function imagesLoaded(page: Page): Promise<{ src: string; ok: boolean }[]> {
     return page.evaluate(() => Array.from(document.images).map((img) => ({ src: img.getAttribute('src') ?? '', ok: img.complete && img.naturalWidth > 0 })));
-  }
-
-  async function seriousViolations(page: Page) {
-    const result = await new AxeBuilder({ page }).analyze();
-    return result.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   }
 
   beforeAll(async () => {

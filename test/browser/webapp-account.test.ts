@@ -8,12 +8,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import { simpleParser } from 'mailparser';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
-import { chromiumGate, launchChromium } from '../support/chromium.js';
+import { chromiumGate, launchChromium, seriousViolations } from '../support/chromium.js';
 import { recordSecretsIn } from '../support/log-capture.js';
 import { serviceSuite } from '../support/suite.js';
 
@@ -30,10 +29,7 @@ gate.describe('the web app’s account pages in Chromium', () => {
   let browser: Browser;
 
   async function checkPage(page: Page, shot: string) {
-    const result = await new AxeBuilder({ page }).analyze();
-    const serious = result.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    const serious = await seriousViolations(page);
     expect(serious).toEqual([]);
     const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
     expect(scrollWidth).toBeLessThanOrEqual(innerWidth);

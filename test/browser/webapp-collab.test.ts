@@ -7,11 +7,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
-import { chromiumGate, launchChromium } from '../support/chromium.js';
+import { chromiumGate, launchChromium, seriousViolations } from '../support/chromium.js';
 import { uploadImage } from '../support/service.js';
 import { serviceSuite } from '../support/suite.js';
 
@@ -29,10 +28,7 @@ gate.describe('tags and comments on the web app’s verification page in Chromiu
   const ids: Record<number, string> = {};
 
   async function checkPage(page: Page, shot: string) {
-    const result = await new AxeBuilder({ page }).analyze();
-    const serious = result.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    const serious = await seriousViolations(page);
     expect(serious).toEqual([]);
     const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
     expect(scrollWidth).toBeLessThanOrEqual(innerWidth);

@@ -13,11 +13,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { chromiumGate, launchChromium } from '../support/chromium.js';
+import { chromiumGate, launchChromium, seriousViolations } from '../support/chromium.js';
 import { databaseTargets } from '../support/databases.js';
 import { recordSecretsIn } from '../support/log-capture.js';
 import { serviceSuite } from '../support/suite.js';
@@ -59,10 +58,7 @@ gate.describe('the web app’s journey in Chromium', () => {
   async function checkBothWidths(page: Page, step: string) {
     for (const viewport of [phone, desktop]) {
       await page.setViewportSize(viewport);
-      const result = await new AxeBuilder({ page }).analyze();
-      const serious = result.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+      const serious = await seriousViolations(page);
       expect(serious, `${step} at ${viewport.width} px`).toEqual([]);
       const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
       expect(scrollWidth, `${step} at ${viewport.width} px`).toBeLessThanOrEqual(innerWidth);

@@ -10,10 +10,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { chromiumGate, launchChromium } from '../support/chromium.js';
+import { chromiumGate, launchChromium, seriousViolations } from '../support/chromium.js';
 import { databaseTargets } from '../support/databases.js';
 import { uploadImage } from '../support/service.js';
 import { withStartsHeld } from '../support/held-start.js';
@@ -45,13 +44,6 @@ gate.describe('the web app’s verification page in Chromium', () => {
   let browser: Browser;
   let pair: string;
   let api: Record<string, any>;
-
-  async function seriousViolations(page: Page) {
-    const result = await new AxeBuilder({ page }).analyze();
-    return result.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  }
 
   /** Accessible, no wider than the screen, every image loaded; then the screenshot. */
   async function checkPage(page: Page, shot: string) {

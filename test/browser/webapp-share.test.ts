@@ -8,12 +8,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import { simpleParser } from 'mailparser';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
-import { chromiumGate, launchChromium } from '../support/chromium.js';
+import { chromiumGate, launchChromium, seriousViolations } from '../support/chromium.js';
 import { uploadImage } from '../support/service.js';
 import { serviceSuite } from '../support/suite.js';
 
@@ -50,13 +49,6 @@ gate.describe('the web app’s sharing, files and delete in Chromium', () => {
   const owner = newAccount({ name: 'Harbour Picture Desk' });
   let browser: Browser;
   let pair: string;
-
-  async function seriousViolations(page: Page) {
-    const result = await new AxeBuilder({ page }).analyze();
-    return result.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  }
 
   /** What a page must be at every step: accessible, no wider than the screen. */
   async function checkPage(page: Page, shot: string) {

@@ -8,10 +8,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { chromiumGate, launchChromium } from '../support/chromium.js';
+import { chromiumGate, launchChromium, seriousViolations } from '../support/chromium.js';
 import { databaseTargets } from '../support/databases.js';
 import { serviceSuite } from '../support/suite.js';
 
@@ -34,13 +33,6 @@ gate.describe('the web app’s upload page in Chromium', () => {
     browser = await launchChromium();
   }, 120_000);
   afterAll(async () => browser?.close());
-
-  async function seriousViolations(page: Page) {
-    const result = await new AxeBuilder({ page }).analyze();
-    return result.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  }
 
   async function checkPage(page: Page, shot: string) {
     expect(await seriousViolations(page)).toEqual([]);

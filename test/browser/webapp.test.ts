@@ -6,11 +6,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
-import { chromiumGate, launchChromium } from '../support/chromium.js';
+import { chromiumGate, launchChromium, seriousViolations } from '../support/chromium.js';
 import { uploadImage } from '../support/service.js';
 import { serviceSuite } from '../support/suite.js';
 
@@ -27,13 +26,6 @@ gate.describe('the web app in Chromium', () => {
   const other = newAccount();
   let browser: Browser;
   const ids: Record<string, string> = {};
-
-  async function seriousViolations(page: Page) {
-    const result = await new AxeBuilder({ page }).analyze();
-    return result.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  }
 
   /** What a page must be at every step: accessible, no wider than the screen, every image loaded. */
   async function checkPage(page: Page, shot: string) {
