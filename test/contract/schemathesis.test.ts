@@ -79,7 +79,8 @@ function readReport(file: string) {
     for (const [caseId, checks] of Object.entries(recorder.checks ?? {})) {
       for (const check of checks) {
         if (check.status !== 'failure') continue;
-        if (check.name === 'negative_data_rejection' && emptyMultipartArray(recorder.cases?.[caseId]?.value)) {
+        const status = recorder.interactions?.[caseId]?.response?.status_code;
+        if (check.name === 'negative_data_rejection' && (emptyMultipartArray(recorder.cases?.[caseId]?.value) || signedOutAppPost(operationOf(caseId), status))) {
           excused.push(caseId);
           continue;
         }
@@ -95,6 +96,15 @@ function readReport(file: string) {
  * request it calls "negative" is a valid one without that optional field, so its 2xx is right.
  * (A field sent twice is refused, 422; tested in test/http/verifications.test.ts.)
  */
+/**
+ * The web app's pages take the session cookie only, which Schemathesis never has: a signed-out
+ * browser's form is sent to sign in (303) before a byte of its body is read, schema-violating or
+ * not (docs/webapp.md). The forms' own validation is tested signed in, in test/webapp/.
+ */
+function signedOutAppPost(operation: string, status: number | undefined): boolean {
+  return operation.startsWith('POST /app/') && status === 303;
+}
+
 function emptyMultipartArray(value: { media_type?: string; body?: unknown } | undefined): boolean {
   if (value?.media_type !== 'multipart/form-data' || typeof value.body !== 'object' || value.body === null) return false;
   return Object.values(value.body).some((part) => Array.isArray(part) && part.length === 0);
@@ -169,7 +179,7 @@ for (const target of [databaseTargets.at(-1)!]) {
       expect(operations.filter((operation) => !reached.has(operation)), 'operations no request reached').toEqual([]);
       expect(interactions.length, context).toBeGreaterThanOrEqual(MIN_REQUESTS);
       expect(code, context).toBe(0);
-      console.info(`[schemathesis ${target.name}] ${interactions.length} requests over the ${operations.length} documented operations (and undocumented methods on their paths), seed ${seed}, 0 failures (${excused.length} excused: an optional multipart field sent as no part)`);
+      console.info(`[schemathesis ${target.name}] ${interactions.length} requests over the ${operations.length} documented operations (and undocumented methods on their paths), seed ${seed}, 0 failures (${excused.length} excused: an optional multipart field sent as no part, or a signed-out browser's form sent to sign in unread)`);
     });
   });
 }

@@ -127,7 +127,10 @@ shared.describe('ROLE without Temporal: one in-process workflow engine per Postg
       const call = client(t.url);
       expect((await call('GET', '/v1/public/health')).body.dependencies.workflows).toEqual({ status: 'ok', adapter: 'inprocess' });
       // The database ends the session holding the engine lock (a failover, an idle-session kill).
-      const ended = await t.service.deps.knex.raw("select pg_terminate_backend(pid) as ended from pg_locks where locktype = 'advisory' and objid = 7316043 and granted");
+      // This database's lock only: suites running beside this one hold the same key on their own databases.
+      const ended = await t.service.deps.knex.raw(
+        "select pg_terminate_backend(pid) as ended from pg_locks where locktype = 'advisory' and objid = 7316043 and granted and database = (select oid from pg_database where datname = current_database())",
+      );
       expect(ended.rows).toEqual([{ ended: true }]);
       const health = await eventually(async () => {
         const answer = await call('GET', '/v1/public/health');
