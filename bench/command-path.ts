@@ -1,7 +1,7 @@
 /**
  * The command path, one verification at a time (part of `npm run bench`; alone:
  * `npx tsx bench/command-path.ts [pglite|postgres]`): sequential image-only uploads of a 64x64
- * PNG to the compiled service (`node dist/main.js`, its own process, in-process workflows), each
+ * PNG to the compiled service (`node dist/src/main.js`, its own process, in-process workflows), each
  * timed from the POST leaving the client until a GET polled every 2 ms reads `completed`. The
  * work itself (C2PA read and thumbnail of a 64x64 PNG) is ~2 ms: the rest is the service's
  * machinery (upload, appends, projection passes, workflow steps). Target: < 30 ms.
@@ -50,7 +50,7 @@ function stopChild(child: ChildProcess): Promise<void> {
 /** `dir`'s compiled service on its own port, until health answers. */
 async function startService(dir: string, env: Record<string, string>): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(dir, 'dist/main.js')], {
+  const child = spawn(process.execPath, [path.join(dir, 'dist/src/main.js')], {
     cwd: dir,
     env: { ...process.env, ...allocatorEnv, EVENTSTORE_URL: '', TEMPORAL_ADDRESS: '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', PASSWORD_HASH_COST: '10', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -154,8 +154,8 @@ async function series(dir: string, kind: 'pglite' | 'postgres', label: string): 
 
 /** Queries per verification of `dir`'s build, counted through knex's `query` event in-process. */
 async function queriesPerVerification(dir: string): Promise<number[]> {
-  const { startService: start } = await import(path.join(dir, 'dist/service.js'));
-  const { loadConfig } = await import(path.join(dir, 'dist/core/config.js'));
+  const { startService: start } = await import(path.join(dir, 'dist/src/service.js'));
+  const { loadConfig } = await import(path.join(dir, 'dist/src/core/config.js'));
   const { pino } = await import('pino');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pv-cmdpath-q-'));
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, PASSWORD_HASH_COST: '10', LOG_LEVEL: 'silent', DATABASE_URL: '', EVENTSTORE_URL: '', TEMPORAL_ADDRESS: '' });

@@ -46,21 +46,37 @@ function step(name: 'analysis' | 'export', dir: string): Promise<StepFigures & R
 }
 
 /**
- * The 24 MP pair's analysis and export, each in its own process. `dir` receives the pair, the
+ * A pair's analysis and export, each in its own process: the 30D CR2 with its camera JPEG
+ * upscaled to `width`x`height` (default 6000x4000, 24 MP). `noisyPhoto`: after the analysis the
+ * photo is replaced by the same photo with Gaussian noise over it (sigma 40), the worst case of
+ * the writer (RLE compresses noise not at all, so the photo layer and the composite are as large
+ * as they can be) with the real RAW's registration and rendition. `dir` receives the pair, the
  * analysis's outputs and the PSD (removed afterwards unless `keep`).
  */
-export async function measurePsdExport24mp(options: { keep?: boolean } = {}): Promise<{ dir: string; analysis: StepFigures; export: StepFigures & { file_mib: number; width: number; height: number } }> {
+export async function measurePsdExport(
+  options: { keep?: boolean; width?: number; height?: number; noisyPhoto?: boolean } = {},
+): Promise<{ dir: string; analysis: StepFigures; export: StepFigures & { file_mib: number; width: number; height: number } }> {
+  const { width = 6000, height = 4000 } = options;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pv-bench-psd-'));
   try {
-    await sharp(jpegPath).resize(6000, 4000).jpeg({ quality: 92 }).toFile(path.join(dir, 'image.jpg'));
+    const image = path.join(dir, 'image.jpg');
+    await sharp(jpegPath).resize(width, height, { fit: 'fill' }).jpeg({ quality: 92 }).toFile(image);
     fs.copyFileSync(rawPath, path.join(dir, 'raw'));
     const analysis = await step('analysis', dir);
+    if (options.noisyPhoto) {
+      const noise = await sharp({ create: { width, height, channels: 3, background: { r: 0, g: 0, b: 0 }, noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).png({ compressionLevel: 0 }).toBuffer();
+      const noisy = await sharp(image).composite([{ input: noise, blend: 'overlay' }]).jpeg({ quality: 92 }).toBuffer();
+      fs.writeFileSync(image, noisy);
+    }
     const exported = (await step('export', dir)) as unknown as StepFigures & { file_mib: number; width: number; height: number };
     return { dir, analysis, export: exported };
   } finally {
     if (!options.keep) fs.rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** The 24 MP pair's analysis and export (measurePsdExport's default size). */
+export const measurePsdExport24mp = (options: { keep?: boolean } = {}) => measurePsdExport(options);
 
 export async function benchPsdExport(): Promise<Record<string, unknown>> {
   const { analysis, export: exported } = await measurePsdExport24mp();

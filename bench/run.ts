@@ -8,7 +8,8 @@
  * service and CLI (bench/startup.ts); the service's reads, image-only throughput and memory
  * against bare node:http (bench/service.ts); the command path of one image-only verification at
  * a time (bench/command-path.ts); the service's RSS with 10 concurrent pairs and a minute after
- * (bench/pairs-memory.ts); a 24 MP pair's PSD export against its analysis (bench/psd-export.ts);
+ * (bench/pairs-memory.ts); the rebuild of every read model from that seeded log against a plain
+ * read of it (bench/rebuild.ts); a 24 MP pair's PSD export against its analysis (bench/psd-export.ts);
  * pairs analysed per minute with one worker process and with two (bench/scale.ts).
  * Every series carries the load average it ran under.
  */
@@ -51,7 +52,7 @@ peakRss = process.memoryUsage().rss;
 const pair24 = await timeRuns(big, 3);
 const peak24 = peakRss;
 clearInterval(sampler);
-await shutdownRawDecoders();
+shutdownRawDecoders();
 
 const report: Record<string, unknown> = {
   machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
@@ -68,6 +69,8 @@ report.startup = await (await import('./startup.js')).benchStartup();
 // server answering the same body in the same run (bench/service.ts; PostgreSQL when DATABASE_URL is set).
 const { benchService } = await import('./service.js');
 report.service = { pglite: await benchService('pglite'), postgres: await benchService('postgres') };
+// Every read model rebuilt from the PGlite database the service bench seeded, against one plain read of its log (bench/rebuild.ts).
+report.rebuild = await (await import('./rebuild.js')).benchRebuild(process.env.BENCH_DATA_DIR ?? path.join((await import('node:os')).tmpdir(), `pv-bench-reads-pglite-${process.env.BENCH_VERIFICATIONS ?? 100_000}`));
 // One image-only verification at a time, POST to completed, the service's CPU and queries per verification (bench/command-path.ts).
 report.command_path = await (await import('./command-path.js')).benchCommandPath();
 // RSS of one service process with 10 concurrent 30D pairs, and a minute after (bench/pairs-memory.ts).

@@ -11,7 +11,11 @@
  * those events. A seeded database is kept (PGlite: a directory under the OS temp dir; PostgreSQL:
  * the database `pv_bench_reads` next to DATABASE_URL's, or BENCH_PG_DATABASE) and reused by the next run.
  *
- * Needs `wrk` (Debian: `apt-get install wrk`). PostgreSQL runs only when DATABASE_URL is set.
+ * Loads with `wrk` (Debian: `apt-get install wrk`); without it, or with BENCH_LOAD_TOOL=node, with
+ * keep-alive node:http clients in the bench process (the report's `load_tool` says which: ratios
+ * compare within one tool). PostgreSQL runs only when DATABASE_URL is set. Small runs (the smoke
+ * test, test/scale/bench-smoke.test.ts): BENCH_VERIFICATIONS, BENCH_SEED_BATCH, BENCH_WRK_SECONDS,
+ * BENCH_IMAGE_ONLY, BENCH_IDLE_WAIT_MS, BENCH_DATA_DIR (a fresh directory instead of the kept one).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -22,12 +26,15 @@ import { fileURLToPath } from 'node:url';
 import knexFactory from 'knex';
 import sharp from 'sharp';
 import { allocatorEnv } from '../src/core/allocator.js';
+import type { NewEvent } from '../src/core/es/event-store.js';
 import { freePort } from './client.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SEED = Number(process.env.BENCH_VERIFICATIONS ?? 100_000);
 const WRK_SECONDS = Number(process.env.BENCH_WRK_SECONDS ?? 10);
 const IMAGE_ONLY_COUNT = Number(process.env.BENCH_IMAGE_ONLY ?? 500);
+/** Verification streams per append statement while seeding (6 events each). */
+const SEED_BATCH = Number(process.env.BENCH_SEED_BATCH ?? 500);
 /** Another name measures a copy (`createdb -T pv_bench_reads <name>`), e.g. a build whose read models differ. */
 const PG_DATABASE = process.env.BENCH_PG_DATABASE ?? 'pv_bench_reads';
 const PASSWORD = 'a long enough password';
@@ -56,9 +63,13 @@ end
 `,
 );
 
+/** Whether `wrk` is installed; without it (or with BENCH_LOAD_TOOL=node) the series run on `nodeLoad`. */
+const hasWrk = process.env.BENCH_LOAD_TOOL !== 'node' && !spawnSync('wrk', ['--version']).error;
+
 /** `wrk -t2 -cN` for WRK_SECONDS against one URL; latency percentiles in ms. */
-function wrk(url: string, options: { connections?: number; headers?: Record<string, string>; seconds?: number } = {}): WrkResult {
+async function wrk(url: string, options: { connections?: number; headers?: Record<string, string>; seconds?: number } = {}): Promise<WrkResult> {
   const { connections = 10, headers = {}, seconds = WRK_SECONDS } = options;
+  if (!hasWrk) return nodeLoad(url, { connections, headers, seconds });
   const loadBefore = load1();
   const args = [`-t${Math.min(2, connections)}`, `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '-s', wrkScript];
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
@@ -69,6 +80,40 @@ function wrk(url: string, options: { connections?: number; headers?: Record<stri
   const r = JSON.parse(line.slice(5)) as { requests: number; duration_us: number; p50: number; p95: number; p99: number; errors: number };
   const ms = (us: number) => Math.round(us / 10) / 100;
   return { rps: Math.round(r.requests / (r.duration_us / 1e6)), p50_ms: ms(r.p50), p95_ms: ms(r.p95), p99_ms: ms(r.p99), non_2xx_or_socket_errors: r.errors, load_average: Number(((loadBefore + load1()) / 2).toFixed(2)) };
+}
+
+/**
+ * The same series without `wrk`: `connections` keep-alive clients in this process, each sending
+ * its next request when the last one answered. Slower than wrk (it shares this process's one
+ * thread), so its figures are comparable only with its own reference (the `tool` field says which).
+ */
+async function nodeLoad(url: string, { connections, headers, seconds }: { connections: number; headers: Record<string, string>; seconds: number }): Promise<WrkResult> {
+  const http = await import('node:http');
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const loadBefore = load1();
+  const latencies: number[] = [];
+  let errors = 0;
+  const t0 = performance.now();
+  const end = t0 + seconds * 1000;
+  const once = () =>
+    new Promise<void>((resolve) => {
+      const sent = performance.now();
+      const request = http.get(url, { agent, headers }, (response) => {
+        response.on('data', () => {});
+        response.on('end', () => {
+          latencies.push(performance.now() - sent);
+          if (response.statusCode! < 200 || response.statusCode! >= 300) errors++;
+          resolve();
+        });
+      });
+      request.on('error', () => (errors++, resolve()));
+    });
+  await Promise.all(Array.from({ length: connections }, async () => { while (performance.now() < end) await once(); }));
+  const duration = performance.now() - t0;
+  agent.destroy();
+  const sorted = latencies.sort((a, b) => a - b);
+  const at = (p: number) => Math.round((sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0) * 100) / 100;
+  return { rps: Math.round(latencies.length / (duration / 1000)), p50_ms: at(50), p95_ms: at(95), p99_ms: at(99), non_2xx_or_socket_errors: errors, load_average: Number(((loadBefore + load1()) / 2).toFixed(2)) };
 }
 
 /** A bare node:http server that answers every request with `body` (the reference). */
@@ -160,45 +205,42 @@ async function waitCompleted(url: string, token: string, id: string): Promise<an
 
 /**
  * Appends SEED copies of one real verification's event stream, each under a fresh verification
- * id (and fresh result ids), with its own name and date, in batches under the event store's
- * append lock, exactly as appends number them. The projectors then build the read models.
+ * id (and fresh result ids), with its own name and date, through the event store's own append
+ * (`PostgresEventStore.appendStreams`: the service's append function, its hash chain and its
+ * numbering; no row shape of its own), SEED_BATCH streams per statement. Resumable: a database
+ * seeded part way keeps its verifications and gets the rest. The projectors then build the read models.
  */
 async function seed(connection: { url?: string; pgliteDir?: string }, templateId: string, accountId: string, count: number): Promise<void> {
   const knex = await openKnex(connection);
   try {
-    const template = await knex('events').where({ stream: `verification-${templateId}` }).orderBy('revision');
+    const { PostgresEventStore } = await import('../src/adapters/eventstore/postgres.js');
+    const store = new PostgresEventStore(knex);
+    const template = await store.readStream(`verification-${templateId}`);
+    if (template.length === 0) throw new Error(`the template verification ${templateId} has no events`);
     const existing = Number((await knex('events').where('stream', 'like', 'verification-%').countDistinct('stream as n'))[0]!.n);
     const keep = new Set([accountId]);
-    for (const e of template) {
-      const m = typeof e.metadata === 'string' ? JSON.parse(e.metadata) : e.metadata;
-      if (m.actor?.id) keep.add(m.actor.id);
-    }
+    for (const e of template) if (e.metadata.actor?.id) keep.add(e.metadata.actor.id);
     const uuid = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
     const start = Date.now() - 200 * 86_400_000;
-    const BATCH = 2_000;
     for (let done = existing; done < count; ) {
-      const rows: Record<string, unknown>[] = [];
-      for (let k = 0; k < BATCH && done < count; k++, done++) {
+      const batch: { stream: string; events: NewEvent[]; expectedRevision: 'no_stream' }[] = [];
+      for (let k = 0; k < SEED_BATCH && done < count; k++, done++) {
         const ids = new Map<string, string>();
         const fresh = (text: string) => text.replace(uuid, (u) => (keep.has(u) ? u : ids.get(u) ?? (ids.set(u, crypto.randomUUID()), ids.get(u)!)));
         const at = new Date(start + done * 150_000).toISOString();
-        for (const e of template) {
-          const data = JSON.parse(fresh(typeof e.data === 'string' ? e.data : JSON.stringify(e.data)));
+        const events = template.map((e): NewEvent => {
+          const data = JSON.parse(fresh(JSON.stringify(e.data)));
           if (e.type === 'VerificationQueued') {
             data.name = `IMG_${String(done).padStart(6, '0')}.png`;
             data.queued_at = at;
           }
-          const metadata = JSON.parse(fresh(typeof e.metadata === 'string' ? e.metadata : JSON.stringify(e.metadata)));
+          const metadata = JSON.parse(fresh(JSON.stringify(e.metadata)));
           metadata.occurred_at = at;
-          rows.push({ id: crypto.randomUUID(), stream: fresh(e.stream), revision: e.revision, type: e.type, version: e.version, data: JSON.stringify(data), metadata: JSON.stringify(metadata) });
-        }
+          return { id: crypto.randomUUID(), type: e.type, version: e.version, data, metadata };
+        });
+        batch.push({ stream: fresh(template[0]!.stream), events, expectedRevision: 'no_stream' });
       }
-      await knex.transaction(async (trx) => {
-        await trx.raw('select pg_advisory_xact_lock(7316041)');
-        let position = BigInt((await trx('events').max('position as max').first())?.max ?? 0);
-        for (const row of rows) row.position = String(++position);
-        for (let i = 0; i < rows.length; i += 500) await trx('events').insert(rows.slice(i, i + 500));
-      });
+      await store.appendStreams(batch);
       process.stderr.write(`[service] seeded ${done}/${count} verifications\r`);
     }
     process.stderr.write('\n');
@@ -301,14 +343,17 @@ async function imageOnlyThroughput(url: string, token: string, count: number, cl
 
 const ratio = (r: WrkResult, ref: WrkResult) => ({ ...r, ratio_to_reference: Math.round((r.rps / ref.rps) * 1000) / 1000 });
 
+/** Which load generator the series ran on: ratios compare only within one tool. */
+export const loadTool = () => (hasWrk ? 'wrk' : 'node:http clients in the bench process (wrk is not installed)');
+
 export async function benchService(kind: 'pglite' | 'postgres'): Promise<Record<string, unknown>> {
-  const build = spawnSync(process.execPath, [path.join(repo, 'node_modules/typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: repo, encoding: 'utf8' });
+  const build = spawnSync(process.execPath, [path.join(repo, 'node_modules/@typescript/native/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: repo, encoding: 'utf8' });
   if (build.status !== 0 && build.status !== 2) throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
   spawnSync(process.execPath, ['scripts/pglite-template.mjs'], { cwd: repo, stdio: 'ignore' });
 
   let connection: { url?: string; pgliteDir?: string };
   let env: Record<string, string>;
-  const dataDir = path.join(os.tmpdir(), `pv-bench-reads-${kind}-${SEED}`);
+  const dataDir = process.env.BENCH_DATA_DIR ?? path.join(os.tmpdir(), `pv-bench-reads-${kind}-${SEED}`);
   fs.mkdirSync(dataDir, { recursive: true });
   if (kind === 'postgres') {
     const admin = process.env.DATABASE_URL;
@@ -355,21 +400,26 @@ export async function benchService(kind: 'pglite' | 'postgres'): Promise<Record<
   token = await login(service.url, email);
   const auth = { authorization: `Bearer ${token}` };
   const one = await (await fetch(`${service.url}/v1/verifications/${templateId}`, { headers: auth })).text();
+  // What the read models made of the seeded log: the list's total and one seeded name found by the search.
+  const listed = await json(await fetch(`${service.url}/v1/verifications/?size=20`, { headers: auth }));
+  const lastSeeded = `IMG_${String(SEED - 1).padStart(6, '0')}.png`;
+  const found = await json(await fetch(`${service.url}/v1/verifications/?size=20&search=${lastSeeded}`, { headers: auth }));
+  const readModels = { verifications_listed: listed.total, page_items: listed.items.length, search_for_last_seeded: { name: lastSeeded, total: found.total } };
 
   const reference = await referenceServer(one);
   try {
     await sleep(2000);
     const idleRss = rssMiB(service.pid);
-    wrk(`${service.url}/v1/verifications/${templateId}`, { headers: auth, seconds: 3 }); // warm-up
-    const ref = wrk(`${reference.url}/`);
-    const byId = ratio(wrk(`${service.url}/v1/verifications/${templateId}`, { headers: auth }), ref);
-    const listPage = ratio(wrk(`${service.url}/v1/verifications/?size=20`, { headers: auth }), ref);
-    const listOne = wrk(`${service.url}/v1/verifications/?size=20`, { headers: auth, connections: 1 });
-    const search = ratio(wrk(`${service.url}/v1/verifications/?size=20&search=IMG_04242`, { headers: auth }), ref);
-    const searchOne = wrk(`${service.url}/v1/verifications/?size=20&search=IMG_04242`, { headers: auth, connections: 1 });
-    const health = ratio(wrk(`${service.url}/v1/public/health`), ref);
-    const notFound = ratio(wrk(`${service.url}/v1/no-such-route`), ref);
-    const refAgain = wrk(`${reference.url}/`);
+    await wrk(`${service.url}/v1/verifications/${templateId}`, { headers: auth, seconds: Math.min(3, WRK_SECONDS) }); // warm-up
+    const ref = await wrk(`${reference.url}/`);
+    const byId = ratio(await wrk(`${service.url}/v1/verifications/${templateId}`, { headers: auth }), ref);
+    const listPage = ratio(await wrk(`${service.url}/v1/verifications/?size=20`, { headers: auth }), ref);
+    const listOne = await wrk(`${service.url}/v1/verifications/?size=20`, { headers: auth, connections: 1 });
+    const search = ratio(await wrk(`${service.url}/v1/verifications/?size=20&search=IMG_04242`, { headers: auth }), ref);
+    const searchOne = await wrk(`${service.url}/v1/verifications/?size=20&search=IMG_04242`, { headers: auth, connections: 1 });
+    const health = ratio(await wrk(`${service.url}/v1/public/health`), ref);
+    const notFound = ratio(await wrk(`${service.url}/v1/no-such-route`), ref);
+    const refAgain = await wrk(`${reference.url}/`);
     const rssAfterReads = rssMiB(service.pid);
     const imageOnly = await imageOnlyThroughput(service.url, token, IMAGE_ONLY_COUNT);
     const rssAfterImageOnly = rssMiB(service.pid);
@@ -378,8 +428,10 @@ export async function benchService(kind: 'pglite' | 'postgres'): Promise<Record<
     return {
       what: `compiled service (node dist/src/main.js) on ${kind}, in-process workflows, LOG_LEVEL=info to /dev/null; wrk -t2 -c10 ${WRK_SECONDS} s on loopback unless said; ${SEED} verifications of the one account in the read models, seeded through the event log`,
       cores: os.cpus().length,
+      load_tool: loadTool(),
       seed_ms: seedMs,
       projection_catch_up_ms: projectMs,
+      read_models: readModels,
       reference_node_http_same_body: ref,
       reference_again_at_end: refAgain,
       get_verification_by_id: { ...byId, target_rps: kind === 'postgres' ? 2000 : 1000 },

@@ -2,7 +2,7 @@
 /**
  * `npm run build:native`: compiles the native C2PA reader (native/c2pa, c2pa-rs from crates.io)
  * with cargo and puts the addon where src/provenance/c2pa-reader.ts looks for it. Optional: the
- * service reads with c2pa-wasm when the addon is not there (docs/decisions.md D-058).
+ * service reads with c2pa-wasm when the addon is not there (docs/decisions/ D-058).
  * Needs cargo/rustc (https://rustup.rs); cold, ~7 CPU-minutes. Build output goes to
  * CARGO_TARGET_DIR (native/c2pa/target unless set: .ci/run points it at a cache outside the
  * checkout); crates download to CARGO_HOME (~/.cargo unless set).

@@ -1,6 +1,6 @@
 // Build step: an empty PGlite cluster, dumped once to dist/, so a fresh embedded database is
 // unpacked from it (~1 s) instead of running initdb (~3 s) on every first start and every
-// in-memory test database (docs/decisions.md, D-027). Does nothing when the template exists.
+// in-memory test database (docs/decisions/, D-027). Does nothing when the template exists.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';

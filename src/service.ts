@@ -2,28 +2,29 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
-import { allProjectors, authenticators, errorCatalogue, eventCatalogues, healthListener, modules, resourceExtensions } from './modules.js';
+import { allProjectors, authenticators, errorCatalogue, eventCatalogues, healthListener, modules, resourceExtensions, streamReadRules } from './modules.js';
 import { InProcessWorkflowEngine } from './adapters/workflows/inprocess/engine.js';
 import { systemClock, type Clock } from './adapters/workflows/clock.js';
 import { ProjectionRunner } from './adapters/db/projection-runner.js';
-import type { WorkflowEngine } from './core/workflow.js';
+import type { WorkflowEngine } from './core/es/workflow.js';
 import { createApp } from './adapters/http/app.js';
-import type { AppDeps, DependencyBase } from './core/deps.js';
-import { checkAuthenticators } from './core/authenticator.js';
-import { buildFeatureDeps } from './core/module.js';
-import { migrateRateLimits } from './core/rate-limit.js';
+import { serverTimeouts } from './adapters/http/timeouts.js';
+import type { AppDeps, DependencyBase } from './core/module/deps.js';
+import { checkAuthenticators } from './core/module/authenticator.js';
+import { buildFeatureDeps } from './core/module/module.js';
+import { migrateRateLimits } from './core/http/rate-limit.js';
 import { ConfigError, type Config } from './core/config.js';
 import { openDatabase, type Database } from './adapters/db/database.js';
-import type { EventStore } from './core/event-store.js';
+import type { EventStore } from './core/es/event-store.js';
 import { migrateEventStore, PostgresEventStore } from './adapters/eventstore/postgres.js';
 import { createBlobStore } from './adapters/blobs/index.js';
-import { UrlSigner } from './core/signed-urls.js';
-import { KeyedLock } from './core/keyed-lock.js';
+import { UrlSigner } from './core/http/signed-urls.js';
+import { KeyedLock } from './core/es/keyed-lock.js';
 import { configuredOrPersistedSecret } from './core/secrets.js';
 import { createMailer } from './adapters/mail/index.js';
 import { boundAddress, describeComponents, localUrl } from './startup-summary.js';
 import { describeAllocator } from './core/allocator.js';
-import { PrincipalCache } from './core/principal-cache.js';
+import { PrincipalCache } from './core/http/principal-cache.js';
 import { INPROCESS_ENGINE_LOCK, MIGRATION_LOCK, sessionLock, type SessionLock } from './adapters/db/session-lock.js';
 import { InProcessRunRecorder, RUNS_CHANNEL } from './adapters/workflows/inprocess/run-recorder.js';
 import { RunsTable } from './adapters/workflows/inprocess/runs-table.js';
@@ -102,7 +103,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const runsWorkflows = role !== 'api';
   // Without Temporal, one process per database runs the workflows (two in-process engines would
   // both execute the same runs): it holds this lock for its life; a second is refused here,
-  // before it takes any work (decisions: ROLES).
+  // before it takes any work (D-205).
   let engineLease: SessionLock | null = null;
   if (runsWorkflows && !config.TEMPORAL_ADDRESS && db.kind === 'postgres' && config.DATABASE_URL) {
     engineLease = await engineLock(config.DATABASE_URL).catch(async (error: unknown) => {
@@ -132,7 +133,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
     store,
     readModels: projections,
     eventCatalogues,
+    errorCatalogue,
     extensions: resourceExtensions,
+    streamReadRules,
     authenticators,
     log,
     now: () => clock.now(),
@@ -143,7 +146,16 @@ export async function startService(config: Config, options: ServiceOptions = {})
     mailer: createMailer(config),
   };
   // What the features add for themselves (rate limiters, keys, trust anchors), from their modules.
-  const base: Omit<AppDeps, 'workflows'> = { ...core, ...(await buildFeatureDeps(modules, core)) };
+  // A refused setting found here (a signing key that cannot sign ES256) stops the start with what it opened closed.
+  const featureDeps = await buildFeatureDeps(modules, core).catch(async (error: unknown) => {
+    await engineLease?.release();
+    core.blobs.close?.();
+    await core.mailer.close();
+    await projections.stop();
+    await closeStores();
+    throw error;
+  });
+  const base: Omit<AppDeps, 'workflows'> = { ...core, ...featureDeps };
   // Every module's workflows with their activities; both engines run the same list (an API
   // process needs the list too: it names the types it may start).
   const releases: (() => Promise<void>)[] = [];
@@ -177,18 +189,20 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // A worker serves no public HTTP: a small listener answers health and readiness on PORT.
   let ready = false;
   const handler = role === 'worker' ? healthListener(deps, () => ready) : createApp(deps, modules, errorCatalogue).app;
-  const server = http.createServer(handler);
+  const timeouts = serverTimeouts(config.MAX_UPLOAD_BYTES);
+  const server = http.createServer({ connectionsCheckingInterval: timeouts.connectionsCheckingInterval }, handler);
   // Counted from the first request (health answers before start-up ends), so a shutdown can say what it waits for.
   let inFlight = 0;
   server.on('request', (_req, res) => {
     inFlight++;
     res.once('close', () => inFlight--);
   });
-  server.requestTimeout = 10 * 60_000;
+  // Sized for the largest upload on a slow link; headers and stalled bodies are bounded much tighter (adapters/http/timeouts.ts).
+  server.requestTimeout = timeouts.requestTimeout;
+  server.headersTimeout = timeouts.headersTimeout;
   // Longer than clients' and proxies' own idle timeouts, so the server never closes a keep-alive
   // socket at the moment a client reuses it (ECONNRESET under load).
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+  server.keepAliveTimeout = timeouts.keepAliveTimeout;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, resolve);

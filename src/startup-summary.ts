@@ -5,7 +5,7 @@ import type { Config } from './core/config.js';
 import { describeBlobStore } from './adapters/blobs/index.js';
 
 /**
- * What the start-up log line says (docs/decisions.md D-045): the address the server actually
+ * What the start-up log line says (docs/decisions/ D-045): the address the server actually
  * bound, a URL a person on that machine can open, and each component the configuration chose,
  * with every secret in a connection string masked.
  */

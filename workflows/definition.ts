@@ -1,6 +1,6 @@
 /**
  * What a durable workflow definition is written against: one definition per workflow type, run
- * by either engine (src/core/workflow.ts is the engine side: registrations, the engine port,
+ * by either engine (src/core/es/workflow.ts is the engine side: registrations, the engine port,
  * what activity implementations receive) with the same steps, retries, deadlines and timers.
  *
  * - A `WorkflowDefinition` names its activities with their options and gives a deterministic

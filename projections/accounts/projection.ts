@@ -1,6 +1,6 @@
 import { accountEvents } from '../../src/features/accounts/events.js';
-import { assertNever, parseEvent } from '../../src/core/events.js';
-import { type Projector, unapplied } from '../../src/core/projector.js';
+import { assertNever, parseEvent } from '../../src/core/es/events.js';
+import { insertOnce, type Projector, unapplied } from '../../src/core/es/projector.js';
 
 /**
  * accounts and users (an invited user has no password hash until they accept, and is found by
@@ -46,19 +46,16 @@ export const accountsProjector: Projector = {
     switch (event.type) {
       case 'AccountRegistered': {
         const d = event.data;
-        await trx('accounts')
-          .insert({
-            id: d.account_id,
-            name: d.name,
-            plan: d.plan,
-            billing_country: d.billing_country,
-            monthly_budget_cap_eur: d.monthly_budget_cap_eur,
-            created_at: d.registered_at,
-            updated_at: d.registered_at,
-            last_position: position,
-          })
-          .onConflict('id')
-          .ignore();
+        await insertOnce(trx, 'accounts', {
+          id: d.account_id,
+          name: d.name,
+          plan: d.plan,
+          billing_country: d.billing_country,
+          monthly_budget_cap_eur: d.monthly_budget_cap_eur,
+          created_at: d.registered_at,
+          updated_at: d.registered_at,
+          last_position: position,
+        });
         return;
       }
       case 'AccountSettingsChanged': {
@@ -67,40 +64,15 @@ export const accountsProjector: Projector = {
           .update({ plan: d.plan, billing_country: d.billing_country, monthly_budget_cap_eur: d.monthly_budget_cap_eur, updated_at: d.changed_at, last_position: position });
         return;
       }
-      case 'UserAdded': {
-        const d = event.data;
-        await trx('users')
-          .insert({
-            id: d.user_id,
-            account_id: d.account_id,
-            email: d.email,
-            name: d.name,
-            role: d.role,
-            password_hash: d.password_hash,
-            created_at: d.added_at,
-            last_position: position,
-          })
-          .onConflict('id')
-          .ignore();
-        return;
-      }
+      case 'UserAdded':
       case 'UserInvited': {
+        // One row a user: added with a password, or invited (no password until the link is used).
         const d = event.data;
-        await trx('users')
-          .insert({
-            id: d.user_id,
-            account_id: d.account_id,
-            email: d.email,
-            name: d.name,
-            role: d.role,
-            password_hash: null,
-            invitation_sha256: d.token_sha256,
-            invitation_expires_at: d.expires_at,
-            created_at: d.invited_at,
-            last_position: position,
-          })
-          .onConflict('id')
-          .ignore();
+        const how =
+          event.type === 'UserAdded'
+            ? { password_hash: event.data.password_hash, created_at: event.data.added_at }
+            : { password_hash: null, invitation_sha256: event.data.token_sha256, invitation_expires_at: event.data.expires_at, created_at: event.data.invited_at };
+        await insertOnce(trx, 'users', { id: d.user_id, account_id: d.account_id, email: d.email, name: d.name, role: d.role, ...how, last_position: position });
         return;
       }
       case 'InvitationAccepted': {
@@ -121,6 +93,9 @@ export const accountsProjector: Projector = {
       }
       case 'UserRemoved':
         await unapplied(trx, 'users', { id: event.data.user_id }, position).delete();
+        return;
+      case 'UserSessionsEnded':
+        // The sessions' read model's (projections/accounts/sessions.ts); the user's row is unchanged.
         return;
       default:
         assertNever(event);

@@ -1,41 +1,55 @@
-import { parseEvent } from '../../src/core/events.js';
-import { inclusionProof } from '../../src/core/merkle.js';
-import { type Projector, unapplied } from '../../src/core/projector.js';
-import { streamInstance } from '../../src/core/streams.js';
+import { parseEvent } from '../../src/core/es/events.js';
+import { inclusionProof, sealedHeads } from '../../src/core/audit/merkle.js';
+import { type Projector, unapplied } from '../../src/core/es/projector.js';
+import { streamInstance } from '../../src/core/es/streams.js';
 import { anchorEvents } from '../../src/features/anchors/events.js';
+import { psdExportEvents } from '../../src/features/psd-export/events.js';
 import { verificationEvents } from '../../src/features/verifications/events.js';
 
 /**
- * The anchoring of completed verifications (docs/audit.md, "Anchors"):
+ * The anchoring of verifications (docs/audit.md, "Anchors"):
  * - `anchor_records`, one row per verification: its file digests from the moment it is queued,
- *   its record (the stream, revision and link hash of its VerificationCompleted event: the
- *   queue of records waiting for a batch, in completion order), then the batch it was sealed
- *   in with its `anchored_in` item (leaf index, inclusion proof, signature: all computed here
- *   from the batch's event, so a rebuild gives the same items). A verification deleted before
- *   it is anchored leaves the queue; one anchored keeps its row (the batch still holds it).
+ *   the head (revision, link hash) of each stream its audit bundle carries (`heads`: the
+ *   verification's own and its PSD export's, sealedStreamsOf), the heads its last record sealed,
+ *   and, once it has completed, whether a record waits for a batch: `waiting_position` (the
+ *   position of the first change not yet sealed: the queue's order) and `waiting_since` (its
+ *   time: when the batch falls due). Completion makes the first record wait; any later event
+ *   on those streams (a RAW discarded, a claim, a PSD export's steps) makes another wait, so
+ *   every event a bundle shows is sealed in a following batch. A verification deleted before
+ *   its first sealing leaves the queue and the table; one sealed keeps its row, waiting no more.
+ * - `anchor_items`, one row per record sealed: the verification's `anchored_in` item (leaf
+ *   index, inclusion proof, signature: all computed here from the batch's event, so a rebuild
+ *   gives the same items).
  * - `anchor_batches`, one row per sealed batch: its number, root, size and timestamp outcome
  *   (a token's `{ authority, token }`, or why there is none).
  */
 export const anchorsProjector: Projector = {
   name: 'anchors',
-  version: 1,
-  tables: ['anchor_records', 'anchor_batches'],
+  version: 2,
+  tables: ['anchor_items', 'anchor_records', 'anchor_batches'],
   async migrate(knex) {
     await knex.raw(`
       create table if not exists anchor_records (
         verification_id uuid primary key,
         image_sha256 text not null,
         raw_sha256 text,
-        stream text,
-        revision integer,
-        event_hash text,
-        completed_at timestamptz,
-        completed_position numeric(20, 0),
-        batch_id text,
-        item jsonb,
+        heads jsonb not null,
+        completed boolean not null default false,
+        deleted boolean not null default false,
+        sealed_heads jsonb,
+        waiting_position numeric(20, 0),
+        waiting_since timestamptz,
         last_position numeric(20, 0) not null
       )`);
-    await knex.raw(`create index if not exists anchor_records_waiting on anchor_records (completed_position) where batch_id is null and completed_position is not null`);
+    await knex.raw(`create index if not exists anchor_records_waiting_v2 on anchor_records (waiting_position) where waiting_position is not null`);
+    await knex.raw(`
+      create table if not exists anchor_items (
+        verification_id uuid not null,
+        batch_id text not null,
+        sequence integer not null,
+        item jsonb not null,
+        primary key (verification_id, batch_id)
+      )`);
     await knex.raw(`
       create table if not exists anchor_batches (
         batch_id text primary key,
@@ -50,34 +64,37 @@ export const anchorsProjector: Projector = {
   },
   async apply(trx, stored) {
     const position = stored.position.toString();
+    const head = JSON.stringify({ [stored.stream]: { revision: stored.revision, event_hash: stored.hash } });
     const verification = parseEvent(verificationEvents, stored);
-    if (verification) {
-      const verificationId = streamInstance('verification', stored.stream);
+    const psdExport = verification ? null : parseEvent(psdExportEvents, stored);
+    if (verification || psdExport) {
+      const verificationId = verification ? streamInstance('verification', stored.stream) : streamInstance('psdexport', stored.stream);
       const row = () => unapplied(trx, 'anchor_records', { verification_id: verificationId }, position);
-      switch (verification.type) {
-        case 'VerificationQueued':
-          await trx('anchor_records')
-            .insert({ verification_id: verificationId, image_sha256: verification.data.image.sha256, raw_sha256: verification.data.raw?.sha256 ?? null, last_position: position })
-            .onConflict('verification_id')
-            .ignore();
-          return;
-        case 'VerificationCompleted':
-          // Its record: the completion event is the verification's last event when it completes.
-          await row().whereNull('batch_id').update({
-            stream: stored.stream,
-            revision: stored.revision,
-            event_hash: stored.hash,
-            completed_at: verification.data.completed_at,
-            completed_position: position,
-            last_position: position,
-          });
-          return;
-        case 'VerificationDeleted':
-          await row().whereNull('batch_id').delete();
-          return;
-        default:
-          return;
+      if (verification?.type === 'VerificationQueued') {
+        await trx('anchor_records')
+          .insert({ verification_id: verificationId, image_sha256: verification.data.image.sha256, raw_sha256: verification.data.raw?.sha256 ?? null, heads: head, last_position: position })
+          .onConflict('verification_id')
+          .ignore();
+        return;
       }
+      if (verification?.type === 'VerificationDeleted') {
+        // Never sealed: it leaves the queue. Sealed: its records stand, nothing more waits.
+        await row().whereNull('sealed_heads').delete();
+        await row().update({ deleted: true, waiting_position: null, waiting_since: null, last_position: position });
+        return;
+      }
+      const completes = verification?.type === 'VerificationCompleted';
+      await row()
+        .where({ deleted: false })
+        .update({
+          heads: trx.raw('heads || ?::jsonb', [head]),
+          completed: completes ? true : trx.raw('completed'),
+          // A record waits once the verification has completed: from the first change not yet sealed.
+          waiting_position: trx.raw(`case when completed or ? then coalesce(waiting_position, ?) else waiting_position end`, [completes, position]),
+          waiting_since: trx.raw(`case when completed or ? then coalesce(waiting_since, ?::timestamptz) else waiting_since end`, [completes, stored.metadata.occurred_at]),
+          last_position: position,
+        });
+      return;
     }
     const event = parseEvent(anchorEvents, stored);
     if (!event) return;
@@ -102,21 +119,15 @@ export const anchorsProjector: Projector = {
             inclusion_proof: inclusionProof(leaves, leafIndex),
             signature: d.signature,
           };
-          // Upserted: the row may be gone (its verification deleted while the batch was sealed) or never seen.
-          await trx('anchor_records')
-            .insert({
-              verification_id: record.verification_id,
-              image_sha256: record.image_sha256,
-              raw_sha256: record.raw_sha256,
-              stream: record.stream,
-              revision: record.revision,
-              event_hash: record.event_hash,
-              batch_id: batchId,
-              item: JSON.stringify(item),
-              last_position: position,
-            })
-            .onConflict('verification_id')
-            .merge(['batch_id', 'item', 'last_position']);
+          await trx('anchor_items').insert({ verification_id: record.verification_id, batch_id: batchId, sequence: Number(batchId), item: JSON.stringify(item) }).onConflict(['verification_id', 'batch_id']).ignore();
+          // The heads this record seals; nothing waits any more unless a stream grew while the batch was sealed.
+          const sealed = JSON.stringify(Object.fromEntries(sealedHeads(record).map((h) => [h.stream, { revision: h.revision, event_hash: h.event_hash }])));
+          await unapplied(trx, 'anchor_records', { verification_id: record.verification_id }, position).update({
+            sealed_heads: sealed,
+            waiting_position: trx.raw('case when heads = ?::jsonb then null else waiting_position end', [sealed]),
+            waiting_since: trx.raw('case when heads = ?::jsonb then null else waiting_since end', [sealed]),
+            last_position: position,
+          });
         }
         return;
       }

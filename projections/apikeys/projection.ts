@@ -1,6 +1,6 @@
 import { apiKeyEvents } from '../../src/features/apikeys/events.js';
-import { assertNever, parseEvent } from '../../src/core/events.js';
-import { type Projector, unapplied } from '../../src/core/projector.js';
+import { assertNever, parseEvent } from '../../src/core/es/events.js';
+import { insertOnce, type Projector, unapplied } from '../../src/core/es/projector.js';
 
 export const apiKeysProjector: Projector = {
   name: 'api_keys',
@@ -33,22 +33,19 @@ export const apiKeysProjector: Projector = {
     switch (event.type) {
       case 'ApiKeyCreated': {
         const d = event.data;
-        await trx('api_keys')
-          .insert({
-            id: d.key_id,
-            prefix: d.prefix,
-            key_hash: d.key_hash,
-            account_id: d.account_id,
-            user_id: d.user_id,
-            description: d.description,
-            scope: d.scope,
-            expires_at: d.expires_at,
-            created_at: d.created_at,
-            updated_at: d.created_at,
-            last_position: position,
-          })
-          .onConflict('id')
-          .ignore();
+        await insertOnce(trx, 'api_keys', {
+          id: d.key_id,
+          prefix: d.prefix,
+          key_hash: d.key_hash,
+          account_id: d.account_id,
+          user_id: d.user_id,
+          description: d.description,
+          scope: d.scope,
+          expires_at: d.expires_at,
+          created_at: d.created_at,
+          updated_at: d.created_at,
+          last_position: position,
+        });
         return;
       }
       case 'ApiKeyRevoked':

@@ -1,6 +1,6 @@
 import { attestationEvents } from '../../src/features/attestations/events.js';
-import { assertNever, parseEvent } from '../../src/core/events.js';
-import { type Projector, unapplied } from '../../src/core/projector.js';
+import { assertNever, parseEvent } from '../../src/core/es/events.js';
+import { type Projector, unapplied } from '../../src/core/es/projector.js';
 
 /**
  * Capture challenges (found by nonce hash when an attestation arrives) and attestations

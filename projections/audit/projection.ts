@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import type { StoredEvent } from '../../src/core/event-store.js';
-import type { Projector } from '../../src/core/projector.js';
+import type { StoredEvent } from '../../src/core/es/event-store.js';
+import type { Projector } from '../../src/core/es/projector.js';
 
 /**
  * Which account owns each stream, for the audit history. The owner is the account of the

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import type { StoredEvent } from '../../src/core/event-store.js';
-import { assertNever, parseEvent } from '../../src/core/events.js';
-import { type Projector, unapplied } from '../../src/core/projector.js';
-import { streamInstance } from '../../src/core/streams.js';
+import type { StoredEvent } from '../../src/core/es/event-store.js';
+import { assertNever, parseEvent } from '../../src/core/es/events.js';
+import { insertOnce, type Projector, unapplied } from '../../src/core/es/projector.js';
+import { streamInstance } from '../../src/core/es/streams.js';
 import { verificationEvents } from '../../src/features/verifications/events.js';
 import { commentEvents } from '../../src/features/comments/events.js';
 
@@ -49,21 +49,18 @@ async function applyComment(trx: Knex.Transaction, stored: StoredEvent): Promise
   switch (event.type) {
     case 'CommentAdded': {
       const d = event.data;
-      await trx('comments')
-        .insert({
-          id: d.comment_id,
-          verification_id: streamInstance('comments', stored.stream),
-          author_user_id: d.author_user_id,
-          author_name: d.author_name,
-          body: d.body,
-          created_at: d.added_at,
-          updated_at: d.added_at,
-          edited_at: null,
-          added_position: position,
-          last_position: position,
-        })
-        .onConflict('id')
-        .ignore();
+      await insertOnce(trx, 'comments', {
+        id: d.comment_id,
+        verification_id: streamInstance('comments', stored.stream),
+        author_user_id: d.author_user_id,
+        author_name: d.author_name,
+        body: d.body,
+        created_at: d.added_at,
+        updated_at: d.added_at,
+        edited_at: null,
+        added_position: position,
+        last_position: position,
+      });
       return;
     }
     case 'CommentEdited':

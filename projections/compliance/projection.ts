@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import type { StoredEvent } from '../../src/core/event-store.js';
-import type { Projector } from '../../src/core/projector.js';
+import type { StoredEvent } from '../../src/core/es/event-store.js';
+import type { Projector } from '../../src/core/es/projector.js';
 
 /**
  * The compliance export's read model: one row per event of the log, the processing evidence only
@@ -34,8 +34,9 @@ export const complianceProjector: Projector = {
         recorded_at timestamptz not null,
         hash text not null
       )`);
-    // An export reads one account's period in (recorded_at, position) order, page by page.
-    await knex.raw('create index if not exists compliance_events_period on compliance_events (account_id, recorded_at, position)');
+    // An export reads one account's period in (occurred_at, position) order, page by page: the hashed time (issue 35).
+    await knex.raw('drop index if exists compliance_events_period');
+    await knex.raw('create index if not exists compliance_events_occurred on compliance_events (account_id, occurred_at, position)');
     // Chain heads: a stream's last event before the period's end.
     await knex.raw('create index if not exists compliance_events_stream on compliance_events (account_id, stream, revision)');
     await knex.raw(`

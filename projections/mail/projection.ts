@@ -1,5 +1,5 @@
-import { assertNever, parseEvent } from '../../src/core/events.js';
-import { type Projector, unapplied } from '../../src/core/projector.js';
+import { assertNever, parseEvent } from '../../src/core/es/events.js';
+import { insertOnce, type Projector, unapplied } from '../../src/core/es/projector.js';
 import { mailEvents } from '../../src/features/mail/events.js';
 
 /** Delivery state per message: what the workflow sweep restarts, and what an operator queries. */
@@ -36,21 +36,18 @@ export const mailMessagesProjector: Projector = {
     switch (event.type) {
       case 'MailQueued': {
         const d = event.data;
-        await trx('mail_messages')
-          .insert({
-            id: d.mail_id,
-            message_id: d.message_id,
-            account_id: d.account_id,
-            recipient: d.to,
-            subject: d.subject,
-            status: 'queued',
-            attempts: 0,
-            queued_at: d.queued_at,
-            updated_at: d.queued_at,
-            last_position: position,
-          })
-          .onConflict('id')
-          .ignore();
+        await insertOnce(trx, 'mail_messages', {
+          id: d.mail_id,
+          message_id: d.message_id,
+          account_id: d.account_id,
+          recipient: d.to,
+          subject: d.subject,
+          status: 'queued',
+          attempts: 0,
+          queued_at: d.queued_at,
+          updated_at: d.queued_at,
+          last_position: position,
+        });
         return;
       }
       case 'MailSendAttempted':

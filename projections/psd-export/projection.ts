@@ -1,7 +1,8 @@
-import { assertNever, parseEvent } from '../../src/core/events.js';
-import { type Projector, unapplied } from '../../src/core/projector.js';
-import { streamInstance } from '../../src/core/streams.js';
+import { parseEvent } from '../../src/core/es/events.js';
+import { type Projector, unapplied } from '../../src/core/es/projector.js';
+import { streamInstance } from '../../src/core/es/streams.js';
 import { psdExportEvents } from '../../src/features/psd-export/events.js';
+import { psdExportChange } from './replay.js';
 
 /**
  * The current PSD export of each verification (one row per verification: a regeneration replaces
@@ -36,61 +37,21 @@ export const psdExportsProjector: Projector = {
   async apply(trx, stored) {
     const event = parseEvent(psdExportEvents, stored);
     if (!event) return;
+    // What the event sets comes from the one fold the auditor's replay runs too (replay.ts).
+    const change = psdExportChange({ type: event.type, data: event.data, metadata: stored.metadata });
+    if (!change) return;
     const verification_id = streamInstance('psdexport', stored.stream);
     const position = stored.position.toString();
-    // Steps of an export the row no longer holds (a regeneration replaced it) change nothing.
-    const current = (exportId: string) => unapplied(trx, 'psd_exports', { verification_id, export_id: exportId }, position);
-    switch (event.type) {
-      case 'PsdExportRequested': {
-        const d = event.data;
-        const row = {
-          account_id: stored.metadata.account_id,
-          export_id: d.export_id,
-          status: 'queued',
-          file_size_bytes: null,
-          canvas_width: null,
-          canvas_height: null,
-          downloads_used: 0,
-          expires_at: null,
-          error: null,
-          created_at: d.requested_at,
-          updated_at: d.requested_at,
-          last_position: position,
-        };
-        await trx('psd_exports')
-          .insert({ verification_id, ...row })
-          .onConflict('verification_id')
-          .merge()
-          .where('psd_exports.last_position', '<', position);
-        return;
-      }
-      case 'PsdExportStarted':
-        await current(event.data.export_id).update({ status: 'in_progress', updated_at: event.data.started_at, last_position: position });
-        return;
-      case 'PsdExportCompleted': {
-        const d = event.data;
-        await current(d.export_id).update({
-          status: 'completed',
-          file_size_bytes: d.file_size_bytes,
-          canvas_width: d.canvas_width,
-          canvas_height: d.canvas_height,
-          expires_at: d.expires_at,
-          updated_at: d.completed_at,
-          last_position: position,
-        });
-        return;
-      }
-      case 'PsdExportFailed':
-        await current(event.data.export_id).update({ status: 'failed', error: event.data.reason, updated_at: event.data.failed_at, last_position: position });
-        return;
-      case 'PsdExportDownloaded':
-        await current(event.data.export_id).update({ downloads_used: event.data.downloads_used, updated_at: event.data.downloaded_at, last_position: position });
-        return;
-      case 'PsdExportExpired':
-        await current(event.data.export_id).update({ status: 'expired', updated_at: event.data.expired_at, last_position: position });
-        return;
-      default:
-        assertNever(event);
+    if (change.kind === 'requested') {
+      const row = { ...change.state, last_position: position };
+      await trx('psd_exports')
+        .insert({ verification_id, ...row })
+        .onConflict('verification_id')
+        .merge()
+        .where('psd_exports.last_position', '<', position);
+      return;
     }
+    // Steps of an export the row no longer holds (a regeneration replaced it) change nothing.
+    await unapplied(trx, 'psd_exports', { verification_id, export_id: change.export_id }, position).update({ ...change.columns, last_position: position });
   },
 };

@@ -1,6 +1,6 @@
-import { assertNever, parseEvent } from '../../src/core/events.js';
-import { type Projector, unapplied } from '../../src/core/projector.js';
-import { streamInstance } from '../../src/core/streams.js';
+import { assertNever, parseEvent } from '../../src/core/es/events.js';
+import { insertOnce, type Projector, unapplied } from '../../src/core/es/projector.js';
+import { streamInstance } from '../../src/core/es/streams.js';
 import { requestEvents } from '../../src/features/requests/events.js';
 import { verificationEvents } from '../../src/features/verifications/events.js';
 
@@ -66,28 +66,25 @@ export const requestsProjector: Projector = {
     switch (event.type) {
       case 'RequestCreated': {
         const d = event.data;
-        await trx('verification_requests')
-          .insert({
-            id,
-            account_id: stored.metadata.account_id,
-            subject: d.subject,
-            instructions: d.instructions,
-            mode: d.mode,
-            status: 'open',
-            expires_at: d.expires_at,
-            closed_at: null,
-            max_submissions: d.max_submissions,
-            submission_count: 0,
-            share_with_provider: d.share_with_provider,
-            token: d.token,
-            token_sha256: d.token_sha256,
-            expired_recorded_for: null,
-            created_at: d.created_at,
-            updated_at: d.created_at,
-            last_position: position,
-          })
-          .onConflict('id')
-          .ignore();
+        await insertOnce(trx, 'verification_requests', {
+          id,
+          account_id: stored.metadata.account_id,
+          subject: d.subject,
+          instructions: d.instructions,
+          mode: d.mode,
+          status: 'open',
+          expires_at: d.expires_at,
+          closed_at: null,
+          max_submissions: d.max_submissions,
+          submission_count: 0,
+          share_with_provider: d.share_with_provider,
+          token: d.token,
+          token_sha256: d.token_sha256,
+          expired_recorded_for: null,
+          created_at: d.created_at,
+          updated_at: d.created_at,
+          last_position: position,
+        });
         return;
       }
       case 'RequestUpdated':

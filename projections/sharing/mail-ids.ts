@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
  * request that caused one, a retry of it and the recovery sweep (workflows/sharing/workflow.ts)
  * all queue the same message id, which the mail port queues once. Here, with the read side,
  * because the shares projection records each invitation's message id; the write side
- * (src/features/sharing/notifications.ts) imports them from here.
+ * (src/features/sharing/notifications.ts) imports them through index.ts.
  */
 
 /** A UUID (v8 layout) determined by its parts: stable ids for mail, so a retry queues the same message. */

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import { assertNever, parseEvent } from '../../src/core/events.js';
-import { type Projector, unapplied } from '../../src/core/projector.js';
-import { streamInstance } from '../../src/core/streams.js';
-import type { StoredEvent } from '../../src/core/event-store.js';
+import { assertNever, parseEvent } from '../../src/core/es/events.js';
+import { type Projector, unapplied } from '../../src/core/es/projector.js';
+import { streamInstance } from '../../src/core/es/streams.js';
+import type { StoredEvent } from '../../src/core/es/event-store.js';
 import { verificationEvents } from '../../src/features/verifications/events.js';
 import { shareEvents, shareViewEvents } from '../../src/features/sharing/events.js';
 import { accessChangedMailId, invitationMailId } from './mail-ids.js';

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import type { StoredEvent } from '../../src/core/event-store.js';
-import { assertNever, parseEvent } from '../../src/core/events.js';
-import { type Projector, unapplied } from '../../src/core/projector.js';
-import { streamInstance } from '../../src/core/streams.js';
+import type { StoredEvent } from '../../src/core/es/event-store.js';
+import { assertNever, parseEvent } from '../../src/core/es/events.js';
+import { insertOnce, type Projector, unapplied } from '../../src/core/es/projector.js';
+import { streamInstance } from '../../src/core/es/streams.js';
 import { verificationEvents } from '../../src/features/verifications/events.js';
 import { tagEvents, verificationTagEvents } from '../../src/features/tags/events.js';
 import { tagKey } from './tag-key.js';
@@ -71,19 +71,16 @@ async function applyVocabulary(trx: Knex.Transaction, stored: StoredEvent): Prom
   switch (event.type) {
     case 'TagCreated': {
       const d = event.data;
-      await trx('tags')
-        .insert({
-          id: d.tag_id,
-          account_id: streamInstance('tags', stored.stream),
-          name: d.name,
-          name_key: tagKey(d.name),
-          color: d.color,
-          created_at: d.created_at,
-          updated_at: d.created_at,
-          last_position: position,
-        })
-        .onConflict('id')
-        .ignore();
+      await insertOnce(trx, 'tags', {
+        id: d.tag_id,
+        account_id: streamInstance('tags', stored.stream),
+        name: d.name,
+        name_key: tagKey(d.name),
+        color: d.color,
+        created_at: d.created_at,
+        updated_at: d.created_at,
+        last_position: position,
+      });
       return;
     }
     case 'TagRenamed':

@@ -1,6 +1,6 @@
-import { assertNever, parseEvent } from '../../src/core/events.js';
-import { type Projector, unapplied } from '../../src/core/projector.js';
-import { streamInstance } from '../../src/core/streams.js';
+import { assertNever, parseEvent } from '../../src/core/es/events.js';
+import { type Projector, unapplied } from '../../src/core/es/projector.js';
+import { streamInstance } from '../../src/core/es/streams.js';
 import { uploadEvents } from '../../src/features/uploads/events.js';
 
 /** Each received upload and where it stands: what the expiry workflow's sweep starts runs for. */

@@ -1,6 +1,6 @@
-import { assertNever, parseEvent } from '../../src/core/events.js';
+import { assertNever, parseEvent } from '../../src/core/es/events.js';
 import { usageEvents } from '../../src/features/usage/events.js';
-import { type Projector, unapplied } from '../../src/core/projector.js';
+import { type Projector, unapplied } from '../../src/core/es/projector.js';
 
 /**
  * One row per metered verification (usage_meterings) and one per reserved PSD export

@@ -1,9 +1,10 @@
 import crypto from 'node:crypto';
-import { assertNever, parseEvent } from '../../src/core/events.js';
+import { assertNever, parseEvent } from '../../src/core/es/events.js';
 import { verificationEvents } from '../../src/features/verifications/events.js';
 import type { Knex } from 'knex';
-import { type Projector, unapplied } from '../../src/core/projector.js';
-import { streamInstance } from '../../src/core/streams.js';
+import { type Projector, unapplied } from '../../src/core/es/projector.js';
+import { streamInstance } from '../../src/core/es/streams.js';
+import { verificationChange, type VerificationState } from './replay.js';
 
 const json = (value: unknown) => JSON.stringify(value);
 
@@ -68,116 +69,80 @@ export const verificationsProjector: Projector = {
   async apply(trx, stored) {
     const event = parseEvent(verificationEvents, stored);
     if (!event) return;
+    // What the event sets comes from the one fold the auditor's replay runs too (replay.ts).
+    const change = verificationChange({ type: event.type, data: event.data, metadata: stored.metadata });
+    if (!change) return;
     const id = streamInstance('verification', stored.stream);
     const position = stored.position.toString();
     const row = () => unapplied(trx, 'verifications', { id }, position);
-    const at = stored.metadata.occurred_at;
-    switch (event.type) {
-      case 'VerificationQueued': {
-        const d = event.data;
+    switch (change.kind) {
+      case 'queued': {
+        const { anonymous, ...state } = change.state;
         const inserted = await trx('verifications')
-          .insert({
-            id,
-            account_id: d.account_id,
-            status: 'queued',
-            verification_mode: d.mode,
-            name: d.name,
-            short_code: d.short_code,
-            pipeline_build: d.pipeline_build,
-            image: json(d.image),
-            raw: d.raw ? json(d.raw) : null,
-            billing: json(d.billing),
-            capture: d.capture ? json(d.capture) : null,
-            anonymous_origin: d.anonymous ? d.account_id : null,
-            created_at: d.queued_at,
-            updated_at: d.queued_at,
-            last_position: position,
-          })
+          .insert({ id, ...columnsOf(state), anonymous_origin: anonymous ? state.account_id : null, last_position: position })
           .onConflict('id')
           .ignore()
           .returning('id');
-        if (inserted.length) await countIn(trx, d.account_id, 1);
+        if (inserted.length) await countIn(trx, state.account_id, 1);
         return;
       }
-      case 'VerificationStarted':
-        await row().update({ status: 'in_progress', updated_at: at, last_position: position });
+      case 'update':
+        await row().update({ ...columnsOf(change.columns), last_position: position });
         return;
-      case 'AnalysisRecorded': {
-        const d = event.data;
-        const updated = await row().update({ updated_at: at, last_position: position });
+      case 'result': {
+        const r = change.result;
+        const updated = await row().update({ ...columnsOf(change.columns), last_position: position });
         if (updated === 0) return;
         await trx('verification_results').insert({
-          id: d.result_id,
+          id: r.id,
           verification_id: id,
           // The analysis algorithm's id: stable per analysis name, so clients can group results.
-          verificator_id: analysisId(d.analysis),
-          analysis: d.analysis,
-          result: d.result,
-          confidence_score: d.confidence_score,
-          details: json({ analysis: d.analysis, ...d.details }),
-          created_at: d.recorded_at,
-          updated_at: d.recorded_at,
+          verificator_id: analysisId(r.analysis),
+          analysis: r.analysis,
+          result: r.result,
+          confidence_score: r.confidence_score,
+          details: json(r.details),
+          created_at: r.created_at,
+          updated_at: r.created_at,
         });
         return;
       }
-      case 'VerificationGraded': {
-        const d = event.data;
-        await row().update({
-          result: d.result,
-          result_confidence: d.result_confidence,
-          assurance_level: d.assurance_level,
-          assurance_reason: d.assurance_reason,
-          verdict: d.verdict,
-          verdict_reason: d.verdict_reason,
-          evidence_report: d.evidence_report ? json(d.evidence_report) : null,
-          capture_verified: d.capture_verified,
-          raw_metadata: json(d.raw_metadata),
-          image_metadata: json(d.image_metadata),
-          rendition_info: json(d.rendition_info),
-          rendition_corrected_info: json(d.rendition_corrected_info),
-          updated_at: d.graded_at,
-          last_position: position,
-        });
+      case 'rendition': {
+        const { kind, ...rendition } = change.rendition;
+        await row().update({ renditions: trx.raw(`renditions || ?::jsonb`, [json({ [kind]: rendition })]), ...columnsOf(change.columns), last_position: position });
         return;
       }
-      case 'RenditionStored':
-        await row().update({
-          renditions: trx.raw(`renditions || ?::jsonb`, [json({ [event.data.kind]: { blob_key: event.data.blob_key, content_type: event.data.content_type } })]),
-          updated_at: event.data.stored_at,
-          last_position: position,
-        });
-        return;
-      case 'VerificationCompleted':
-        await row().update({ status: 'completed', updated_at: event.data.completed_at, last_position: position });
-        return;
-      case 'VerificationFailed':
-        await row().update({ status: 'failed', failure_reason: event.data.failure_reason, updated_at: event.data.failed_at, last_position: position });
-        return;
-      case 'VerificationClaimed': {
+      case 'claimed': {
         const before = await row().first('account_id');
         if (!before) return;
-        await row().update({ account_id: event.data.new_owner_account_id, updated_at: event.data.claimed_at, last_position: position });
+        await row().update({ ...columnsOf(change.columns), last_position: position });
         await countIn(trx, before.account_id, -1);
-        await countIn(trx, event.data.new_owner_account_id, 1);
+        await countIn(trx, change.columns.account_id, 1);
         return;
       }
-      case 'VerificationDeleted': {
+      case 'closed':
+        // The files are gone: no rendition is left to link to.
+        await row().update({ ...columnsOf(change.columns), renditions: '{}', last_position: position });
+        return;
+      case 'deleted': {
         const deleted = await trx('verifications').where({ id }).delete().returning('account_id');
         for (const { account_id } of deleted) await countIn(trx, account_id, -1);
         return;
       }
-      case 'RawFileDiscarded':
-        await row().update({ raw_discarded_at: event.data.discarded_at, updated_at: event.data.discarded_at, last_position: position });
-        return;
-      case 'ClaimWindowClosed':
-        // The files are gone: no rendition is left to link to.
-        await row().update({ files_expired_at: event.data.closed_at, renditions: '{}', updated_at: event.data.closed_at, last_position: position });
-        return;
       default:
-        assertNever(event);
+        assertNever(change);
     }
   },
 };
+
+/** The fold's values as the table stores them: JSON columns as JSON text. */
+function columnsOf(values: Partial<VerificationState>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(values)) out[column] = JSON_COLUMNS.has(column) && value !== null ? json(value) : value;
+  return out;
+}
+
+const JSON_COLUMNS = new Set(['image', 'raw', 'billing', 'capture', 'evidence_report', 'raw_metadata', 'image_metadata', 'rendition_info', 'rendition_corrected_info']);
 
 /** How many verifications an account has: the unfiltered list's total, without counting rows (D-047). */
 async function countIn(trx: Knex.Transaction, accountId: string, delta: number): Promise<void> {

@@ -29,6 +29,8 @@ export interface GradingFacts {
   multiFrame?: boolean;
   /** The RAW was written by a converter (e.g. linear/reduced DNG): not original sensor data. */
   rawConverted?: boolean;
+  /** The RAW's format, when the recapture check is not calibrated on it (types.ts recaptureCalibratedFormats): its finding alone never flags. */
+  recaptureUncalibrated?: string;
 }
 
 const pixelAnalyses: AnalysisName[] = ['ssim', 'perceptual_hash', 'color_histogram', 'processing_chain'];
@@ -71,7 +73,13 @@ export function gradePair(results: AnalysisResult[], facts: GradingFacts = {}): 
   if (pixelFailures.length) {
     return grade('flagged', `The image does not correspond to the RAW's pixels (${pixelFailures.join(', ')}).`);
   }
-  if (failed('recapture')) return grade('flagged', 'The RAW shows a screen or print: the scene was recaptured.');
+  if (failed('recapture')) {
+    // Never an accusation on a sensor the check was not calibrated on: what it found is stated, and nothing is rated.
+    if (facts.recaptureUncalibrated) {
+      return grade('unrated', `The image matches the RAW, but the RAW shows periodic patterns across the frame and the recapture check is not calibrated on ${facts.recaptureUncalibrated} sensors: whether the scene was recaptured could not be checked.`);
+    }
+    return grade('flagged', 'The RAW shows a screen or print: the scene was recaptured.');
+  }
   if (failed('exif')) {
     const fields = by.get('exif')?.details.mismatched_fields;
     return grade('flagged', `The image's EXIF contradicts the RAW${Array.isArray(fields) ? ` (${fields.join(', ')})` : ''}.`);

@@ -21,6 +21,7 @@ import { analyzeSensorPattern } from './compare/sensor-pattern.js';
 import { analyzeSsim, round } from './compare/ssim.js';
 import { type GradingFacts, gradePair } from './grading.js';
 import type { AnalysisResult, CameraMetadata, DecodedRaw, Grade, ProgressFn, RgbImage } from './types.js';
+import { recaptureCalibratedFormats } from './types.js';
 
 /** Long side of the grid the pixel comparisons run on (LIBRARY-NOTES: enough, and fast). */
 export const workingSide = 1024;
@@ -129,6 +130,7 @@ export async function analyzePair({ raw: rawBytes, image: imageBytes, onProgress
     registrationFailed: registration.score < minRegistrationScore,
     multiFrame: composite.multiFrame,
     rawConverted: isConverterWritten(raw, integrity),
+    ...(recaptureCalibratedFormats.includes(raw.format) ? {} : { recaptureUncalibrated: raw.format }),
   };
   const ssimDetails = results[1]!.details;
   ssimDetails.composite = composite;

@@ -4,8 +4,32 @@
  * the comparison side (registration, the analyses, grading) consumes them.
  */
 
-export const rawFormats = ['CR2', 'CR3', 'ARW', 'NEF', 'DNG', 'RAF', 'ORF', 'RW2', 'PEF', 'SRW'] as const;
+/**
+ * Camera RAW formats taken, named by content (format-detect.ts): the ten of the spec's floor,
+ * then the older and medium-format ones LibRaw (libraw-wasm) also decodes (issue 40). Whether a
+ * given file decodes is LibRaw's answer on its bytes, not this list's.
+ */
+export const rawFormats = ['CR2', 'CR3', 'ARW', 'NEF', 'DNG', 'RAF', 'ORF', 'RW2', 'PEF', 'SRW', 'CRW', 'KDC', 'QTK', 'MRW', '3FR', 'IIQ', 'MOS', 'MEF', 'ERF'] as const;
 export type RawFormat = (typeof rawFormats)[number];
+
+/**
+ * The file name extensions each RAW format is usually saved with: only for a file picker's
+ * `accept` list and its hint (a file is named by its content, never by its name).
+ */
+export const rawFileExtensions: Readonly<Record<RawFormat, readonly string[]>> = {
+  CR2: ['cr2'], CR3: ['cr3'], ARW: ['arw'], NEF: ['nef'], DNG: ['dng'], RAF: ['raf'], ORF: ['orf'], RW2: ['rw2'], PEF: ['pef'], SRW: ['srw'],
+  CRW: ['crw'], KDC: ['kdc', 'dcr'], QTK: ['qtk'], MRW: ['mrw'], '3FR': ['3fr'], IIQ: ['iiq'], MOS: ['mos'], MEF: ['mef'], ERF: ['erf'],
+};
+
+/** Every RAW extension, in the formats' order (an upload form's `accept`, and where a dropped file goes). */
+export const rawExtensions: readonly string[] = rawFormats.flatMap((format) => rawFileExtensions[format]);
+
+/**
+ * The formats the recapture check was calibrated on (docs/analysis.md, "Recapture"): the spec's
+ * ten. On the older sensors added by issue 40 its periodic peaks are not known to mean a screen or
+ * a print (a genuine Canon PowerShot G2 CRW shows 19 of them), so there it never flags alone.
+ */
+export const recaptureCalibratedFormats: readonly RawFormat[] = rawFormats.slice(0, 10);
 
 /** Interleaved 8-bit sRGB pixels, row-major, top-left origin, already in display orientation. */
 export interface RgbImage {

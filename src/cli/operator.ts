@@ -1,6 +1,6 @@
 /**
  * `node dist/src/cli/operator.js <command> [arguments]` (behind `npm run <command>`): runs an
- * operator command a module declares (core/operator-command.ts) against the configured stores.
+ * operator command a module declares (core/module/operator-command.ts) against the configured stores.
  * Arguments are checked before any database is opened; the embedded database has one owner,
  * so the service must be stopped while a command runs on it.
  */

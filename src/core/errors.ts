@@ -15,6 +15,7 @@ export const coreErrors = {
   INVALID_API_KEY: 401,
   ACCESS_DENIED: 403,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
@@ -67,6 +68,28 @@ export class AppError extends Error {
     this.suggestion = options.suggestion;
     this.details = options.details;
   }
+
+  /**
+   * The error's status in the service's catalogue (src/modules.ts errorCatalogue, in CoreDeps):
+   * its kind first (UnprocessableError 422, StateValidationError 409), else its code's status;
+   * a code the catalogue does not know is the service's fault (500). The one rule the error
+   * middleware answers with and the web app's forms read.
+   */
+  statusIn(catalogue: ErrorStatuses): number {
+    if (this instanceof UnprocessableError) return 422;
+    if (this instanceof StateValidationError) return 409;
+    return catalogue[this.code] ?? 500;
+  }
+
+  /**
+   * Whether the caller can do something about it (the catalogue's 4xx: what was sent, who sent
+   * it, the state it met), as against the service's own failure (5xx). A form shows the user's
+   * errors again, saying them; the service's go to the error page.
+   */
+  isUserError(catalogue: ErrorStatuses): boolean {
+    const status = this.statusIn(catalogue);
+    return status >= 400 && status < 500;
+  }
 }
 
 export class ValidationError extends AppError {
@@ -86,7 +109,7 @@ export interface ValidationIssue {
  * The one 422 error: a request the service understood and will not act on. Its two kinds keep
  * the spec's two bodies (docs/errors.md, "Two 422 shapes, one rule"), and each kind has one home:
  * - with `issues`: the request's shape is wrong, refused at the edge by the route's or tool's
- *   zod schema (fields, types, formats, sets, ranges; core/validation.ts invalidRequest): the list
+ *   zod schema (fields, types, formats, sets, ranges; core/http/validation.ts invalidRequest): the list
  *   form `{"detail": [{loc, msg, type}]}`;
  * - without: a well-formed request breaks a rule of the domain the spec answers with 422
  *   `VALIDATION_ERROR` (tag names and colours, comment bodies, tags per verification, comments
@@ -145,4 +168,16 @@ export class WrongExpectedRevisionError extends AppError {
       details: { retry_after_seconds: 1 },
     });
   }
+}
+
+/** The one error body every JSON answer carries, whichever door sends it (the API, a worker's listener). */
+export function errorEnvelope(error: AppError): { detail: Record<string, unknown> } {
+  return {
+    detail: {
+      error_code: error.code,
+      message: error.message,
+      ...(error.suggestion ? { suggestion: error.suggestion } : {}),
+      ...(error.details ? { details: error.details } : {}),
+    },
+  };
 }

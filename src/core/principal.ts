@@ -49,3 +49,16 @@ export function callerOf(call: Call): Principal {
 export function assertAccountAccess(principal: Principal, accountId: string): void {
   if (principal.accountId !== accountId) throw new AccessDeniedError('You do not have access to this account.');
 }
+
+/**
+ * The read scope's one rule, for every door: a read-scope key does nothing that changes anything.
+ * REST applies it to every method but GET and HEAD, MCP to every tool not read-only, and a use
+ * case whose read changes something (a PSD download spends one of the export's 5) to itself.
+ * `action` names what was refused (absent: anything).
+ */
+export function assertMayChange(principal: Principal | null, action?: string): void {
+  if (principal?.scope !== 'read') return;
+  throw new AccessDeniedError(action ? `This API key has the read scope and cannot ${action}, which changes something.` : 'This API key has the read scope and cannot change anything.', {
+    suggestion: 'Use an API key created with scope "full".',
+  });
+}

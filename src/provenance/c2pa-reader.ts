@@ -1,5 +1,5 @@
 /**
- * Which build of c2pa-rs reads and validates manifests (docs/decisions.md D-058): the native
+ * Which build of c2pa-rs reads and validates manifests (docs/decisions/ D-058): the native
  * addon compiled from native/c2pa (`npm run build:native`) when it has been built and loads,
  * otherwise c2pa-wasm, so a fresh machine with only Node still works. Both wrap the same
  * c2pa-rs version, take the same settings JSON, return the same manifest-store JSON and reject

@@ -4,6 +4,7 @@
  * these few structures do not justify one.
  */
 
+import { children, contentOf, readTlv, whole } from '../core/audit/der-read.js';
 export type Der = Uint8Array;
 
 function encodeLength(length: number): Uint8Array {
@@ -81,35 +82,14 @@ export interface DerElement {
   encoded: Uint8Array;
 }
 
-/** Reads one element at `offset`; throws RangeError on malformed or truncated input. */
+/** Reads one element at `offset` (core/audit/der-read.ts, the one reader); throws RangeError on malformed or truncated input. */
 export function readElement(bytes: Uint8Array, offset = 0): DerElement {
-  const tag = bytes[offset];
-  let lengthByte = bytes[offset + 1];
-  if (tag === undefined || lengthByte === undefined) throw new RangeError('DER: truncated header');
-  let cursor = offset + 2;
-  let length = lengthByte;
-  if (lengthByte & 0x80) {
-    const count = lengthByte & 0x7f;
-    if (count === 0 || count > 4) throw new RangeError('DER: unsupported length');
-    length = 0;
-    for (let i = 0; i < count; i++) {
-      lengthByte = bytes[cursor++];
-      if (lengthByte === undefined) throw new RangeError('DER: truncated length');
-      length = length * 256 + lengthByte;
-    }
-  }
-  const end = cursor + length;
-  if (end > bytes.length) throw new RangeError('DER: content runs past the end');
-  return { tag, content: bytes.subarray(cursor, end), encoded: bytes.subarray(offset, end) };
+  const tlv = readTlv(bytes, offset);
+  return { tag: tlv.tag, content: contentOf(bytes, tlv), encoded: whole(bytes, tlv) };
 }
 
 /** The children of a constructed element, in order. */
 export function readChildren(element: DerElement): DerElement[] {
-  const children: DerElement[] = [];
-  for (let offset = 0; offset < element.content.length; ) {
-    const child = readElement(element.content, offset);
-    children.push(child);
-    offset += child.encoded.length;
-  }
-  return children;
+  const outer = readTlv(element.encoded, 0);
+  return children(outer, element.encoded).map((tlv) => ({ tag: tlv.tag, content: contentOf(element.encoded, tlv), encoded: whole(element.encoded, tlv) }));
 }

@@ -116,8 +116,5 @@ export function derToPem(der: Uint8Array): string {
   return `-----BEGIN CERTIFICATE-----\n${b64.replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`;
 }
 
-/** Every certificate in a PEM bundle, as DER, in file order. */
-export function pemToDerList(pem: string): Uint8Array[] {
-  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
-  return blocks.map((block) => new Uint8Array(Buffer.from(block.replace(/-----[A-Z ]+-----|\s/g, ''), 'base64')));
-}
+/** Every certificate in a PEM bundle, as DER, in file order (core/audit/der-read.ts, the one PEM reader). */
+export { pemToDerList } from '../core/audit/der-read.js';

@@ -34,6 +34,8 @@ describe('gradePair (spec section 1 grading rules)', () => {
     ['pHash mismatch', genuine({ perceptual_hash: false }), {}, 'flagged'],
     ['histogram mismatch', genuine({ color_histogram: false }), {}, 'flagged'],
     ['recaptured screen', genuine({ recapture: false }), {}, 'flagged'],
+    ['periodic peaks on a sensor recapture is not calibrated on: unrated, never flagged', genuine({ recapture: false }), { recaptureUncalibrated: 'CRW' }, 'unrated'],
+    ['an edit on such a sensor still flags', genuine({ recapture: false, ssim: false }), { recaptureUncalibrated: 'CRW' }, 'flagged'],
     ['fake sensor data', genuine({ raw_integrity: false }), {}, 'flagged'],
     ['converter-written RAW, pixels match', genuine({ raw_integrity: false }), { rawConverted: true }, 'provisional'],
     ['integrity undecided', genuine({ raw_integrity: null }), {}, 'provisional'],

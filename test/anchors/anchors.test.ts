@@ -1,12 +1,13 @@
 import crypto from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/core/canonical-json.js';
-import { merkleRoot, recordHash, verifyInclusion } from '../../src/core/merkle.js';
+import { canonicalJson } from '../../src/core/audit/canonical-json.js';
+import { merkleRoot, recordHash, verifyInclusion } from '../../src/core/audit/merkle.js';
 import { anchorStream } from '../../src/features/anchors/events.js';
 import { verificationStream } from '../../src/features/verifications/events.js';
 import { SkewedClock } from '../support/clock.js';
 import { databaseTargets } from '../support/databases.js';
+import { waitFor } from '../support/poll.js';
 import { uploadImage } from '../support/service.js';
 import { serviceSuite } from '../support/suite.js';
 import { startLocalTsa } from './local-tsa.js';
@@ -25,16 +26,6 @@ import { startLocalTsa } from './local-tsa.js';
 const INTERVAL_S = 300;
 const tsa = await startLocalTsa();
 afterAll(() => tsa.close());
-
-async function waitFor<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 for (const target of databaseTargets) describe(`anchors on ${target.name} (in-process engine, moved clock, local TSA)`, () => {
   const clock = new SkewedClock();
@@ -87,18 +78,17 @@ for (const target of databaseTargets) describe(`anchors on ${target.name} (in-pr
       const item = list[0];
       expect(Object.keys(item).sort()).toEqual(['batch_id', 'inclusion_proof', 'leaf_index', 'record', 'record_hash', 'root', 'sealed_at', 'signature', 'timestamp', 'tree_size'].sort());
       expect(item.tree_size).toBe(3);
-      // The record: the verification's completion event, as stored, and its files.
+      // The record (issue 35): the head of each stream the bundle carries (here the verification's own, no export), as stored, and its files.
       const stored = await t.service.deps.store.readStream(verificationStream(ids[i]!));
-      const completion = stored.find((e) => e.type === 'VerificationCompleted')!;
+      const head = stored.at(-1)!;
+      expect(stored.some((e) => e.type === 'VerificationCompleted' && e.revision <= head.revision)).toBe(true);
       expect(item.record).toEqual({
         verification_id: ids[i],
-        stream: verificationStream(ids[i]!),
-        revision: completion.revision,
-        event_hash: completion.hash,
+        streams: [{ stream: verificationStream(ids[i]!), revision: head.revision, event_hash: head.hash }],
         image_sha256: before[i].image_photo_hash.replace(/^sha256:/, ''),
         raw_sha256: null,
       });
-      expect(item.record.event_hash).toMatch(/^[0-9a-f]{64}$/);
+      expect(head.hash).toMatch(/^[0-9a-f]{64}$/);
       expect(item.record_hash).toBe(recordHash(item.record));
       expect(verifyInclusion(item.record_hash, item.leaf_index, item.tree_size, item.inclusion_proof, item.root)).toBe(true);
       leaves[item.leaf_index] = item.record_hash;

@@ -18,9 +18,9 @@ import fs from 'node:fs';
 import { builtinModules } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { API } from 'typescript/unstable/sync';
-import * as ast from 'typescript/unstable/ast';
-import * as is from 'typescript/unstable/ast/is';
+import { API } from '@typescript/native/unstable/sync';
+import * as ast from '@typescript/native/unstable/ast';
+import * as is from '@typescript/native/unstable/ast/is';
 
 export const CODE_FOLDERS = ['src', 'projections', 'workflows'] as const;
 
@@ -65,22 +65,53 @@ export interface Violation {
 }
 
 /**
- * Analysis and provenance are libraries of the domain (RAW decoding and the analyses; C2PA
- * reading, verdicts, signing): they know nothing of features, events or storage, so they sit just
- * above core, and a feature's events may carry their result types (the verification events
- * record analysis names, verdicts and assurance levels). Provenance grades analysis results.
+ * The ranks, low to high: the one place they are written (the rules, their messages and the
+ * tests read them from here).
+ * - Analysis and provenance are libraries of the domain (RAW decoding and the analyses; C2PA
+ *   reading, verdicts, signing): they know nothing of features, events or storage, so they sit
+ *   just above core, and a feature's events may carry their result types (the verification
+ *   events record analysis names, verdicts and assurance levels). Provenance grades analysis
+ *   results.
+ * - A read model (projections/) folds events; features read it through its public entry, and the
+ *   composition root alone pairs each feature with its projectors (rule 8).
+ * - The web app (src/web/) is a door over many features, as the HTTP adapter is a door over all
+ *   of them: it sits above the features it shows and reaches each through its public entry.
  */
 export const RANKS = {
   workflows: 0,
   core: 1,
-  analysis: 2,
-  provenance: 3,
-  events: 4,
-  projections: 5,
-  features: 6,
-  adapters: 7,
-  compositionRoot: 8,
+  'core/text': 2,
+  'core/audit': 2,
+  'core/es': 3,
+  'core/http': 4,
+  'core/module': 5,
+  analysis: 6,
+  provenance: 7,
+  events: 8,
+  projections: 9,
+  features: 10,
+  web: 11,
+  adapters: 12,
+  compositionRoot: 13,
 } as const;
+
+/**
+ * The parts of src/core/, each a folder that says what it is, in RANKS under `core/<part>`:
+ * - core/ itself: what every part uses (errors, configuration, principals, the blob and mail ports);
+ * - text/: text rules and HTML; audit/: the hash chain, anchors and the offline verifier (pure,
+ *   loaded by the auditor's page too); both below the kernel, neither importing the other;
+ * - es/: the event-sourcing kernel: event store port, events, deciders and the command runner,
+ *   projector port, streams and their read rules, the workflow port;
+ * - http/: routes and MCP tools as data, request validation, rate limits, signed URLs, the
+ *   principal cache: what the doors need, over the kernel;
+ * - module/: what a feature module is and what it is given (FeatureModule, AppDeps), over all of it.
+ */
+export const CORE_PARTS = Object.keys(RANKS)
+  .filter((unit) => unit.startsWith('core/'))
+  .map((unit) => unit.slice('core/'.length));
+
+/** The ranks in words, low to high (`workflows 0, core 1, …`), for messages and docs. */
+export const rankList = (): string => Object.entries(RANKS).map(([unit, rank]) => `${unit} ${rank}`).join(', ');
 
 /**
  * The Temporal bundle's entry. It re-exports every feature's workflows, and those import the
@@ -105,13 +136,16 @@ export function classify(file: string): Place | null {
   if (parts.length === 2) return { unit: 'root', rank: RANKS.compositionRoot, feature: null };
   switch (second) {
     case 'core':
-      return { unit: 'core', rank: RANKS.core, feature: null };
+      if (parts.length === 3) return { unit: 'core', rank: RANKS.core, feature: null };
+      return CORE_PARTS.includes(third!) ? { unit: `core/${third}`, rank: RANKS[`core/${third}` as keyof typeof RANKS], feature: null } : null;
     case 'analysis':
       return { unit: 'analysis', rank: RANKS.analysis, feature: null };
     case 'provenance':
       return { unit: 'provenance', rank: RANKS.provenance, feature: null };
     case 'cli':
       return { unit: 'cli', rank: RANKS.compositionRoot, feature: null };
+    case 'web':
+      return { unit: 'web', rank: RANKS.web, feature: null };
     case 'adapters':
       return { unit: parts.length > 3 ? `adapters/${third}` : 'adapters', rank: RANKS.adapters, feature: null };
     case 'features':
@@ -339,14 +373,50 @@ export function projectionImports(graph: Graph): Violation[] {
   return out;
 }
 
-/** Rule 4: a feature reaches another only through that feature's public entries. */
+/**
+ * Units that are doors over many features (the web app, src/web/): not a feature, so no feature's
+ * own place, but like a feature they name the features they show, each through its public entries
+ * only (rule 4), as the HTTP adapter reaches all of them through the module list.
+ */
+export const FEATURE_DOORS: readonly string[] = ['web'];
+
+/** Rule 4: a feature (or a door over features) reaches another only through that feature's public entries. */
 export function crossFeatureImports(graph: Graph): Violation[] {
   const out: Violation[] = [];
   for (const { from, to, target } of localEdges(graph)) {
-    if (from.feature === null || to?.feature == null || to.feature === from.feature) continue;
+    const door = FEATURE_DOORS.includes(from.unit);
+    if (to?.feature == null || (!door && (from.feature === null || to.feature === from.feature))) continue;
     if (!publicEntries(to.feature).includes(target)) {
       const entry = target.startsWith('src/') ? `src/features/${to.feature}/index.ts or events.ts` : `${target.split('/')[0]}/${to.feature}/index.ts`;
-      out.push({ from: from.path, to: target, rule: `feature ${from.feature} reaches into feature ${to.feature}; import its public entry ${entry}` });
+      const who = door ? from.unit : `feature ${from.feature}`;
+      out.push({ from: from.path, to: target, rule: `${who} reaches into feature ${to.feature}; import its public entry ${entry}` });
+    }
+  }
+  return out;
+}
+
+/** The port every projector implements: a file of projections/ that imports it is a projector's file. */
+export const PROJECTOR_PORT = 'src/core/es/projector.ts';
+
+/**
+ * Rule 8: the write side reads a read model only through its public entry, and never holds its
+ * projector (issue 37 item 8). A file of src/features/ or src/web/ imports of projections/ only
+ * `projections/<f>/index.ts` (row types, queries, the pure folds), and no such entry imports a
+ * projector's file (one that imports the projector port), so the composition root
+ * (src/modules.ts) is the one place that pairs a feature with its projectors.
+ */
+export function readSideImports(graph: Graph): Violation[] {
+  const out: Violation[] = [];
+  const isEntry = (file: string) => /^projections\/[^/]+\/index\.ts$/.test(file);
+  const projectorFiles = new Set(
+    [...graph.files.values()].filter((f) => f.path.startsWith('projections/') && f.edges.some((e) => e.to === PROJECTOR_PORT)).map((f) => f.path),
+  );
+  for (const { from, target } of localEdges(graph)) {
+    const writeSide = from.path.startsWith('src/features/') || FEATURE_DOORS.includes(from.unit);
+    if (writeSide && target.startsWith('projections/') && !isEntry(target)) {
+      out.push({ from: from.path, to: target, rule: `${from.unit} reads a read model only through its public entry ${target.split('/').slice(0, 2).join('/')}/index.ts; its projector is paired with the feature by src/modules.ts` });
+    } else if (isEntry(from.path) && projectorFiles.has(target)) {
+      out.push({ from: from.path, to: target, rule: "a read model's public entry carries no projector (features never hold one; src/modules.ts pairs them)" });
     }
   }
   return out;
@@ -355,7 +425,9 @@ export function crossFeatureImports(graph: Graph): Violation[] {
 /**
  * Rules 5 and 7, one rule: infrastructure does not know features. Any file outside every feature's
  * own places (core, adapters, provenance, analysis, cli, the composition root, the shared files of
- * projections/ and workflows/) that imports a feature's file, other than the files in `allowed`.
+ * projections/ and workflows/) that imports a feature's file, other than the files in `allowed`
+ * and the doors over features (FEATURE_DOORS: the web app names the features it shows, through
+ * their public entries, rule 4).
  * A feature importing another feature's public entry is not counted: that is a dependency the
  * feature itself declares (rule 4 governs its shape), and adding a feature never requires editing
  * another feature's folder; issue 22 item 1 is about infrastructure that must be edited for each
@@ -364,7 +436,7 @@ export function crossFeatureImports(graph: Graph): Violation[] {
 export function infrastructureNamingFeatures(graph: Graph, allowed: readonly string[]): Map<string, Violation[]> {
   const byFeature = new Map<string, Violation[]>();
   for (const { from, to, target } of localEdges(graph)) {
-    if (from.feature !== null || to?.feature == null || allowed.includes(from.path)) continue;
+    if (from.feature !== null || FEATURE_DOORS.includes(from.unit) || to?.feature == null || allowed.includes(from.path)) continue;
     const list = byFeature.get(to.feature) ?? [];
     list.push({ from: from.path, to: target, rule: `${from.unit} names feature ${to.feature}; only the module list may` });
     byFeature.set(to.feature, list);
@@ -444,19 +516,21 @@ function shortestCycle(units: Map<string, Map<string, string>>, component: Set<s
   return [start];
 }
 
+/** Each arrow of a graph once, its first file edge said; a node's arrows to itself left out. */
+type Arrows = Map<string, Map<string, string>>;
+
 /**
  * Every cycle worth reading: for each strongly connected component, the shortest cycle through
- * each of its units, duplicates removed. Together they cover every unit of the component without
+ * each of its nodes, duplicates removed. Together they cover every node of the component without
  * listing the exponentially many longer cycles. Each as `a → b → a` then one file edge per arrow.
  */
-export function unitCycles(graph: Graph): string[] {
-  const units = unitGraph(graph);
+function cyclesOf(arrows: Arrows): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
-  for (const component of stronglyConnected(units)) {
+  for (const component of stronglyConnected(arrows)) {
     const members = new Set(component);
     for (const start of component) {
-      const cycle = shortestCycle(units, members, start);
+      const cycle = shortestCycle(arrows, members, start);
       const ring = cycle.slice(0, -1);
       const first = ring.indexOf([...ring].sort()[0]!);
       const canonical = [...ring.slice(first), ...ring.slice(0, first)];
@@ -464,11 +538,41 @@ export function unitCycles(graph: Graph): string[] {
       if (seen.has(key)) continue;
       seen.add(key);
       const closed = [...canonical, canonical[0]!];
-      const arrows = closed.slice(0, -1).map((unit, i) => `    ${unit} → ${closed[i + 1]}: ${units.get(unit)!.get(closed[i + 1]!)}`);
-      out.push([`${closed.join(' → ')}`, ...arrows].join('\n'));
+      const edges = closed.slice(0, -1).map((node, i) => `    ${node} → ${closed[i + 1]}: ${arrows.get(node)!.get(closed[i + 1]!)}`);
+      out.push([`${closed.join(' → ')}`, ...edges].join('\n'));
     }
   }
   return out;
+}
+
+/** Rule 6: the cycles among units (type-only imports included). */
+export function unitCycles(graph: Graph): string[] {
+  return cyclesOf(unitGraph(graph));
+}
+
+/**
+ * The file graph: each file's imports of other files of the code folders, type-only ones
+ * included (a cycle of types is still two files that cannot be read, or moved, one without the
+ * other).
+ */
+export function fileGraph(graph: Graph): Arrows {
+  const files: Arrows = new Map();
+  for (const file of graph.files.keys()) files.set(file, new Map());
+  for (const { edge, from, target } of localEdges(graph)) {
+    if (!edge.resolved || !graph.files.has(target) || target === from.path) continue;
+    const arrows = files.get(from.path)!;
+    if (!arrows.has(target)) arrows.set(target, `${edge.typeOnly ? 'import type' : 'import'} '${edge.specifier}'`);
+  }
+  return files;
+}
+
+/**
+ * Rule 7: no cycles between files, inside a unit as across units (issue 37 item 3): rule 6 sees
+ * only arrows between units, so `core/text/text.ts ⇄ core/text/html.ts` passed it. Each cycle as
+ * `a → b → a` with the import that makes each arrow.
+ */
+export function fileCycles(graph: Graph): string[] {
+  return cyclesOf(fileGraph(graph));
 }
 
 /** A feature keeps one name in each place: every projections/<f> and workflows/<f> is a feature of src/features. */

@@ -1,12 +1,16 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  CORE_PARTS,
   crossFeatureImports,
+  fileCycles,
   format,
   infrastructureNamingFeatures,
   loadGraph,
   nonDeterministicWorkflowImports,
   projectionImports,
+  rankList,
+  readSideImports,
   strayFeatureFolders,
   unitCycles,
   unknownPlaces,
@@ -15,11 +19,10 @@ import {
 } from './import-graph.js';
 
 /**
- * The layout of DESIGN.md ("Layout") and issue 22 items 1-3, checked over the import graph of
- * src/, projections/ and workflows/. Each rule fails listing every violation, one per line, as
- * `file → imported file: rule`, so the message says what to fix. Ranks, low to high:
- * workflows 0, core 1, events (src/features/<f>/events.ts) 2, projections 3, provenance and
- * analysis 4, features 5, adapters 6, cli and the composition root (src/*.ts) 7.
+ * The layout of DESIGN.md ("Layout"), issue 22 items 1-3 and issue 37 items 3 and 8, checked over
+ * the import graph of src/, projections/ and workflows/. Each rule fails listing every violation,
+ * one per line, as `file → imported file: rule`, so the message says what to fix. The ranks are
+ * RANKS in import-graph.ts (classify says which file has which); rule 1's name lists them.
  */
 const root = path.resolve(import.meta.dirname, '../..');
 const graph = loadGraph(root);
@@ -30,10 +33,11 @@ const graph = loadGraph(root);
  * - `workflows/index.ts` is the Temporal bundle's entry: Temporal bundles a file, not a list, so
  *   that file re-exports every feature's workflows; its exports are checked against the module
  *   list by another test, so it cannot drift from the registry.
- * The CLI is not on this list, though it is a second entry point. Today one command names a
- * feature (`src/cli/set-account-plan.ts` runs the accounts decider and reads its plans): a command
- * that acts on one feature's stream is that feature's code and belongs in its folder (or among what
- * its module declares), or the CLI becomes a second registry that every new feature must edit.
+ * The CLI is not on this list, though it is a second entry point: a command that acts on one
+ * feature's stream is that feature's code and is declared by its module (`commands`, run by
+ * src/cli/operator.ts), or the CLI would become a second registry that every new feature must edit.
+ * The web app (src/web/) names the features it shows, as a feature names another: through their
+ * public entries (FEATURE_DOORS, rule 4).
  */
 const MAY_NAME_FEATURES = ['src/modules.ts', 'workflows/index.ts'];
 
@@ -45,6 +49,9 @@ describe('the import graph of src/, projections/ and workflows/', () => {
   it('has read the tree (a guard against a rule passing because it saw nothing)', () => {
     expect(graph.files.size).toBeGreaterThan(100);
     expect([...graph.files.values()].some((f) => f.unit === 'core' && f.edges.length > 0)).toBe(true);
+    expect([...graph.files.values()].some((f) => f.unit === 'web' && f.edges.length > 0)).toBe(true);
+    const units = new Set([...graph.files.values()].map((f) => f.unit));
+    expect(CORE_PARTS.filter((part) => !units.has(`core/${part}`))).toEqual([]);
   });
 
   it('places every file where the layout names it, and every relative import names a file', () => {
@@ -55,7 +62,7 @@ describe('the import graph of src/, projections/ and workflows/', () => {
     expectNone(strayFeatureFolders(graph), 'folders named for no feature');
   });
 
-  it('rule 1: arrows point down (a file imports its own rank or lower; core imports nothing above it)', () => {
+  it(`rule 1: arrows point down (a file imports its own rank or lower; core imports nothing above it); ranks ${rankList()}`, () => {
     expectNone(upwardArrows(graph), 'upward or sideways imports');
   });
 
@@ -67,8 +74,12 @@ describe('the import graph of src/, projections/ and workflows/', () => {
     expectNone(projectionImports(graph), 'imports the read side may not make');
   });
 
-  it("rule 4: a feature reaches another only through that feature's public entry (index.ts, events.ts)", () => {
+  it("rule 4: a feature (or the web app) reaches another only through that feature's public entry (index.ts, events.ts)", () => {
     expectNone(crossFeatureImports(graph), 'imports into another feature');
+  });
+
+  it("rule 8: features and the web app read a read model only through projections/<f>/index.ts, which carries no projector (src/modules.ts pairs them)", () => {
+    expectNone(readSideImports(graph), 'imports of the read side past its public entry');
   });
 
   it('rules 5 and 7: only the module list names a feature outside its own places (src/features/<f>, projections/<f>, workflows/<f>)', () => {
@@ -83,5 +94,10 @@ describe('the import graph of src/, projections/ and workflows/', () => {
   it('rule 6: no cycles among units (type-only imports included)', () => {
     const cycles = unitCycles(graph);
     if (cycles.length > 0) expect.fail(`${cycles.length} cycles among units:\n${cycles.join('\n')}`);
+  });
+
+  it('rule 7: no cycles between files, inside a unit as across units (type-only imports included)', () => {
+    const cycles = fileCycles(graph);
+    if (cycles.length > 0) expect.fail(`${cycles.length} cycles between files:\n${cycles.join('\n')}`);
   });
 });

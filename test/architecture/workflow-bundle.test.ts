@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as bundle from '../../workflows/index.js';
 import { temporalWorkflowType } from '../../src/adapters/workflows/temporal/shared.js';
-import type { WorkflowRegistration } from '../../src/core/workflow.js';
+import type { WorkflowRegistration } from '../../src/core/es/workflow.js';
 import { modules } from '../../src/modules.js';
 import { databaseTargets } from '../support/databases.js';
 import { serviceSuite } from '../support/suite.js';

@@ -3,10 +3,10 @@
  * console error or warning, no failed or blocked request, nothing fetched from another host, and
  * shows every operation of /openapi.json. The front page is checked in the same browser.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect } from 'vitest';
+import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
-import { chromiumGate, launchChromium } from '../support/chromium.js';
+import { chromiumGate, pageProblems, suiteChromium } from '../support/chromium.js';
 import { client } from '../support/service.js';
 import { serviceSuite } from '../support/suite.js';
 
@@ -14,25 +14,14 @@ const gate = chromiumGate('the API reference page in a browser');
 
 gate.describe('the API reference and front pages in Chromium', () => {
   const { t } = serviceSuite(databaseTargets[0]!);
-  let browser: Browser;
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-  }, 300_000);
-
-  afterAll(async () => browser?.close());
+  const browser = suiteChromium();
 
   /** Opens a page, recording every console error or warning, page error, failed request and request to another origin. */
   async function open(target: string): Promise<{ page: Page; problems: string[] }> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    const problems: string[] = [];
+    const problems = pageProblems(page, { requests: true });
     const origin = new URL(t.url).origin;
-    page.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`));
     await page.route('**/*', (route) => {
       const url = route.request().url();
       if (url.startsWith('data:') || new URL(url).origin === origin) return route.continue();
@@ -70,11 +59,13 @@ gate.describe('the API reference and front pages in Chromium', () => {
     await page.context().close();
   });
 
-  gate.it('the front page at / is HTML for the browser, linking to the reference, the document and health', async () => {
+  gate.it('the front page at / is HTML for the browser, linking to the web app, the reference, the document and health', async () => {
     const { page, problems } = await open('/');
     expect(await page.locator('h1').textContent()).toBe('PhotoVerify');
     const links = await page.$$eval('a', (anchors) => anchors.map((a) => a.getAttribute('href')));
-    expect(links).toEqual(['/docs', '/openapi.json', '/v1/public/health']);
+    // The web app first (an account's people sign in there), then the reference, the document and health.
+    expect(links[0]).toMatch(/\/app$/);
+    expect(links.slice(1)).toEqual(['/docs', '/openapi.json', '/v1/public/health']);
     await page.locator('a', { hasText: 'API reference' }).click();
     await page.waitForURL('**/docs');
     await page.locator('.opblock').first().waitFor({ timeout: 120_000 });

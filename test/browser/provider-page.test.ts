@@ -13,11 +13,10 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { providerPageHeaders, renderProviderPage, type ProviderPageModel, type SubmissionStatus } from '../../src/features/requests/provider-page.js';
-import { chromiumGate, launchChromium, seriousViolations } from '../support/chromium.js';
+import { chromiumGate, pageProblems, seriousViolations, suiteChromium } from '../support/chromium.js';
 import { databaseTargets } from '../support/databases.js';
 import { serviceSuite } from '../support/suite.js';
 
@@ -80,7 +79,15 @@ function receive(req: http.IncomingMessage): Promise<Buffer> {
   });
 }
 
-const server = http.createServer(async (req, res) => {
+const server = http.createServer((req, res) => {
+  // A request that breaks off answers 500 (the page checks report it) instead of hanging.
+  serve(req, res).catch((error: unknown) => {
+    if (!res.headersSent) res.writeHead(500);
+    res.end(String(error));
+  });
+});
+
+async function serve(req: http.IncomingMessage, res: http.ServerResponse) {
   const url = new URL(req.url!, 'http://localhost');
   if (req.method === 'POST') {
     const body = await receive(req);
@@ -100,7 +107,7 @@ const server = http.createServer(async (req, res) => {
     return res.end();
   }
   send(res, 200, model());
-});
+}
 
 const viewports = [
   { name: 'phone', width: 390, height: 844 },
@@ -108,29 +115,23 @@ const viewports = [
 ];
 
 gate.describe('the provider page in Chromium', () => {
-  let browser: Browser;
   let origin: string;
 
   beforeAll(async () => {
     fs.mkdirSync(artifacts, { recursive: true });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
     await new Promise((resolve) => server.close(resolve));
   });
+  // After the server's hooks: launched once it listens, closed before it closes.
+  const browser = suiteChromium();
 
   async function open(context: BrowserContext, target: string) {
     const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`));
+    const problems = pageProblems(page, { requests: true });
     const response = await page.goto(`${origin}${target}`, { waitUntil: 'load' });
     return { page, response: response!, problems };
   }
@@ -305,13 +306,11 @@ gate.describe('the provider page in Chromium', () => {
 gate.describe('the provider page served by the service, in Chromium', () => {
   const { t, call, newAccount } = serviceSuite(databaseTargets[0]!, { MAX_UPLOAD_BYTES: String(16 * 1024 * 1024) });
   const owner = newAccount();
-  let browser: Browser;
+  const browser = suiteChromium();
 
   beforeAll(async () => {
     fs.mkdirSync(artifacts, { recursive: true });
-    browser = await launchChromium();
-  }, 120_000);
-  afterAll(async () => browser?.close());
+  });
 
   it('the requester creates a request; the provider uploads the 30D pair through its page and sees the result', async () => {
     const created = await call('POST', '/v1/requests', {
@@ -323,11 +322,7 @@ gate.describe('the provider page served by the service, in Chromium', () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     try {
       const page = await context.newPage();
-      const problems: string[] = [];
-      page.on('console', (message) => {
-        if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
-      });
-      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      const problems = pageProblems(page);
       expect((await page.goto(`${t.url}${pagePath}`))!.status()).toBe(200);
       await expect(page.locator('[data-field="subject"]').innerText()).resolves.toBe('Finalist: harbour at dawn');
       await page.setInputFiles('#image', photo);
@@ -342,8 +337,7 @@ gate.describe('the provider page served by the service, in Chromium', () => {
       expect(listed.body.items.map((v: { id: string }) => v.id)).toEqual([verificationId]);
       const html = await page.content();
       for (const secret of [owner.email, owner.account.id, owner.user.id]) expect(html).not.toContain(secret);
-      const result = await new AxeBuilder({ page }).analyze();
-      expect(result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+      expect(await seriousViolations(page)).toEqual([]);
       await page.screenshot({ path: path.join(artifacts, 'service-verified-390.png'), fullPage: true });
       expect(problems).toEqual([]);
     } finally {

@@ -6,11 +6,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { beforeAll, expect, it } from 'vitest';
 import { linkKey, linkToken } from '../../src/features/sharing/tokens.js';
 import { databaseTargets } from '../support/databases.js';
-import { chromiumGate, launchChromium, seriousViolations } from '../support/chromium.js';
+import { chromiumGate, pageProblems, seriousViolations, suiteChromium } from '../support/chromium.js';
 import { serviceSuite } from '../support/suite.js';
 
 const gate = chromiumGate('the report page in a browser');
@@ -90,7 +90,7 @@ gate.describe('the shared report page in Chromium', () => {
   const { t, call, newAccount } = serviceSuite(databaseTargets[0]!, { MAX_UPLOAD_BYTES: String(16 * 1024 * 1024) });
   const owner = newAccount();
   const other = newAccount();
-  let browser: Browser;
+  const browser = suiteChromium();
   const shared = new Map<string, { id: string; path: string; api: any }>();
   let unsharedId: string;
   /** Strings that must never appear in a page: account, user, verification and result ids, e-mails, blob keys. */
@@ -101,12 +101,7 @@ gate.describe('the shared report page in Chromium', () => {
 
   async function open(context: BrowserContext, target: string) {
     const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`));
+    const problems = pageProblems(page, { requests: true });
     const response = await page.goto(`${t.url}${target}`, { waitUntil: 'load' });
     return { page, response: response!, problems };
   }
@@ -131,10 +126,7 @@ gate.describe('the shared report page in Chromium', () => {
       secrets.push(id, ...api.results.map((r: { id: string }) => r.id), ...api.results.map((r: { verificator_id?: string }) => r.verificator_id).filter(Boolean));
     }
     secrets.push(owner.account.id, owner.user.id, owner.email, other.account.id, unsharedId);
-    browser = await launchChromium();
   }, 300_000);
-
-  afterAll(async () => browser?.close());
 
   for (const c of cases) {
     for (const viewport of viewports) {

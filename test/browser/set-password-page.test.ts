@@ -5,12 +5,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import { simpleParser } from 'mailparser';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
-import { chromiumGate, launchChromium } from '../support/chromium.js';
+import { chromiumGate, seriousViolations, suiteChromium } from '../support/chromium.js';
 import { registerAccount } from '../support/service.js';
 import { serviceSuite } from '../support/suite.js';
 
@@ -18,7 +17,7 @@ const gate = chromiumGate('the set-password page in a browser');
 
 gate.describe('the set-password page in Chromium', () => {
   const { t, call } = serviceSuite(databaseTargets[0]!);
-  let browser: Browser;
+  const browser = suiteChromium();
 
   /** Invites an address and returns the link from the mail the service wrote to its outbox. */
   async function invite(email: string): Promise<string> {
@@ -45,19 +44,12 @@ gate.describe('the set-password page in Chromium', () => {
     return { page, requests };
   }
 
-  beforeAll(async () => {
-    browser = await launchChromium();
-  }, 300_000);
-
-  afterAll(async () => browser?.close());
-
   it('sets the password from the link; the token is used once and leaves the address bar', async () => {
     const email = 'browser-invitee@org.example';
     const link = await invite(email);
     const { page, requests } = await open(link);
     expect(await page.locator('h1').textContent()).toBe('Choose your password');
-    const violations = (await new AxeBuilder({ page }).analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(violations.map((v) => v.id)).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
 
     await page.getByLabel('New password').fill('chosen in the browser 1');
     await page.getByLabel('Repeat the password').fill('something else entirely');

@@ -9,52 +9,30 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { simpleParser } from 'mailparser';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { beforeAll, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
-import { chromiumGate, launchChromium, seriousViolations } from '../support/chromium.js';
+import { chromiumGate, pageCheck, pageProblems, signInPage, suiteChromium, viewports } from '../support/chromium.js';
 import { recordSecretsIn } from '../support/log-capture.js';
 import { serviceSuite } from '../support/suite.js';
 
 const gate = chromiumGate('the web app’s account pages in a browser');
 const artifacts = path.resolve(import.meta.dirname, '../../test-artifacts/webapp');
-const viewports = [
-  { width: 390, height: 844 },
-  { width: 1280, height: 800 },
-];
 
 gate.describe('the web app’s account pages in Chromium', () => {
   const { t, call, newAccount } = serviceSuite(databaseTargets[0]!);
   const owner = newAccount({ name: 'Harbour Picture Desk', plan: 'professional', monthly_budget_cap_eur: 40 });
-  let browser: Browser;
+  const browser = suiteChromium();
 
-  async function checkPage(page: Page, shot: string) {
-    const serious = await seriousViolations(page);
-    expect(serious).toEqual([]);
-    const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
-    expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
-    await page.screenshot({ path: path.join(artifacts, `account-${shot}.png`), fullPage: true });
-  }
+  const checkPage = pageCheck(artifacts, { prefix: 'account-' });
 
   /** A browser context whose console errors, page errors and refused requests are collected. */
   async function watched(viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
     const context = await browser.newContext({ viewport });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
     const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    const problems = pageProblems(page);
     return { context, page, problems };
-  }
-
-  async function signIn(page: Page, email: string, password: string) {
-    await page.goto(`${t.url}/app/login`);
-    await page.getByLabel('E-mail address').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${t.url}/app/verifications`);
   }
 
   async function invitationLink(email: string): Promise<string> {
@@ -71,10 +49,7 @@ gate.describe('the web app’s account pages in Chromium', () => {
 
   beforeAll(async () => {
     fs.mkdirSync(artifacts, { recursive: true });
-    browser = await launchChromium();
   }, 300_000);
-
-  afterAll(async () => browser?.close());
 
   for (const viewport of viewports) {
     const w = viewport.width;
@@ -82,7 +57,7 @@ gate.describe('the web app’s account pages in Chromium', () => {
     it(`at ${w} px: creates a key, copies it with the button, uses it, revokes it`, async () => {
       const { context, page, problems } = await watched(viewport);
       try {
-        await signIn(page, owner.email, owner.password);
+        await signInPage(page, t.url, owner.email, owner.password);
         await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Account' }).click();
         await page.waitForURL(`${t.url}/app/account/keys`);
         expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('API keys');
@@ -128,7 +103,7 @@ gate.describe('the web app’s account pages in Chromium', () => {
       const invitee = await watched(viewport);
       const email = `ines-${w}@harbour.example`;
       try {
-        await signIn(admin.page, owner.email, owner.password);
+        await signInPage(admin.page, t.url, owner.email, owner.password);
         await admin.page.goto(`${t.url}/app/account/members`);
         await checkPage(admin.page, `members-${w}`);
         await admin.page.getByLabel('Name', { exact: true }).fill(`Inès Invitée ${w}`);
@@ -144,7 +119,7 @@ gate.describe('the web app’s account pages in Chromium', () => {
         await invitee.page.getByLabel('Repeat the password').fill('chosen in the browser 1');
         await invitee.page.getByRole('button', { name: 'Set password' }).click();
         await expect.poll(() => invitee.page.locator('#status').textContent(), { timeout: 30_000 }).toContain('Your password is set.');
-        await signIn(invitee.page, email, 'chosen in the browser 1');
+        await signInPage(invitee.page, t.url, email, 'chosen in the browser 1');
         expect(await invitee.page.locator('header.site').textContent()).toContain('Harbour Picture Desk');
         await invitee.page.goto(`${t.url}/app/account/members`);
         expect(await invitee.page.content()).toContain('Only an admin of the account can invite');

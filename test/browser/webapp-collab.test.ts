@@ -7,33 +7,22 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
-import { chromiumGate, launchChromium, seriousViolations } from '../support/chromium.js';
+import { chromiumGate, pageCheck, pageProblems, signInPage, suiteChromium, viewports } from '../support/chromium.js';
 import { uploadImage } from '../support/service.js';
 import { serviceSuite } from '../support/suite.js';
 
 const gate = chromiumGate('the web app’s tags and comments in a browser');
 const artifacts = path.resolve(import.meta.dirname, '../../test-artifacts/webapp');
-const viewports = [
-  { width: 390, height: 844 },
-  { width: 1280, height: 800 },
-];
 
 gate.describe('tags and comments on the web app’s verification page in Chromium', () => {
   const { t, call, newAccount } = serviceSuite(databaseTargets[0]!);
   const owner = newAccount({ name: 'Harbour Picture Desk' });
-  let browser: Browser;
+  const browser = suiteChromium();
   const ids: Record<number, string> = {};
 
-  async function checkPage(page: Page, shot: string) {
-    const serious = await seriousViolations(page);
-    expect(serious).toEqual([]);
-    const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
-    expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
-    await page.screenshot({ path: path.join(artifacts, `${shot}.png`), fullPage: true });
-  }
+  const checkPage = pageCheck(artifacts);
 
   const apiTags = async (id: string) => ((await call('GET', `/v1/verifications/${id}`, { token: owner.token })).body.tags as { name: string }[]).map((tag) => tag.name);
   const apiComments = async (id: string) => (await call('GET', `/v1/verifications/${id}/comments`, { token: owner.token })).body.items as { body: string; edited_at: string | null }[];
@@ -43,32 +32,21 @@ gate.describe('tags and comments on the web app’s verification page in Chromiu
     for (const { width } of viewports) ids[width] = await uploadImage(t.url, owner.token, 'images/rs_sample1.webp', `harbour-at-dawn-${width}.webp`);
     expect((await call('POST', '/v1/tags/', { token: owner.token, json: { name: 'Contest' } })).status).toBe(201);
     await t.settled();
-    browser = await launchChromium();
   }, 300_000);
-
-  afterAll(async () => browser?.close());
 
   for (const viewport of viewports) {
     it(`at ${viewport.width} px: tag, create a tag, untag; comment, edit, delete`, async () => {
       const id = ids[viewport.width]!;
       const context = await browser.newContext({ viewport });
       const page = await context.newPage();
-      const problems: string[] = [];
-      page.on('console', (message) => {
-        if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
-      });
-      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      const problems = pageProblems(page);
       /** A refused form is answered with its 4xx, which Chromium reports on the console: that one message, then none. */
       const expectRefusal = (status: string) => {
         expect(problems).toEqual([`console error: Failed to load resource: the server responded with a status of ${status}`]);
         problems.length = 0;
       };
       try {
-        await page.goto(`${t.url}/app/login`);
-        await page.getByLabel('E-mail address').fill(owner.email);
-        await page.getByLabel('Password').fill(owner.password);
-        await page.getByRole('button', { name: 'Sign in' }).click();
-        await page.waitForURL(`${t.url}/app/verifications`);
+        await signInPage(page, t.url, owner.email, owner.password);
         await page.goto(`${t.url}/app/verifications/${id}`);
         const tags = page.locator('section#tags');
         await expect.poll(() => tags.textContent()).toContain('No tags yet.');

@@ -14,9 +14,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { simpleParser, type ParsedMail } from 'mailparser';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { chromiumGate, launchChromium, seriousViolations } from '../support/chromium.js';
+import type { BrowserContext, Page } from 'playwright-core';
+import { beforeAll, expect, it } from 'vitest';
+import { chromiumGate, pageProblems, seriousViolations, signInPage, suiteChromium } from '../support/chromium.js';
 import { databaseTargets } from '../support/databases.js';
 import { recordSecretsIn } from '../support/log-capture.js';
 import { serviceSuite } from '../support/suite.js';
@@ -34,23 +34,16 @@ const desktop = { width: 1280, height: 800 };
 gate.describe('the web app’s journey in Chromium', () => {
   const { t, call, newAccount } = serviceSuite(databaseTargets[0]!, { MAX_UPLOAD_BYTES: String(16 * 1024 * 1024) });
   const owner = newAccount({ name: 'Harbour Picture Desk' });
-  let browser: Browser;
+  const browser = suiteChromium();
 
   beforeAll(async () => {
     fs.mkdirSync(artifacts, { recursive: true });
-    browser = await launchChromium();
   }, 120_000);
-  afterAll(async () => browser?.close());
-
   /** A browser context at 1280 px whose page records every console error or warning and page error. */
   async function watched(): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
     const context = await browser.newContext({ viewport: desktop });
     const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    const problems = pageProblems(page);
     return { context, page, problems };
   }
 
@@ -64,14 +57,6 @@ gate.describe('the web app’s journey in Chromium', () => {
       expect(scrollWidth, `${step} at ${viewport.width} px`).toBeLessThanOrEqual(innerWidth);
       await page.screenshot({ path: path.join(artifacts, `journey-${step}-${viewport.width}.png`), fullPage: true });
     }
-  }
-
-  async function signIn(page: Page, email: string, password: string) {
-    await page.goto(`${t.url}/app/login`);
-    await page.getByLabel('E-mail address').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${t.url}/app/verifications`);
   }
 
   /** The outbox's messages (the file mailer writes each as an .eml), once the mail workflows have run. */
@@ -91,7 +76,7 @@ gate.describe('the web app’s journey in Chromium', () => {
       // Sign in.
       await page.goto(`${t.url}/app/login`);
       await checkBothWidths(page, 'sign-in');
-      await signIn(page, owner.email, owner.password);
+      await signInPage(page, t.url, owner.email, owner.password);
       expect(await page.locator('header.site').textContent()).toContain('Harbour Picture Desk');
       await checkBothWidths(page, 'list-empty');
 
@@ -217,7 +202,7 @@ gate.describe('the web app’s journey in Chromium', () => {
       await member.page.getByRole('button', { name: 'Set password' }).click();
       await expect.poll(() => member!.page.locator('#status').textContent(), { timeout: 30_000 }).toContain('Your password is set.');
       expect(await users()).toMatchObject({ role: 'member', status: 'active' });
-      await signIn(member.page, memberEmail, memberPassword);
+      await signInPage(member.page, t.url, memberEmail, memberPassword);
       expect(await member.page.locator('header.site').textContent()).toContain('Harbour Picture Desk');
       // The account's verification, with its tag, in the member's list (the API says the same to the member).
       const row = member.page.locator('ul.rows li').filter({ has: member.page.getByRole('link', { name: 'IMG_5952.jpg' }) });

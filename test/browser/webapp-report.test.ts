@@ -9,69 +9,36 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { chromiumGate, launchChromium, seriousViolations } from '../support/chromium.js';
+import { beforeAll, expect, it } from 'vitest';
+import { chromiumGate, pageCheck, pageProblems, signInPage, suiteChromium, viewports } from '../support/chromium.js';
 import { databaseTargets } from '../support/databases.js';
 import { uploadImage } from '../support/service.js';
 import { withStartsHeld } from '../support/held-start.js';
+import { waitFor } from '../support/poll.js';
 import { serviceSuite } from '../support/suite.js';
 
 const gate = chromiumGate('the web app’s verification page in a browser');
 const artifacts = path.resolve(import.meta.dirname, '../../test-artifacts/webapp');
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
 const fixture = (name: string) => new Uint8Array(fs.readFileSync(path.join(fixtures, name)));
-const viewports = [
-  { width: 390, height: 844 },
-  { width: 1280, height: 800 },
-];
-
-async function waitFor<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs = 300_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
 
 gate.describe('the web app’s verification page in Chromium', () => {
   // Anchors sealed one record at a time, so the history's checks have an anchor to check.
   const { t, call, newAccount } = serviceSuite(databaseTargets[0]!, { MAX_UPLOAD_BYTES: String(16 * 1024 * 1024), ANCHOR_BATCH_SIZE: '1' }, { workflowSweepMs: 200 });
   const owner = newAccount({ name: 'Harbour Picture Desk' });
-  let browser: Browser;
+  const browser = suiteChromium();
   let pair: string;
   let api: Record<string, any>;
 
   /** Accessible, no wider than the screen, every image loaded; then the screenshot. */
-  async function checkPage(page: Page, shot: string) {
-    expect(await seriousViolations(page)).toEqual([]);
-    const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
-    expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
-    await page.waitForFunction(() => Array.from(document.images).every((img) => img.complete), undefined, { timeout: 60_000 });
-    const images = await page.evaluate(() => Array.from(document.images).map((img) => ({ src: img.getAttribute('src') ?? '', ok: img.complete && img.naturalWidth > 0 })));
-    expect(images.filter((i) => !i.ok)).toEqual([]);
-    await page.screenshot({ path: path.join(artifacts, `${shot}.png`), fullPage: true });
-    return images;
-  }
+  const checkPage = pageCheck(artifacts, { images: true });
 
   /** A browser context signed in through the sign-in form, and a page that records every problem. */
   async function signedIn(options: { viewport: { width: number; height: number }; javaScriptEnabled?: boolean }) {
     const context = await browser.newContext(options);
     const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`));
-    await page.goto(`${t.url}/app/login`);
-    await page.getByLabel('E-mail address').fill(owner.email);
-    await page.getByLabel('Password').fill(owner.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${t.url}/app/verifications`);
+    const problems = pageProblems(page, { requests: true });
+    await signInPage(page, t.url, owner.email, owner.password);
     return { context, page, problems };
   }
 
@@ -88,10 +55,7 @@ gate.describe('the web app’s verification page in Chromium', () => {
       return body.anchored_in?.length ? body : undefined;
     }, 'the pair to be completed and anchored');
     expect(api.status).toBe('completed');
-    browser = await launchChromium();
   }, 400_000);
-
-  afterAll(async () => browser?.close());
 
   for (const viewport of viewports) {
     it(`at ${viewport.width} px: a completed pair’s report with its images, then its history with the checks passing`, async () => {

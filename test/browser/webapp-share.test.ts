@@ -9,32 +9,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { simpleParser } from 'mailparser';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
-import { chromiumGate, launchChromium, seriousViolations } from '../support/chromium.js';
-import { uploadImage } from '../support/service.js';
+import { chromiumGate, pageCheck, pageProblems, signInPage, suiteChromium, viewports } from '../support/chromium.js';
+import { uploadImage, uploadPair } from '../support/service.js';
 import { serviceSuite } from '../support/suite.js';
 
 const gate = chromiumGate('the web app’s sharing, files and delete in a browser');
 const artifacts = path.resolve(import.meta.dirname, '../../test-artifacts/webapp');
-const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
-const viewports = [
-  { width: 390, height: 844 },
-  { width: 1280, height: 800 },
-];
-
-/** The 30D pair (its camera preview and its CR2) through the API; the verification's id. */
-async function uploadPair(url: string, token: string): Promise<string> {
-  const file = (name: string) => new Blob([new Uint8Array(fs.readFileSync(path.join(fixtures, 'pairs/canon_eos_30d_cr2', name)))]);
-  const form = new FormData();
-  form.append('image', file('IMG_5952.camera-preview.jpg'), 'IMG_5952.jpg');
-  form.append('raw', file('IMG_5952.CR2'), 'IMG_5952.CR2');
-  const response = await fetch(`${url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
-  const body = (await response.json()) as { id: string };
-  if (response.status !== 201) throw new Error(`pair upload answered ${response.status}: ${JSON.stringify(body)}`);
-  return body.id;
-}
 
 /** The addressees of the outbox's messages. */
 async function outboxRecipients(dataDir: string): Promise<string[]> {
@@ -47,25 +29,17 @@ async function outboxRecipients(dataDir: string): Promise<string[]> {
 gate.describe('the web app’s sharing, files and delete in Chromium', () => {
   const { t, call, newAccount } = serviceSuite(databaseTargets[0]!, { MAX_UPLOAD_BYTES: String(16 * 1024 * 1024) });
   const owner = newAccount({ name: 'Harbour Picture Desk' });
-  let browser: Browser;
+  const browser = suiteChromium();
   let pair: string;
 
   /** What a page must be at every step: accessible, no wider than the screen. */
-  async function checkPage(page: Page, shot: string) {
-    expect(await seriousViolations(page)).toEqual([]);
-    const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
-    expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
-    await page.screenshot({ path: path.join(artifacts, `share-${shot}.png`), fullPage: true });
-  }
+  const checkPage = pageCheck(artifacts, { prefix: 'share-' });
 
   beforeAll(async () => {
     fs.mkdirSync(artifacts, { recursive: true });
     pair = await uploadPair(t.url, owner.token);
     await t.settled();
-    browser = await launchChromium();
   }, 300_000);
-
-  afterAll(async () => browser?.close());
 
   for (const viewport of viewports) {
     it(`at ${viewport.width} px: share restricted, invite, remove, stop; download the badge; delete with the confirmation`, async () => {
@@ -74,18 +48,10 @@ gate.describe('the web app’s sharing, files and delete in Chromium', () => {
       const context = await browser.newContext({ viewport, acceptDownloads: true });
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
       const page = await context.newPage();
-      const problems: string[] = [];
-      page.on('console', (message) => {
-        if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
-      });
-      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      const problems = pageProblems(page);
       const sharing = page.locator('#sharing');
       try {
-        await page.goto(`${t.url}/app/login`);
-        await page.getByLabel('E-mail address').fill(owner.email);
-        await page.getByLabel('Password').fill(owner.password);
-        await page.getByRole('button', { name: 'Sign in' }).click();
-        await page.waitForURL(`${t.url}/app/verifications`);
+        await signInPage(page, t.url, owner.email, owner.password);
 
         await page.goto(`${t.url}/app/verifications/${pair}#sharing`);
         expect(await sharing.locator('.share-state').textContent()).toContain('Not shared');

@@ -8,9 +8,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { chromiumGate, launchChromium, seriousViolations } from '../support/chromium.js';
+import type { BrowserContext } from 'playwright-core';
+import { beforeAll, expect, it } from 'vitest';
+import { chromiumGate, pageCheck, pageProblems, seriousViolations, signInPage, suiteChromium } from '../support/chromium.js';
 import { databaseTargets } from '../support/databases.js';
 import { serviceSuite } from '../support/suite.js';
 
@@ -26,33 +26,17 @@ const levelLabels: Record<string, string> = { verified: 'Verified', provisional:
 gate.describe('the web app’s upload page in Chromium', () => {
   const { t, call, newAccount } = serviceSuite(databaseTargets[0]!, { MAX_UPLOAD_BYTES: String(16 * 1024 * 1024) });
   const owner = newAccount({ name: 'Harbour Picture Desk' });
-  let browser: Browser;
+  const browser = suiteChromium();
 
   beforeAll(async () => {
     fs.mkdirSync(artifacts, { recursive: true });
-    browser = await launchChromium();
   }, 120_000);
-  afterAll(async () => browser?.close());
-
-  async function checkPage(page: Page, shot: string) {
-    expect(await seriousViolations(page)).toEqual([]);
-    const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
-    expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
-    await page.screenshot({ path: path.join(artifacts, `upload-${shot}.png`), fullPage: true });
-  }
+  const checkPage = pageCheck(artifacts, { prefix: 'upload-' });
 
   async function signedIn(context: BrowserContext) {
     const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    await page.goto(`${t.url}/app/login`);
-    await page.getByLabel('E-mail address').fill(owner.email);
-    await page.getByLabel('Password').fill(owner.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${t.url}/app/verifications`);
+    const problems = pageProblems(page);
+    await signInPage(page, t.url, owner.email, owner.password);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Upload' }).click();
     await page.waitForURL(`${t.url}/app/upload`);
     return { page, problems };

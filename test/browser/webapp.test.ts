@@ -6,36 +6,24 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
-import { chromiumGate, launchChromium, seriousViolations } from '../support/chromium.js';
+import { chromiumGate, pageCheck, pageProblems, suiteChromium, viewports } from '../support/chromium.js';
 import { uploadImage } from '../support/service.js';
 import { serviceSuite } from '../support/suite.js';
 
 const gate = chromiumGate('the web app in a browser');
 const artifacts = path.resolve(import.meta.dirname, '../../test-artifacts/webapp');
-const viewports = [
-  { width: 390, height: 844 },
-  { width: 1280, height: 800 },
-];
 
 gate.describe('the web app in Chromium', () => {
   const { t, call, newAccount } = serviceSuite(databaseTargets[0]!);
   const owner = newAccount({ name: 'Harbour Picture Desk' });
   const other = newAccount();
-  let browser: Browser;
+  const browser = suiteChromium();
   const ids: Record<string, string> = {};
 
   /** What a page must be at every step: accessible, no wider than the screen, every image loaded. */
-  async function checkPage(page: Page, shot: string) {
-    expect(await seriousViolations(page)).toEqual([]);
-    const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
-    expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
-    const images = await page.evaluate(() => Array.from(document.images).map((img) => ({ src: img.getAttribute('src') ?? '', ok: img.complete && img.naturalWidth > 0 })));
-    expect(images.filter((i) => !i.ok)).toEqual([]);
-    await page.screenshot({ path: path.join(artifacts, `${shot}.png`), fullPage: true });
-  }
+  const checkPage = pageCheck(artifacts, { images: true });
 
   beforeAll(async () => {
     fs.mkdirSync(artifacts, { recursive: true });
@@ -44,20 +32,13 @@ gate.describe('the web app in Chromium', () => {
     ids.foreign = await uploadImage(t.url, other.token, 'images/rs_sample1.webp', 'another-accounts-photo.webp');
     expect((await call('POST', `/v1/verifications/${ids.camera}/tags`, { token: owner.token, json: { tags: ['Contest', 'Sports'] } })).status).toBe(200);
     await t.settled();
-    browser = await launchChromium();
   }, 300_000);
-
-  afterAll(async () => browser?.close());
 
   for (const viewport of viewports) {
     it(`at ${viewport.width} px: sign in, the list and its filters, a verification, sign out`, async () => {
       const context = await browser.newContext({ viewport });
       const page = await context.newPage();
-      const problems: string[] = [];
-      page.on('console', (message) => {
-        if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
-      });
-      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      const problems = pageProblems(page);
       try {
         // Signed out, the app sends the browser to sign in.
         await page.goto(`${t.url}/app/verifications`);

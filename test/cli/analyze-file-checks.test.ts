@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { concat, crw, crwMessage, cutJpeg, fixtures, noise, pairJpeg, trailer2k, truncatedMessage } from '../support/file-variants.js';
+import { concat, x3f, x3fMessage, cutJpeg, fixtures, noise, pairJpeg, trailer2k, truncatedMessage } from '../support/file-variants.js';
 import { runNode } from '../support/processes.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -58,7 +58,7 @@ describe('photoverify analyze: the JPEG and RAW format checks', () => {
 
   it.each([
     ['a JPEG cut in the middle of its scan', () => ['--raw', pairRaw, '--image', write('cut.jpg', cutJpeg)], `CORRUPT_FILE: ${truncatedMessage(cutJpeg)}`],
-    ['a Canon CRW as the RAW', () => ['--raw', write('CRW_0001.CRW', crw), '--image', path.join(fixtures, 'pairs/canon_eos_30d_cr2/IMG_5952.camera-preview.jpg')], `UNSUPPORTED_FORMAT: ${crwMessage}`],
+    ['a Sigma X3F (which this LibRaw cannot decode) as the RAW', () => ['--raw', write('SDIM0001.X3F', x3f), '--image', path.join(fixtures, 'pairs/canon_eos_30d_cr2/IMG_5952.camera-preview.jpg')], `UNSUPPORTED_FORMAT: ${x3fMessage}`],
     ["a 'JPEG' of random bytes after SOI", () => ['--raw', pairRaw, '--image', write('random.jpg', concat(Uint8Array.of(0xff, 0xd8, 0xff), noise(3_000_000)))], /CORRUPT_FILE: The JPEG is damaged: an unknown marker/],
     ['SOI followed by 0xFF bytes to the end', () => ['--raw', pairRaw, '--image', write('soi-ff.jpg', concat(Uint8Array.of(0xff, 0xd8), new Uint8Array(3_000_000).fill(0xff)))], /CORRUPT_FILE: The JPEG is truncated: .*before any image data/],
     // Not a JPEG at all: the pipeline's own format check answers (the service's names the file kind).

@@ -10,11 +10,11 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verificationStream } from '../../src/features/verifications/events.js';
 import { startLocalTsa } from '../anchors/local-tsa.js';
 import { databaseTargets } from '../support/databases.js';
+import { waitFor } from '../support/poll.js';
 import { runNode } from '../support/processes.js';
 import { uploadImage } from '../support/service.js';
 import { serviceSuite } from '../support/suite.js';
@@ -25,16 +25,6 @@ const photoverify = (args: string[]) => runNode([bin, 'audit', 'verify', ...args
 
 const tsa = await startLocalTsa();
 afterAll(() => tsa.close());
-
-async function waitFor<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs = 300_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
 
 for (const target of databaseTargets) {
   describe(`photoverify audit verify against real anchors on ${target.name}`, { timeout: 10 * 60_000 }, () => {
@@ -89,7 +79,7 @@ for (const target of databaseTargets) {
       const report = JSON.parse(offline.stdout);
       expect(report.ok).toBe(true);
       expect(report.checks.every((c: { ok: boolean }) => c.ok)).toBe(true);
-      expect(JSON.parse(fs.readFileSync(saved, 'utf8')).format).toBe('photoverify-audit-bundle/1');
+      expect(JSON.parse(fs.readFileSync(saved, 'utf8')).format).toBe('photoverify-audit-bundle/2');
     });
 
     it('another account’s verification: the bundle answers 404 as every verification route, and the CLI exits 2 saying so', async () => {

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/adapters/db/database.js';
 import { migrateEventStore, PostgresEventStore } from '../../src/adapters/eventstore/postgres.js';
-import type { StoredEvent } from '../../src/core/event-store.js';
-import { contentHash, verifyChain } from '../../src/core/hash-chain.js';
+import type { StoredEvent } from '../../src/core/es/event-store.js';
+import { contentHash, verifyChain } from '../../src/core/audit/hash-chain.js';
 import { databaseTargets } from '../support/databases.js';
 
 /**

@@ -48,7 +48,7 @@ describe('PGlite in its own thread, through knex', () => {
     expect(error).toMatchObject({ code: '40001', detail: 'the detail', hint: 'the hint' });
   });
 
-  it('runs named statements (core/prepared.ts) prepared, with the same answers as unnamed ones, and prepares them again after DDL', async () => {
+  it('runs named statements (core/es/prepared.ts) prepared, with the same answers as unnamed ones, and prepares them again after DDL', async () => {
     await db.knex.raw('create table named (id bigint primary key, name text not null, at timestamptz)');
     await db.knex('named').insert([
       { id: 1, name: "it's quoted \\ and 'twice'" },

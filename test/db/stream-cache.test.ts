@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/adapters/db/database.js';
 import { migrateEventStore, PostgresEventStore } from '../../src/adapters/eventstore/postgres.js';
 import { StreamCache } from '../../src/adapters/eventstore/stream-cache.js';
-import type { NewEvent, StoredEvent } from '../../src/core/event-store.js';
+import type { NewEvent, StoredEvent } from '../../src/core/es/event-store.js';
 
 /** The embedded database's stream cache (D-067): what it keeps, and when it must not. */
 function stored(stream: string, revision: number, data: Record<string, unknown> = {}): StoredEvent {

@@ -6,10 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { checkAuthenticators, type Authenticator } from '../../src/core/authenticator.js';
-import type { DependencyBase } from '../../src/core/deps.js';
-import { extensionListParameters, searchDescription, type ResourceExtension } from '../../src/core/extensions.js';
-import { buildFeatureDeps, type FeatureModule } from '../../src/core/module.js';
+import { checkAuthenticators, type Authenticator } from '../../src/core/module/authenticator.js';
+import type { DependencyBase } from '../../src/core/module/deps.js';
+import { extensionListParameters, searchDescription, type ResourceExtension } from '../../src/core/module/extensions.js';
+import { buildFeatureDeps, type FeatureModule } from '../../src/core/module/module.js';
 import { authenticators, modules } from '../../src/modules.js';
 
 const core = {} as DependencyBase;

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { openDatabase, type Database } from '../../src/adapters/db/database.js';
 import { migrateEventStore, PostgresEventStore } from '../../src/adapters/eventstore/postgres.js';
-import { COMMAND_ATTEMPTS, runCommand, type CommandContext, type Decider, type Folded } from '../../src/core/decider.js';
+import { COMMAND_ATTEMPTS, runCommand, type CommandContext, type Decider, type Folded } from '../../src/core/es/decider.js';
 import { AppError, WrongExpectedRevisionError } from '../../src/core/errors.js';
-import type { EventStore } from '../../src/core/event-store.js';
-import { defineEvent } from '../../src/core/events.js';
+import type { EventStore } from '../../src/core/es/event-store.js';
+import { defineEvent } from '../../src/core/es/events.js';
 
 /** runCommand's `from`: a command decided on state the caller holds, checked by the append's expected revision. */
 const catalogue = { Counted: defineEvent('Counted', z.object({ to: z.number().int() })) };

@@ -269,3 +269,24 @@ export function paddedJpeg(jpeg: Uint8Array, size: number): Uint8Array {
   out.set(noise(Math.max(0, size - jpeg.length)), Math.min(jpeg.length, size));
   return out;
 }
+
+/**
+ * Byte sequences that are not UTF-8 (issue 36 item 9), each refused wherever text arrives, never
+ * stored with U+FFFD in its place: stray bytes, an overlong "/", a CESU-8 surrogate, raw Latin-1
+ * "é", a sequence cut short, a code point above U+10FFFF.
+ */
+export const INVALID_UTF8: Record<string, number[]> = {
+  stray: [0xff, 0xfe],
+  overlong: [0xc0, 0xaf],
+  cesu8: [0xed, 0xa0, 0x80],
+  latin1: [0xe9],
+  truncated: [0xe2, 0x82],
+  'above U+10FFFF': [0xf4, 0x90, 0x80, 0x80],
+};
+
+/** `json` (a JSON text holding `marker` once, inside a string) as bytes, the marker replaced by `bytes`. */
+export function withRawBytes(json: string, marker: string, bytes: number[]): Uint8Array<ArrayBuffer> {
+  const at = json.indexOf(marker);
+  if (at === -1) throw new Error('the marker is not in the JSON');
+  return new Uint8Array(concat(Buffer.from(json.slice(0, at)), Uint8Array.from(bytes), Buffer.from(json.slice(at + marker.length))));
+}

@@ -207,6 +207,17 @@ export class HealthWatch {
     await this.loop;
     return Math.max(0, ...this.samples);
   }
+
+  /**
+   * Stops the loop and says what it saw, as both hostile suites report it: the slowest probe's
+   * time, the failures, what was being sent when the slowest started, and the stalls past
+   * healthLimitMs of the quiet baseline.
+   */
+  async summary(baselineMs: number): Promise<{ max: number; failures: string[]; during: string; stalls: string[] }> {
+    const max = await this.stop();
+    const during = `${this.slowest.during} (the event loop's thread used ${this.slowest.mainThreadCpuMs} ms of CPU meanwhile)`;
+    return { max, failures: this.failures, during, stalls: this.stalls(healthLimitMs(baselineMs)) };
+  }
 }
 
 /** The child's resident memory, sampled from /proc every 200 ms; the peak kernel figure VmHWM is read too. */

@@ -6,6 +6,8 @@
  * - every text field of every JSON body and of every MCP tool's arguments: an unpaired surrogate
  *   and a NUL (stored faithfully or refused with 4xx; a refusal appends nothing, and a refused
  *   registration leaves the address free);
+ * - every text field of every JSON body: raw bytes that are not UTF-8 (issue 36 item 9), refused
+ *   with 422 naming the field (`utf8_invalid`), never stored altered;
  * - every path parameter of every operation: `%ZZ`, `%E0%A4`, `%00`, with and without credentials.
  * Never a 5xx, a 4xx says what was wrong; a /health probe loop answers within max(1 s, 10 x the
  * quiet baseline) throughout, and the service (its own process) stays under 1.5 GiB resident.
@@ -13,8 +15,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
 import { fixture } from '../support/file-variants.js';
+import { INVALID_UTF8, withRawBytes } from './generators.js';
 import { registerAccount, type CallResult } from '../support/service.js';
-import { HealthWatch, JSON_BODY_LIMIT_BYTES, RSS_LIMIT_BYTES, RssWatch, expectClear4xx, expectClearRefusalOrSuccess, healthLimitMs, quiescent, startHostileService, terminal, type HostileService } from './harness.js';
+import { HealthWatch, JSON_BODY_LIMIT_BYTES, RSS_LIMIT_BYTES, RssWatch, expectClear4xx, expectClearRefusalOrSuccess, quiescent, startHostileService, terminal, type HostileService } from './harness.js';
 
 type Schema = { $ref?: string; type?: string | string[]; properties?: Record<string, Schema>; required?: string[]; items?: Schema; enum?: unknown[]; format?: string; pattern?: string; minLength?: number; anyOf?: Schema[] };
 interface Operation {
@@ -254,6 +257,26 @@ for (const target of databaseTargets) {
           }
         }
 
+        // Raw bytes that are not UTF-8 in every text field of every JSON body: 422 naming the field.
+        const MARKER = 'RAW-BYTES-HERE';
+        for (const op of jsonOps) {
+          const base = sample(op.body!, doc, '', ids);
+          for (const path of textPaths(base)) {
+            for (const [kind, bytes] of Object.entries(INVALID_UTF8)) {
+              textCases += 1;
+              const route = fill(op.path, ids);
+              const what = `${op.method} ${route} ${path.join('.')} with ${kind} bytes`;
+              const body = withRawBytes(JSON.stringify(withText(base, path, MARKER)), MARKER, bytes);
+              const res = await refusedAppendsNothing(what, () => send(`${s.url}${route}`, { method: op.method, headers: { 'content-type': 'application/json', authorization: `Bearer ${s.owner.token}` }, body }));
+              check('text', what, () => {
+                expectClear4xx(what, res);
+                expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(422);
+                expect(res.body.detail[0], JSON.stringify(res.body).slice(0, 300)).toMatchObject({ loc: ['body', ...path], type: 'utf8_invalid' });
+              });
+            }
+          }
+        }
+
         // The same in every text argument of every MCP tool, called with a key.
         const listed = await send(`${s.url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${apiKey}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
         const tools: { name: string; inputSchema: Schema }[] = listed.body.result.tools;
@@ -283,10 +306,7 @@ for (const target of databaseTargets) {
           }
         }
       } finally {
-        health.max = await watch.stop();
-        health.failures = watch.failures;
-        health.during = `${watch.slowest.during} (the event loop's thread used ${watch.slowest.mainThreadCpuMs} ms of CPU meanwhile)`;
-        health.stalls = watch.stalls(healthLimitMs(health.baseline));
+        Object.assign(health, await watch.summary(health.baseline));
         rssPeak = rss.stop();
       }
     }, 1_800_000);

@@ -16,7 +16,6 @@ import {
   RSS_LIMIT_BYTES,
   RssWatch,
   expectClear4xx,
-  healthLimitMs,
   inParallel,
   startHostileService,
   strayBlobs,
@@ -124,10 +123,7 @@ for (const target of databaseTargets) {
           },
         );
       } finally {
-        health.max = await watch.stop();
-        health.failures = watch.failures;
-        health.during = `${watch.slowest.during} (the event loop's thread used ${watch.slowest.mainThreadCpuMs} ms of CPU meanwhile)`;
-        health.stalls = watch.stalls(healthLimitMs(health.baseline));
+        Object.assign(health, await watch.summary(health.baseline));
         rssPeak = rss.stop();
       }
     }, 1_800_000);

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { verifyChain, type ChainedEvent } from '../../src/core/hash-chain.js';
+import { verifyChain, type ChainedEvent } from '../../src/core/audit/hash-chain.js';
 import { databaseTargets } from '../support/databases.js';
 import { uploadImage } from '../support/service.js';
 import { serviceSuite, type Account } from '../support/suite.js';
@@ -11,7 +11,7 @@ type AuditEvent = ChainedEvent & { redacted_fields: Record<string, string>; posi
 
 /**
  * Issue 25, must-work 1: the audit history carries every event's hashes, and anyone can recompute
- * the whole chain from the answer alone with src/core/hash-chain.ts (docs/audit.md), redacted
+ * the whole chain from the answer alone with src/core/audit/hash-chain.ts (docs/audit.md), redacted
  * and rewritten fields included (given as the digests of their stored values).
  */
 for (const target of databaseTargets) {

@@ -7,7 +7,7 @@ import { base64url, calculateJwkThumbprint, CompactSign, exportJWK } from 'jose'
 import { newDevice, signAttestation as sign, type Device } from '../support/capture.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { redeemAttestation, validateAttestationForUpload } from '../../src/features/attestations/redeem.js';
-import type { CommandContext } from '../../src/core/decider.js';
+import type { CommandContext } from '../../src/core/es/decider.js';
 import { AppError } from '../../src/core/errors.js';
 import { databaseTargets } from '../support/databases.js';
 import { registerAccount } from '../support/service.js';

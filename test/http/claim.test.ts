@@ -6,6 +6,9 @@ import { callTool, connectMcp, keylessVerify } from '../support/mcp.js';
 import { registerAccount } from '../support/service.js';
 import { SESSIONS_OUTLIVE_CLOCK } from '../support/clock.js';
 import { serviceSuite } from '../support/suite.js';
+import { systemContext } from '../../src/core/es/commands.js';
+import { runCommand } from '../../src/core/es/decider.js';
+import { CLAIM_WINDOW_MS, verificationDecider, verificationStream } from '../../src/features/verifications/decider.js';
 
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
 const webp = fs.readFileSync(path.join(fixtures, 'images/rs_sample1.webp'));
@@ -30,7 +33,7 @@ async function keylessRead(url: string, tool: string, args: Record<string, unkno
 
 for (const target of databaseTargets) {
   describe(`anonymous use and claims on ${target.name}`, () => {
-    const { t, call } = serviceSuite(target, { ...SESSIONS_OUTLIVE_CLOCK, ANONYMOUS_UPLOADS_PER_HOUR: '5', CLAIM_ATTEMPTS_PER_15_MIN: '6' });
+    const { t, call } = serviceSuite(target, { ...SESSIONS_OUTLIVE_CLOCK, ANONYMOUS_UPLOADS_PER_HOUR: '7', CLAIM_ATTEMPTS_PER_15_MIN: '6' });
 
     let anonymousUserId: string;
     let ids: string[];
@@ -102,6 +105,38 @@ for (const target of databaseTargets) {
       }
     });
 
+    it('at the window\'s close a claim and the sweep never both win: a claim at the end instant, or one that loses the stream to the sweep, answers 410', async () => {
+      const realNow = t.service.deps.now;
+      const endOf = async (id: string) => new Date(new Date((await t.service.deps.knex('verifications').where({ id }).first()).created_at).getTime() + CLAIM_WINDOW_MS);
+      const c = await registerAccount(call);
+      try {
+        // The claim at the instant the window ends: the sweep's instant too, so the claim is refused.
+        const atEnd = await keylessUpload(t.url);
+        await t.settled();
+        const end = await endOf(atEnd.body.id);
+        t.service.deps.now = () => end;
+        const refused = await call('POST', '/v1/verifications/claim', { token: c.token, json: { anonymous_user_id: atEnd.body.anonymous_user_id } });
+        expect(refused.status, JSON.stringify(refused.body)).toBe(410);
+        expect(refused.body.detail.error_code).toBe('CLAIM_EXPIRED');
+
+        // A claim decided a millisecond before the end, on a stream the sweep has just closed (it won the revision): 410, and the record stays closed and anonymous.
+        t.service.deps.now = realNow;
+        const raced = await keylessUpload(t.url);
+        await t.settled();
+        const rEnd = await endOf(raced.body.id);
+        const swept = await runCommand(t.service.deps.store, verificationStream(raced.body.id), verificationDecider, { type: 'CloseClaimWindow', now: rEnd }, systemContext(t.service.deps, { actor: { type: 'system', id: 'claim-window' }, correlationId: 'race', accountId: null }));
+        expect(swept.events.map((e) => e.type)).toEqual(['ClaimWindowClosed']);
+        t.service.deps.now = () => new Date(rEnd.getTime() - 1);
+        const lost = await call('POST', '/v1/verifications/claim', { token: c.token, json: { anonymous_user_id: raced.body.anonymous_user_id } });
+        expect(lost.status, JSON.stringify(lost.body)).toBe(410);
+        expect(lost.body.detail.error_code).toBe('CLAIM_EXPIRED');
+        const types = (await t.service.deps.store.readStream(verificationStream(raced.body.id))).map((e) => e.type);
+        expect(types).not.toContain('VerificationClaimed');
+      } finally {
+        t.service.deps.now = realNow;
+      }
+    });
+
     it('answers unknown and malformed ids like empty ones, and limits claim attempts', async () => {
       const d = await registerAccount(call);
       for (const id of [`anon_${'B'.repeat(43)}`, 'not-an-id']) {
@@ -122,7 +157,7 @@ for (const target of databaseTargets) {
     it('rate-limits keyless uploads per address', async () => {
       const outcomes: boolean[] = [];
       for (let i = 0; i < 4; i++) outcomes.push((await keylessUpload(t.url)).ok);
-      // Three keyless uploads came earlier in this suite; the limit is five an hour.
+      // Five keyless uploads came earlier in this suite; the limit is seven an hour.
       expect(outcomes).toEqual([true, true, false, false]);
       const limited = await keylessUpload(t.url);
       expect(limited.ok).toBe(false);

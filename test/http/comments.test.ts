@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { appendFacts } from '../../src/core/decider.js';
+import { appendFacts } from '../../src/core/es/decider.js';
 import { commentsStream, MAX_COMMENT_LENGTH, MAX_COMMENTS_PER_VERIFICATION } from '../../src/features/comments/decider.js';
 import { commentEvents } from '../../src/features/comments/events.js';
 import { openSharedReport } from '../../src/features/sharing/use-cases.js';

@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/core/canonical-json.js';
+import { canonicalJson } from '../../src/core/audit/canonical-json.js';
+import { appendFacts } from '../../src/core/es/decider.js';
+import { verificationEvents, verificationStream } from '../../src/features/verifications/events.js';
 import { databaseTargets } from '../support/databases.js';
 import { addMember, type Member } from '../support/members.js';
 import { uploadImage } from '../support/service.js';
@@ -194,6 +196,26 @@ for (const target of databaseTargets) {
       const empty = await call('GET', `/v1/compliance/summary?from=${encodeURIComponent(iso(now - 366 * day - 60_000))}&to=${encodeURIComponent(iso(now - 365 * day))}`, { token: alpha.token });
       expect(empty.status).toBe(200);
       expect(empty.body.summary).toMatchObject({ event_count: 0, first_event: null, last_event: null, chain_heads: [], counts_by_region: {} });
+    });
+
+    it('a period is chosen by the time each event’s hash covers (metadata.occurred_at), not by the store’s recorded_at (issue 35)', async () => {
+      // Recorded now by the database's clock, but it occurred (the time its hash covers) 200 days ago.
+      const day = 24 * 60 * 60_000;
+      const occurred = new Date(Date.now() - 200 * day);
+      const id = crypto.randomUUID();
+      const file = { blob_key: `verifications/${id}/a.jpg`, filename: 'a.jpg', format: 'JPEG', content_type: 'image/jpeg', size: 1, sha256: 'a'.repeat(64), sha512: 'b'.repeat(128) };
+      const context = { accountId: alpha.account.id, actor: { type: 'system' as const, id: 'test' }, correlationId: id, causationId: id, processingRegion: 'eu-central-1', now: occurred };
+      const { position } = await appendFacts(t.service.deps.store, verificationStream(id), verificationEvents, [
+        { type: 'VerificationQueued', data: { verification_id: id, account_id: alpha.account.id, mode: 'image_only', name: 'a.jpg', short_code: 'L-PERIOD', pipeline_build: 'test', image: file, raw: null, queued_at: occurred.toISOString(), anonymous: false, capture: null, billing: { counted: false, overage: false, price_eur: 0 } } },
+      ], context);
+      expect(await t.service.deps.readModels.waitFor(position, 30_000)).toBe(true);
+      const around = `from=${encodeURIComponent(new Date(occurred.getTime() - day).toISOString())}&to=${encodeURIComponent(new Date(occurred.getTime() + day).toISOString())}`;
+      const then = await download(t.url, alpha.token, `${around}&format=jsonl`);
+      expect(then.status).toBe(200);
+      expect(then.text.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line).stream)).toEqual([verificationStream(id)]);
+      const recent = `from=${encodeURIComponent(new Date(Date.now() - day).toISOString())}&to=${encodeURIComponent(new Date(Date.now() - 1000).toISOString())}`;
+      const now = await download(t.url, alpha.token, `${recent}&format=jsonl`);
+      expect(now.text).not.toContain(verificationStream(id));
     });
   });
 }

@@ -4,7 +4,7 @@ import { simpleParser } from 'mailparser';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config.js';
-import { COMMAND_ATTEMPTS } from '../../src/core/decider.js';
+import { COMMAND_ATTEMPTS } from '../../src/core/es/decider.js';
 import { WrongExpectedRevisionError } from '../../src/core/errors.js';
 import { startService, type Service } from '../../src/service.js';
 import { databaseTargets } from '../support/databases.js';
@@ -119,7 +119,7 @@ twoInstances.describe('concurrent comments through two service instances on one 
   beforeAll(async () => {
     t = await startTestService(postgres!);
     // The same database and data dir (secrets, blobs), as instances behind one load balancer have.
-    // ROLE=api: without Temporal the first process is the database's one workflow engine (decisions ROLES).
+    // ROLE=api: without Temporal the first process is the database's one workflow engine (D-205).
     const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: t.dataDir, DATABASE_URL: t.service.deps.config.DATABASE_URL!, PASSWORD_HASH_COST: '10', LOG_LEVEL: 'silent', ROLE: 'api' });
     second = await startService(config, { logger: pino({ level: 'silent' }) });
   }, 120_000);

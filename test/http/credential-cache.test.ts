@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { systemContext } from '../../src/core/commands.js';
-import { runCommand } from '../../src/core/decider.js';
+import { systemContext } from '../../src/core/es/commands.js';
+import { runCommand } from '../../src/core/es/decider.js';
 import { apiKeyDecider, apiKeyStream } from '../../src/features/apikeys/decider.js';
 import { databaseTargets } from '../support/databases.js';
 import { registerAccount } from '../support/service.js';

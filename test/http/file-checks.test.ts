@@ -8,7 +8,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
-import { concat, crw, crwMessage, cutJpeg, fixture, noise, pairJpeg, trailer2k, truncatedMessage } from '../support/file-variants.js';
+import { concat, crw, x3f, x3fMessage, cutJpeg, fixture, noise, pairJpeg, trailer2k, truncatedMessage } from '../support/file-variants.js';
+import { waitForTerminal } from '../support/poll.js';
 import { serviceSuite } from '../support/suite.js';
 
 const pairRaw = fixture('pairs/canon_eos_30d_cr2/IMG_5952.CR2');
@@ -31,17 +32,6 @@ describe('upload file checks over HTTP', () => {
   const { t, call, newAccount } = serviceSuite(target, { MAX_UPLOAD_BYTES: String(8 * 1024 * 1024) });
   const owner = newAccount();
 
-  async function waitForTerminal(id: string) {
-    // Bounded by the verification's own deadline (10 minutes from upload, then it fails), not by
-    // a minute of polling: a pair on a machine at load 10 takes minutes.
-    for (const giveUpAt = Date.now() + 11 * 60_000; Date.now() < giveUpAt; ) {
-      const res = await call('GET', `/v1/verifications/${id}`, { token: owner.token });
-      if (res.body.status === 'completed' || res.body.status === 'failed') return res.body;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    throw new Error(`verification ${id} did not finish`);
-  }
-
   const blobCount = async () => (await t.storedBlobs()).length;
 
   it('a pair whose JPEG has 16 zero bytes after its end-of-image marker is accepted, verified, and the length recorded', async () => {
@@ -50,7 +40,7 @@ describe('upload file checks over HTTP', () => {
       { field: 'raw', name: 'IMG_5952.CR2', bytes: pairRaw },
     ]);
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const v = await waitForTerminal(created.body.id);
+    const v = await waitForTerminal(call, owner.token, created.body.id);
     expect(v).toMatchObject({ status: 'completed', verification_mode: 'raw_pair', assurance_level: 'verified' });
     expect(v.image_metadata).toMatchObject({ format: 'jpeg', trailing_bytes: 16, size: pairJpeg.length + 16 });
     // A pair through the workflow: up to its 10-minute deadline on a loaded machine.
@@ -63,7 +53,7 @@ describe('upload file checks over HTTP', () => {
   ] as [string, Uint8Array, number][])('image-only: %s is accepted and its trailing length recorded', async (_label, bytes, trailing) => {
     const created = await upload(t.url, owner.token, [{ field: 'image', name: 'image.jpg', bytes }]);
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const v = await waitForTerminal(created.body.id);
+    const v = await waitForTerminal(call, owner.token, created.body.id);
     expect(v).toMatchObject({ status: 'completed', verification_mode: 'image_only' });
     expect(v.image_metadata).toMatchObject({ format: 'jpeg', trailing_bytes: trailing });
   }, 60_000);
@@ -101,13 +91,13 @@ describe('upload file checks over HTTP', () => {
     ['SOI followed by 0xFF bytes to the end', [{ field: 'image', name: 'ff.jpg', bytes: concat(Uint8Array.of(0xff, 0xd8), new Uint8Array(3_000_000).fill(0xff)) }], 'CORRUPT_FILE', /^The JPEG is truncated: .*before any image data/],
     ['a file of 0xFF bytes', [{ field: 'image', name: 'ff.jpg', bytes: new Uint8Array(3_000_000).fill(0xff) }], 'UNSUPPORTED_FORMAT', /not a recognised image file/],
     [
-      'a Canon CRW as the RAW',
+      'a Sigma X3F (which this LibRaw cannot decode) as the RAW',
       [
         { field: 'image', name: 'IMG_5952.jpg', bytes: pairJpeg },
-        { field: 'raw', name: 'CRW_0001.CRW', bytes: crw },
+        { field: 'raw', name: 'SDIM0001.X3F', bytes: x3f },
       ],
       'UNSUPPORTED_FORMAT',
-      crwMessage,
+      x3fMessage,
     ],
     ['a Canon CRW as the image', [{ field: 'image', name: 'CRW_0001.jpg', bytes: crw }], 'UNSUPPORTED_FORMAT', 'The image part is a camera RAW (Canon CRW), which is not accepted for image-only verification.'],
   ] as [string, Part[], string, string | RegExp][])('rejects %s with a clear 400, storing nothing', async (_label, parts, code, message) => {
@@ -126,15 +116,15 @@ describe('upload file checks over HTTP', () => {
     expect(await blobCount()).toBe(blobs);
   });
 
-  it('the CRW refusal names the supported formats in its details too', async () => {
+  it('the X3F refusal names the supported formats in its details too (CRW among them, issue 40)', async () => {
     const res = await upload(t.url, owner.token, [
       { field: 'image', name: 'IMG_5952.jpg', bytes: pairJpeg },
-      { field: 'raw', name: 'CRW_0001.CRW', bytes: crw },
+      { field: 'raw', name: 'SDIM0001.X3F', bytes: x3f },
     ]);
     expect(res.body.detail).toMatchObject({
       error_code: 'UNSUPPORTED_FORMAT',
       suggestion: expect.stringContaining('image-only'),
-      details: { detected: 'Canon CRW', supported: ['CR2', 'CR3', 'ARW', 'NEF', 'DNG', 'RAF', 'ORF', 'RW2', 'PEF', 'SRW'] },
+      details: { detected: 'Sigma X3F', supported: ['CR2', 'CR3', 'ARW', 'NEF', 'DNG', 'RAF', 'ORF', 'RW2', 'PEF', 'SRW', 'CRW', 'KDC', 'QTK', 'MRW', '3FR', 'IIQ', 'MOS', 'MEF', 'ERF'] },
     });
   });
 });

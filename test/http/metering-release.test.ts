@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCommand } from '../../src/core/decider.js';
+import { runCommand } from '../../src/core/es/decider.js';
 import { usageDecider, usageStream } from '../../src/features/usage/decider.js';
 import { monthOf } from '../../src/features/usage/plans.js';
 import { createMeteringReleaseActivities, meteringReleaseSweep } from '../../src/features/usage/release-activities.js';

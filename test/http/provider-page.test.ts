@@ -1,3 +1,4 @@
+import { rawExtensions } from '../../src/analysis/types.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -110,6 +111,8 @@ for (const target of databaseTargets) describe(`The provider page on ${target.na
   it('capture: the provider, without an account, gets a challenge and attests through the link, and uploads the attested pair', async () => {
     const { id, path: page } = await request({ mode: 'capture' });
     const html = await (await get(page)).text();
+    expect(html).toContain(`accept="${rawExtensions.map((e) => `.${e}`).join(',')}"`);
+    expect(html).toContain('Canon CRW');
     expect(html).toContain(`<code data-url="challenge">POST ${t.service.deps.config.PUBLIC_BASE_URL}${page}/capture/challenge</code>`);
     const postJson = (p: string, body?: unknown) =>
       fetch(`${t.url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.8' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
@@ -147,6 +150,25 @@ for (const target of databaseTargets) describe(`The provider page on ${target.na
     expect((await refused.json()).detail.error_code).toBe('REQUEST_FULL');
     expect((await postJson(`/r/${'A'.repeat(43)}/capture/challenge`)).status).toBe(404);
   }, 300_000);
+
+  it('an existing_original request issues no capture challenge and takes no attestation (409 REQUEST_NOT_CAPTURE), and records nothing', async () => {
+    const { path: page } = await request();
+    const before = await t.service.deps.store.headPosition();
+    const postJson = (p: string, body?: unknown) =>
+      fetch(`${t.url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.9' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    for (const [p, body] of [[`${page}/capture/challenge`, undefined], [`${page}/capture/attestation`, { attestation: 'a.b.c' }]] as const) {
+      const refused = await postJson(p, body);
+      expect(refused.status, p).toBe(409);
+      expect((await refused.json()).detail.error_code).toBe('REQUEST_NOT_CAPTURE');
+    }
+    // Nor through its upload form: an attestation_id sent with the files is refused, as the capture calls are.
+    const uploaded = await post(page, pairForm({ attestation_id: crypto.randomUUID() }));
+    expect(uploaded.status).toBe(409);
+    expect(await uploaded.text()).toContain('takes no attestation');
+    const appended = await t.service.deps.store.readAll({ after: before, limit: 100 });
+    expect(appended.map((e) => e.type)).not.toContain('CaptureChallengeIssued');
+    expect(appended.map((e) => e.type)).not.toContain('VerificationQueued');
+  }, 120_000);
 
   it('limits capture calls per client address (a leaked link cannot flood the requester’s account)', async () => {
     const { path: page } = await request({ mode: 'capture' });

@@ -1,13 +1,14 @@
 import crypto from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { runCommand, type CommandContext } from '../../src/core/decider.js';
+import { runCommand, type CommandContext } from '../../src/core/es/decider.js';
 import { createPsdCleanupActivities, psdExportDeletionSweep, psdReservationReleaseSweep } from '../../src/features/psd-export/cleanup-activities.js';
 import { psdExportDecider, psdExportStream } from '../../src/features/psd-export/decider.js';
 import { assertPsdExportAllowed, monthOf } from '../../src/features/usage/index.js';
 import { PSD_EXPORT_TTL_MS } from '../../workflows/psd-export/policy.js';
 import { SkewedClock } from '../support/clock.js';
 import { databaseTargets } from '../support/databases.js';
+import { waitFor } from '../support/poll.js';
 import { serviceSuite } from '../support/suite.js';
 import { Gate, seedVerification } from './psd-export-support.js';
 
@@ -38,14 +39,6 @@ vi.mock('../../src/features/psd-export/psd-file.js', async (importOriginal) => (
 }));
 
 const SWEEP_MS = 200;
-
-async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 90_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 for (const target of databaseTargets) describe(`PSD export cleanup on ${target.name}`, () => {
   const clock = new SkewedClock();
@@ -87,7 +80,7 @@ for (const target of databaseTargets) describe(`PSD export cleanup on ${target.n
       gates.set(building, held.promise);
       const buildingExport = crypto.randomUUID();
       await reserveAt(building, buildingExport, old);
-      await runCommand(t.service.deps.store, psdExportStream(building), psdExportDecider, { type: 'Request', export_id: buildingExport, verification: { status: 'completed', mode: 'raw_pair' }, now: old }, contextAt(old));
+      await runCommand(t.service.deps.store, psdExportStream(building), psdExportDecider, { type: 'Request', export_id: buildingExport, verification: { status: 'completed', mode: 'raw_pair', canvas: null }, now: old }, contextAt(old));
       await waitFor(async () => (await exportEvents(building)).some((e) => e.type === 'PsdExportStarted'), 'the recorded export to be started by its sweep');
 
       // Two reservations no export names: one older than the grace (the orphan), one within it (its request may still be recording it).
@@ -130,7 +123,7 @@ for (const target of databaseTargets) describe(`PSD export cleanup on ${target.n
       const recordedExport = crypto.randomUUID();
       await reserveAt(recorded, recordedExport, now);
       // Recorded in the stream, as its request does (the activity reads the stream, not the read model).
-      await runCommand(t.service.deps.store, psdExportStream(recorded), psdExportDecider, { type: 'Request', export_id: recordedExport, verification: { status: 'completed', mode: 'raw_pair' }, now }, contextAt(now));
+      await runCommand(t.service.deps.store, psdExportStream(recorded), psdExportDecider, { type: 'Request', export_id: recordedExport, verification: { status: 'completed', mode: 'raw_pair', canvas: null }, now }, contextAt(now));
       const input = (verification_id: string, export_id: string) => ({ account_id: pro.account.id, verification_id, export_id, reserved_at: now.toISOString() });
       expect(await activities.releaseOrphanedPsdReservation({} as never, input(recorded, recordedExport))).toBe('requested');
 

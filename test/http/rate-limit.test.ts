@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateRateLimits, RateLimiter } from '../../src/core/rate-limit.js';
+import { migrateRateLimits, RateLimiter } from '../../src/core/http/rate-limit.js';
 import { AppError } from '../../src/core/errors.js';
 import type { Database } from '../../src/adapters/db/database.js';
 import { databaseTargets } from '../support/databases.js';

@@ -22,7 +22,7 @@ for (const target of databaseTargets) {
       const { token } = await registerAccount(call);
       const id = await upload(token, 'c2pa/jsl_gen-fill.jpg');
       const empty = await upload(token, 'images/rs_sample1.webp');
-      // Fields other features add (core/extensions.ts) come in the same read: tags and comments.
+      // Fields other features add (core/module/extensions.ts) come in the same read: tags and comments.
       expect((await call('PUT', `/v1/verifications/${id}/tags`, { token, json: { tags: ['Storm', 'harbour'] } })).status).toBe(200);
       for (const body of ['first look', 'second look']) expect((await call('POST', `/v1/verifications/${id}/comments`, { token, json: { body } })).status).toBe(201);
       await t.settled();

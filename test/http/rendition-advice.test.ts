@@ -3,20 +3,12 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { missingRendition } from '../../src/features/verifications/rendition-advice.js';
 import { databaseTargets } from '../support/databases.js';
-import { client, registerAccount, uploadImage } from '../support/service.js';
+import { waitForTerminal } from '../support/poll.js';
+import { registerAccount, uploadImage } from '../support/service.js';
 import { serviceSuite } from '../support/suite.js';
 
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
 const fixture = (name: string) => new Uint8Array(fs.readFileSync(path.join(fixtures, name)));
-
-async function completed(call: ReturnType<typeof client>, token: string, id: string) {
-  for (let i = 0; i < 1200; i++) {
-    const res = await call('GET', `/v1/verifications/${id}`, { token });
-    if (res.body.status === 'completed' || res.body.status === 'failed') return res.body;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`verification ${id} did not finish`);
-}
 
 /**
  * Issue 21, defect 13: the badge's 404 said "Renditions appear when processing has completed"
@@ -39,7 +31,7 @@ for (const target of databaseTargets) {
       const created = await fetch(`${t.url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
       expect(created.status).toBe(201);
       const { id } = (await created.json()) as { id: string };
-      const v = await completed(call, token, id);
+      const v = await waitForTerminal(call, token, id);
       expect(v).toMatchObject({ status: 'completed', verification_mode: 'raw_pair', assurance_level: 'flagged' });
       const res = await badge(id);
       expect([res.status, res.body.detail.error_code]).toEqual([404, 'VERIFICATION_NOT_FOUND']);
@@ -49,7 +41,7 @@ for (const target of databaseTargets) {
 
     it('for a completed image-only verification: badges are for pairs', async () => {
       const id = await uploadImage(t.url, token);
-      expect((await completed(call, token, id)).status).toBe('completed');
+      expect((await waitForTerminal(call, token, id)).status).toBe('completed');
       const res = await badge(id);
       expect([res.status, res.body.detail.error_code]).toEqual([404, 'VERIFICATION_NOT_FOUND']);
       expect(res.body.detail.message).toMatch(/image-only verification has no badge/);

@@ -4,14 +4,15 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ParsedUpload } from '../../src/core/blob-store.js';
-import type { AppDeps } from '../../src/core/deps.js';
-import { appendFacts } from '../../src/core/decider.js';
+import type { AppDeps } from '../../src/core/module/deps.js';
+import { appendFacts } from '../../src/core/es/decider.js';
 import { ABANDONED_AFTER_MS } from '../../src/features/requests/abandoned.js';
 import { requestEvents, requestStream } from '../../src/features/requests/events.js';
 import { submitToRequest } from '../../src/features/requests/index.js';
 import { SUBMISSIONS_PER_ADDRESS_PER_HOUR, SUBMISSIONS_PER_TOKEN_PER_HOUR } from '../../src/features/requests/submissions.js';
 import { SkewedClock } from '../support/clock.js';
 import { databaseTargets } from '../support/databases.js';
+import { waitFor } from '../support/poll.js';
 import { registerAccount } from '../support/service.js';
 import { serviceSuite, type Account } from '../support/suite.js';
 
@@ -27,14 +28,6 @@ const FIXTURE = path.join(FIXTURES, 'images/rs_sample1.webp');
 // The 6D pair is small (0.4 MB RAW): one analysis stays cheap on two cores.
 const PAIR = { image: path.join(FIXTURES, 'pairs/canon_eos_6d_dng/canon_eos_6d.preview.jpg'), raw: path.join(FIXTURES, 'pairs/canon_eos_6d_dng/canon_eos_6d.dng') };
 const HOUR = 3_600_000;
-
-async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 90_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 /** A provider's upload of one image (the form the page posts), staged as the HTTP door stages it. */
 function imageUpload(deps: AppDeps, fields: Record<string, string> = {}): () => Promise<ParsedUpload> {
@@ -77,6 +70,21 @@ for (const target of databaseTargets) describe(`Verification requests on ${targe
   const submit = (token: string, address = `198.51.100.${crypto.randomInt(1, 250)}`, fields: Record<string, string> = {}) =>
     submitToRequest(t.service.deps, token, { clientAddress: address, correlationId: crypto.randomUUID(), receive: imageUpload(t.service.deps, fields) });
   const types = async (id: string) => (await t.service.deps.store.readStream(requestStream(id))).map((e) => e.type);
+  /**
+   * What a process killed between counting a submission and recording its verification leaves:
+   * a RequestSubmissionReceived for a verification that never was, as the request's `count`th;
+   * answers that verification's id once the read models have it.
+   */
+  async function orphanSubmission(requestId: string, count: number): Promise<string> {
+    const orphan = crypto.randomUUID();
+    const now = clock.now();
+    const context = { accountId: owner.account.id, actor: { type: 'anonymous' as const, id: requestId }, correlationId: orphan, causationId: orphan, processingRegion: 'eu', now };
+    const { position } = await appendFacts(t.service.deps.store, requestStream(requestId), requestEvents, [
+      { type: 'RequestSubmissionReceived', data: { verification_id: orphan, submission_count: count, received_at: now.toISOString() } },
+    ], context);
+    expect(await t.service.deps.readModels.waitFor(position, 30_000)).toBe(true);
+    return orphan;
+  }
 
   describe('create and read', () => {
     it('creates with the defaults, a 256-bit token and the provider page url; GET answers the same', async () => {
@@ -303,14 +311,7 @@ for (const target of databaseTargets) describe(`Verification requests on ${targe
     it('gives back a place a crash left counted without its verification, 6 hours on, at the next use', async () => {
       const body = await created(owner, { max_submissions: 2 });
       const kept = await submit(body.token);
-      // What a process killed between counting a submission and recording its verification leaves.
-      const orphan = crypto.randomUUID();
-      const now = clock.now();
-      const context = { accountId: owner.account.id, actor: { type: 'anonymous' as const, id: body.id }, correlationId: orphan, causationId: orphan, processingRegion: 'eu', now };
-      const { position } = await appendFacts(t.service.deps.store, requestStream(body.id), requestEvents, [
-        { type: 'RequestSubmissionReceived', data: { verification_id: orphan, submission_count: 2, received_at: now.toISOString() } },
-      ], context);
-      expect(await t.service.deps.readModels.waitFor(position, 30_000)).toBe(true);
+      const orphan = await orphanSubmission(body.id, 2);
       expect(await outcome(submit(body.token))).toBe('REQUEST_FULL');
       clock.advance(ABANDONED_AFTER_MS + 1_000);
       expect(await outcome(submit(body.token))).toBe('ok');
@@ -326,13 +327,7 @@ for (const target of databaseTargets) describe(`Verification requests on ${targe
     it('gives back a place a crash left counted, 6 hours on, by the release sweep without waiting for a use', async () => {
       const body = await created(owner, { max_submissions: 3 });
       const kept = await submit(body.token);
-      const orphan = crypto.randomUUID();
-      const now = clock.now();
-      const context = { accountId: owner.account.id, actor: { type: 'anonymous' as const, id: body.id }, correlationId: orphan, causationId: orphan, processingRegion: 'eu', now };
-      const { position } = await appendFacts(t.service.deps.store, requestStream(body.id), requestEvents, [
-        { type: 'RequestSubmissionReceived', data: { verification_id: orphan, submission_count: 2, received_at: now.toISOString() } },
-      ], context);
-      expect(await t.service.deps.readModels.waitFor(position, 30_000)).toBe(true);
+      const orphan = await orphanSubmission(body.id, 2);
       const count = async () => (await call('GET', `/v1/requests/${body.id}`, { token: owner.token })).body.submission_count;
       expect(await count()).toBe(2);
       // Not yet abandoned: sweeps pass and keep it counted.

@@ -1,18 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
-import { simpleParser, type ParsedMail } from 'mailparser';
 import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config.js';
 import type { Principal } from '../../src/core/principal.js';
 import { startService } from '../../src/service.js';
 import { principalFromJwt } from '../../src/features/accounts/sessions.js';
-import { findInvite } from '../../src/features/sharing/queries.js';
+import { findInvite } from '../../projections/sharing/queries.js';
 import { linkKey, linkToken } from '../../src/features/sharing/tokens.js';
 import { openSharedFile, openSharedReport, type SharedReportRequest } from '../../src/features/sharing/use-cases.js';
 import { databaseTargets } from '../support/databases.js';
 import { callTool, connectMcp, keylessVerify } from '../support/mcp.js';
+import { outbox, to } from '../support/outbox.js';
 import { serviceSuite } from '../support/suite.js';
 
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
@@ -29,15 +29,6 @@ async function upload(url: string, headers: Record<string, string>) {
 }
 
 const tokenOf = (shareUrl: string) => SHARE_URL.exec(shareUrl)![1]!;
-
-/** Every message the service wrote to its file outbox, parsed. */
-async function outbox(dataDir: string): Promise<ParsedMail[]> {
-  const dir = path.join(dataDir, 'outbox');
-  if (!fs.existsSync(dir)) return [];
-  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.eml'));
-  return Promise.all(files.map((f) => simpleParser(fs.readFileSync(path.join(dir, f)))));
-}
-const to = (mail: ParsedMail) => (Array.isArray(mail.to) ? mail.to[0] : mail.to)?.text;
 
 async function drain(stream: NodeJS.ReadableStream): Promise<Buffer> {
   const chunks: Buffer[] = [];

@@ -4,6 +4,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../support/poll.js';
 import { freePort } from '../support/processes.js';
 
 const repo = path.resolve(import.meta.dirname, '../..');
@@ -27,14 +28,6 @@ function npmStart(env: Record<string, string>) {
   // 'close' comes once every process holding the output pipes (npm, the shell, the service) is gone.
   const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
   return { child, exited, closed, output: () => output };
-}
-
-async function until(condition: () => boolean | Promise<boolean>, limitMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /**
@@ -77,7 +70,7 @@ describe('npm start', () => {
     const run = npmStart({ PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', PASSWORD_HASH_COST: '10' });
     try {
       const healthy = () => fetch(`http://127.0.0.1:${port}/v1/public/health`).then((r) => r.status === 200, () => false);
-      await until(healthy, START_LIMIT_MS, `the service to answer /v1/public/health\n${run.output()}`);
+      await waitFor(healthy, `the service to answer /v1/public/health\n${run.output()}`, { timeoutMs: START_LIMIT_MS });
       expect(fs.existsSync(path.join(dataDir, 'pglite'))).toBe(true);
       expect(fs.existsSync(path.join(dataDir, 'secrets', 'jwt-secret'))).toBe(true);
 
@@ -85,7 +78,7 @@ describe('npm start', () => {
       const inFlight = slowRegistration(port);
       await inFlight.started;
       process.kill(-run.child.pid!, 'SIGINT');
-      await until(() => run.output().includes('shutting down'), START_LIMIT_MS, `the shutdown to begin\n${run.output()}`);
+      await waitFor(() => run.output().includes('shutting down'), `the shutdown to begin\n${run.output()}`, { timeoutMs: START_LIMIT_MS });
       expect(run.output()).toContain('draining 1 requests');
       // No new connections once draining...
       await expect(fetch(`http://127.0.0.1:${port}/v1/public/health`)).rejects.toThrow();

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { systemContext } from '../../src/core/commands.js';
-import { appendFacts } from '../../src/core/decider.js';
+import { systemContext } from '../../src/core/es/commands.js';
+import { appendFacts } from '../../src/core/es/decider.js';
 import { verificationTagsStream } from '../../src/features/tags/decider.js';
 import { verificationTagEvents } from '../../src/features/tags/events.js';
 import { verificationStream } from '../../src/features/verifications/decider.js';
@@ -70,7 +70,7 @@ for (const target of databaseTargets) {
             type: 'VerificationQueued',
             data: { verification_id: id, account_id: owner.account.id, mode: 'image_only', name: file.filename, short_code: 'L-SEEDED', pipeline_build: 'seed', image: file, raw: null, queued_at: at, anonymous: false, capture: null, billing: { counted: false, overage: false, price_eur: 0 } },
           },
-          status === 'failed' ? { type: 'VerificationFailed', data: { failure_reason: 'seeded', failed_at: at } } : { type: 'VerificationCompleted', data: { completed_at: at } },
+          status === 'failed' ? { type: 'VerificationFailed', data: { failure_reason: 'seeded', fault: 'input', failed_at: at } } : { type: 'VerificationCompleted', data: { completed_at: at } },
         ], context());
         const colours = coloursOf(i);
         if (colours.length > 0) {

@@ -1,13 +1,16 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { simpleParser, type ParsedMail } from 'mailparser';
 import { describe, expect, it } from 'vitest';
-import { systemContext } from '../../src/core/commands.js';
-import type { EventStore } from '../../src/core/event-store.js';
+import { systemContext } from '../../src/core/es/commands.js';
+import type { EventStore } from '../../src/core/es/event-store.js';
 import { queueMail } from '../../src/features/mail/use-cases.js';
+import { runCommand } from '../../src/core/es/decider.js';
+import { emailClaimDecider, emailClaimStream } from '../../src/features/accounts/decider.js';
+import { ABANDONED_EMAIL_CLAIM_MS } from '../../src/features/accounts/use-cases.js';
 import { databaseTargets } from '../support/databases.js';
 import { callTool, connectMcp, inline } from '../support/mcp.js';
+import { outbox } from '../support/outbox.js';
 import { serviceSuite } from '../support/suite.js';
 
 /**
@@ -35,12 +38,6 @@ function multipart(disposition: string): { body: Buffer; contentType: string } {
     Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8'),
   ]);
   return { body, contentType: `multipart/form-data; boundary=${boundary}` };
-}
-
-async function outbox(dataDir: string): Promise<ParsedMail[]> {
-  const dir = path.join(dataDir, 'outbox');
-  if (!fs.existsSync(dir)) return [];
-  return Promise.all(fs.readdirSync(dir).filter((f) => f.endsWith('.eml')).map((f) => simpleParser(fs.readFileSync(path.join(dir, f)))));
 }
 
 for (const target of databaseTargets) {
@@ -96,6 +93,23 @@ for (const target of databaseTargets) {
       expect(fine.body.account.name).toBe('Ateliér שלום 写真 👩‍💻');
     });
 
+    it('holds request instructions to the comment rule: controls, bidi and invisible characters refused with 422 naming the field (POST and PATCH), tab and line breaks kept', async () => {
+      const expires_at = new Date(Date.now() + 86_400_000).toISOString();
+      const created = await call('POST', '/v1/requests', { token: owner.token, json: { subject: 'Finalist', expires_at, instructions: 'Line one\n\tLine two\r\nLine three' } });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      expect(created.body.instructions).toBe('Line one\n\tLine two\r\nLine three');
+      for (const bad of ['see https://ex.example/\u202Egpj.exe', 'bell\u0007', 'esc\u001b[31mred', 'isolate\u2067x\u2069', 'zero\u200Bwidth', 'bom\uFEFF', 'c1\u0085']) {
+        const before = await t.eventCount();
+        const posted = await call('POST', '/v1/requests', { token: owner.token, json: { subject: 'Finalist', expires_at, instructions: bad } });
+        expect(posted.status, JSON.stringify(bad)).toBe(422);
+        expect(posted.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'instructions'] })]);
+        const patched = await call('PATCH', `/v1/requests/${created.body.id}`, { token: owner.token, json: { instructions: bad } });
+        expect(patched.status, JSON.stringify(bad)).toBe(422);
+        expect(patched.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'instructions'] })]);
+        expect(await t.eventCount(), JSON.stringify(bad)).toBe(before);
+      }
+    });
+
     it('releases the e-mail claim when recording the new user fails after it', async () => {
       const store = t.service.deps.store as EventStore & { append: EventStore['append'] };
       const append = store.append;
@@ -128,6 +142,29 @@ for (const target of databaseTargets) {
       } finally {
         store.append = append;
       }
+    });
+
+    it('frees an address a process killed between its claim and the new user\'s write left claimed, once that claim is older than the grace period', async () => {
+      /** What the killed registration recorded: EmailClaimed at `now`, and nothing of its account. */
+      const killedAfterClaim = (email: string, now: Date) =>
+        runCommand(t.service.deps.store, emailClaimStream(email), emailClaimDecider, { type: 'ClaimEmail', email, user_id: crypto.randomUUID(), account_id: crypto.randomUUID() },
+          { accountId: null, actor: { type: 'user', id: crypto.randomUUID() }, correlationId: 'killed', causationId: 'killed', processingRegion: t.service.deps.config.PROCESSING_REGION, now });
+      const register = (email: string) => call('POST', '/v1/accounts', { json: { name: 'Studio', admin: { email, name: 'Ada', password: PASSWORD } } });
+
+      const abandoned = newEmail();
+      await killedAfterClaim(abandoned, new Date(Date.now() - ABANDONED_EMAIL_CLAIM_MS - 60_000));
+      const registered = await register(abandoned);
+      expect(registered.status, JSON.stringify(registered.body)).toBe(201);
+      expect((await call('POST', '/v1/accounts/login', { json: { email: abandoned, password: PASSWORD } })).status).toBe(200);
+      // The address is the new user's now: claiming it again is refused.
+      expect((await register(abandoned)).body.detail.error_code).toBe('EMAIL_TAKEN');
+
+      // A claim younger than the grace period may be a registration still under way: it keeps the address.
+      const recent = newEmail();
+      await killedAfterClaim(recent, new Date());
+      const refused = await register(recent);
+      expect(refused.status).toBe(409);
+      expect(refused.body.detail.error_code).toBe('EMAIL_TAKEN');
     });
 
     it('refuses unstorable text in user names, key descriptions, tag names and comment bodies with 422, recording nothing', async () => {

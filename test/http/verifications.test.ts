@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkCredentials } from '../../src/provenance/check.js';
 import { databaseTargets } from '../support/databases.js';
+import { waitForTerminal } from '../support/poll.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
@@ -18,17 +19,6 @@ async function upload(url: string, token: string, parts: Part[], extra: Record<s
   for (const [name, value] of Object.entries(extra)) form.append(name, value);
   const response = await fetch(`${url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
   return { status: response.status, body: await response.json() };
-}
-
-async function waitForTerminal(call: ReturnType<typeof client>, token: string, id: string) {
-  // Bounded by the verification's own deadline (10 minutes from upload, then it fails), not by
-  // a minute of polling: a pair on a machine at load 10 takes minutes.
-  for (const giveUpAt = Date.now() + 11 * 60_000; Date.now() < giveUpAt; ) {
-    const res = await call('GET', `/v1/verifications/${id}`, { token });
-    if (res.body.status === 'completed' || res.body.status === 'failed') return res.body;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`verification ${id} did not finish`);
 }
 
 const blobCount = async (t: TestService) => (await t.storedBlobs()).length;

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { systemContext } from '../../src/core/commands.js';
-import { findMailMessage } from '../../src/features/mail/queries.js';
+import { systemContext } from '../../src/core/es/commands.js';
+import { findMailMessage } from '../../projections/mail/queries.js';
 import { queueMail } from '../../src/features/mail/use-cases.js';
 import { databaseTargets } from '../support/databases.js';
 import { requires } from '../support/requires.js';

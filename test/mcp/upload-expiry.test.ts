@@ -13,6 +13,7 @@ import { UPLOAD_EXPIRY_WORKFLOW_TYPE } from '../../workflows/uploads/workflow.js
 import { SESSIONS_OUTLIVE_CLOCK, SkewedClock } from '../support/clock.js';
 import { databaseTargets } from '../support/databases.js';
 import { callTool, connectMcp, type ToolOutcome } from '../support/mcp.js';
+import { waitFor } from '../support/poll.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 
 /**
@@ -24,14 +25,6 @@ import { client, registerAccount, startTestService, type TestService } from '../
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
 const webp = fs.readFileSync(path.join(fixtures, 'images/rs_sample1.webp'));
 const HOUR = 3600_000;
-
-async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 90_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 function expectExpired(outcome: ToolOutcome) {
   expect(outcome.result.isError, JSON.stringify(outcome.result)).toBe(true);
@@ -157,7 +150,7 @@ for (const target of databaseTargets) {
     // Several processes share PostgreSQL only (PGlite is one process's); databases.ts reports when it is absent.
     if (target.name === 'postgres') it('expires each upload once with two service processes on one database', async () => {
       // A second process on the same database and blob store. Without Temporal only one process per
-      // database runs the workflow engine (a second ROLE=all is refused: decisions ROLES), so the
+      // database runs the workflow engine (a second ROLE=all is refused: D-205), so the
       // second is an API process; it runs no engine, and the step itself is raced below.
       // The same blob store too: the first's S3 bucket when it has one (BLOB_STORE=s3), else its data dir.
       const blobSettings = Object.fromEntries(Object.entries(t.service.deps.config).filter(([name, value]) => name.startsWith('S3_') && value !== undefined).map(([name, value]) => [name, String(value)]));

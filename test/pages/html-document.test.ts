@@ -1,9 +1,9 @@
 /**
- * The one page shell (core/html.ts htmlDocument) every server-rendered page is built in: what a
+ * The one page shell (core/text/html.ts htmlDocument) every server-rendered page is built in: what a
  * private page adds to the head, and that the page's own values stay escaped.
  */
 import { describe, expect, it } from 'vitest';
-import { html, htmlDocument } from '../../src/core/html.js';
+import { html, htmlDocument } from '../../src/core/text/html.js';
 
 const page = (options: { private?: boolean; icon?: string; script?: boolean } = {}) =>
   htmlDocument({

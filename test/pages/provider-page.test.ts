@@ -4,7 +4,10 @@
  * accepts, and the headers. The browser suite (test/browser/provider-page.test.ts) looks at it.
  */
 import { describe, expect, it } from 'vitest';
+import { PROGRESS_SCRIPT } from '../../src/features/requests/provider-page-script.js';
 import { providerPageHeaders, renderProviderPage, sizeWords, type ProviderPageModel } from '../../src/features/requests/provider-page.js';
+import { UPLOAD_FORM_SCRIPT } from '../../src/features/verifications/index.js';
+import { renderUploadPage } from '../../src/web/upload-page.js';
 
 const HOSTILE = `"><script>alert(1)</script><img src=x onerror=alert(2)>'`;
 const NONCE = 'N0NCE';
@@ -183,5 +186,27 @@ describe('headers', () => {
     expect(sizeWords(100 * 1024 * 1024)).toBe('100 MB');
     expect(sizeWords(1.5 * 1024 * 1024)).toBe('1.5 MB');
     expect(sizeWords(2048)).toBe('2 KB');
+  });
+});
+
+describe('the upload form’s script (issue 37: one copy)', () => {
+  /** The text of the page's inline script. */
+  const scriptOf = (page: string) => /<script nonce="N0NCE">([\s\S]*?)<\/script>/.exec(page)?.[1] ?? '';
+
+  it('is the same module on the provider page and on the web app’s upload page, the provider page adding only its progress poll', () => {
+    const shared = UPLOAD_FORM_SCRIPT.toString();
+    const provider = scriptOf(render(model()));
+    const upload = scriptOf(
+      renderUploadPage({
+        serviceName: 'PhotoVerify',
+        nonce: NONCE,
+        appPath: '/app',
+        viewer: { accountName: 'A', userName: 'U', csrfToken: 'T' },
+        quota: { month: '2026-12', plan: 'basic', currency: 'EUR', included: 50, included_used: 1, included_remaining: 49, overage_price: 0.5, monthly_budget_cap: null, budget_used: 0, budget_remaining: 0 },
+        maxUploadBytes: 100 * 1024 * 1024,
+      }),
+    );
+    expect(upload).toBe(shared);
+    expect(provider).toBe(shared + PROGRESS_SCRIPT.toString());
   });
 });

@@ -3,7 +3,7 @@
  * ones included), what it shows for states the browser suite does not reach, and the headers.
  */
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, html, Html, joinHtml } from '../../src/core/html.js';
+import { escapeHtml, html, Html, joinHtml } from '../../src/core/text/html.js';
 import { pageHeaders, renderErrorPage, renderReportPage } from '../../src/features/sharing/report-page.js';
 import type { SharedReport } from '../../src/features/sharing/report.js';
 
@@ -15,6 +15,7 @@ function report(overrides: Partial<SharedReport> = {}): SharedReport {
     short_code: 'L-ABC123',
     status: 'completed',
     failure_reason: null,
+    failure: null,
     verification_mode: 'image_only',
     result: false,
     result_confidence: 0,

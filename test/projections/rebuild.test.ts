@@ -5,12 +5,13 @@ import { simpleParser } from 'mailparser';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allProjectors } from '../../src/modules.js';
 import { ProjectionGapError, ProjectionRunner } from '../../src/adapters/db/projection-runner.js';
-import { verifyChain } from '../../src/core/hash-chain.js';
+import { verifyChain } from '../../src/core/audit/hash-chain.js';
 import { openSharedReport } from '../../src/features/sharing/use-cases.js';
 import { databaseTargets } from '../support/databases.js';
 import { callTool, connectMcp, keylessVerify } from '../support/mcp.js';
 import { registerAccount, type TestService } from '../support/service.js';
 import { serviceSuite } from '../support/suite.js';
+import { appRequest, signIn } from '../support/webapp.js';
 
 /** Every read-model row, once the projectors have reached the head of the log. */
 async function snapshot(t: TestService): Promise<Record<string, unknown[]>> {
@@ -51,7 +52,7 @@ for (const target of databaseTargets) {
     beforeAll(async () => {
       // A history touching every read model: accounts (settings changed), users (added, promoted, removed), keys created, used and revoked.
       for (let i = 0; i < 3; i++) {
-        const { token, account, password } = await registerAccount(call);
+        const { token, account, password, email: adminEmail } = await registerAccount(call);
         await call('PATCH', `/v1/accounts/${account.id}`, { token, json: { plan: 'basic', monthly_budget_cap_eur: i } });
         const member = await call('POST', `/v1/accounts/${account.id}/users`, { token, json: { email: `m${i}-${crypto.randomUUID()}@example.eu`, name: 'M', password: 'long password 123' } });
         // Members: one promoted (i = 1), one removed (i = 2).
@@ -113,6 +114,14 @@ for (const target of databaseTargets) {
         if (i === 1) await call('POST', '/v1/verifications/claim', { token, json: { anonymous_user_id: anonymous.anonymous_user_id } });
         // Pre-signed uploads (i = 2): one used by a verification, one left waiting for its expiry.
         if (i === 2) await uploadTwo(key.body.raw_key);
+        // Web app sessions: one signed out and one left live (i = 1), one ended by the password change below (i = 0).
+        if (i <= 1) {
+          const browser = await signIn(t.url, adminEmail, password);
+          if (i === 1) {
+            await signIn(t.url, adminEmail, password);
+            expect((await appRequest(t.url, 'POST', '/app/logout', { cookie: browser.cookie, form: { csrf_token: browser.csrf } })).status).toBe(303);
+          }
+        }
         // Last, as it ends this session: a password change (i = 0).
         if (i === 0) await call('PUT', '/v1/accounts/me/password', { token, json: { current_password: password, new_password: 'a changed password 1' } });
       }
@@ -126,6 +135,7 @@ for (const target of databaseTargets) {
       expect(before.users).toHaveLength(7);
       expect(before.users!.filter((row) => String(row).includes('"password_hash":null'))).toHaveLength(1);
       expect(before.users!.filter((row) => String(row).includes('"password_changed_at":"'))).toHaveLength(1);
+      expect(before.app_sessions!.map((row) => JSON.parse(String(row)).end_reason).sort()).toEqual([null, 'password_changed', 'signed_out']);
       expect(before.comments).toHaveLength(3);
       expect(before.api_keys).toHaveLength(3);
       expect(before.verifications).toHaveLength(6);

@@ -19,8 +19,9 @@ import { measurePsdExport24mp } from '../../bench/psd-export.js';
 import { buildPsdExport, psdBlobKey } from '../../src/features/psd-export/psd-file.js';
 import { psdLayerNames } from '../../src/features/psd-export/psd-document.js';
 import { databaseTargets } from '../support/databases.js';
+import { waitForTerminal } from '../support/poll.js';
 import { requires } from '../support/requires.js';
-import { uploadImage, type client } from '../support/service.js';
+import { uploadImage } from '../support/service.js';
 import { serviceSuite } from '../support/suite.js';
 
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
@@ -47,15 +48,6 @@ async function uploadPair(url: string, token: string, pair: { raw: string; image
   const body = await response.text();
   if (response.status !== 201) throw new Error(`upload of ${pair.raw} answered ${response.status}: ${body}`);
   return (JSON.parse(body) as { id: string }).id;
-}
-
-async function completed(call: ReturnType<typeof client>, token: string, id: string) {
-  for (let i = 0; i < 2400; i++) {
-    const res = await call('GET', `/v1/verifications/${id}`, { token });
-    if (res.body.status === 'completed' || res.body.status === 'failed') return res.body;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`verification ${id} did not finish in 10 minutes`);
 }
 
 /** What read-psd.py says of an export. */
@@ -87,15 +79,15 @@ for (const target of databaseTargets) {
       // One at a time: the machine is shared (the Free plan allows the 4 pairs).
       for (const pair of pairs) {
         const id = await uploadPair(t.url, owner.token, pair);
-        const v = await completed(call, owner.token, id);
+        const v = await waitForTerminal(call, owner.token, id);
         expect([pair.name, v.status]).toEqual([pair.name, 'completed']);
         ids.set(pair.name, id);
         verifications.set(pair.name, v);
       }
       spareId = await uploadPair(t.url, owner.token, pairs[0]);
-      expect((await completed(call, owner.token, spareId)).status).toBe('completed');
+      expect((await waitForTerminal(call, owner.token, spareId)).status).toBe('completed');
       imageOnlyId = await uploadImage(t.url, owner.token);
-      expect((await completed(call, owner.token, imageOnlyId)).status).toBe('completed');
+      expect((await waitForTerminal(call, owner.token, imageOnlyId)).status).toBe('completed');
     }, 1_800_000);
     afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 

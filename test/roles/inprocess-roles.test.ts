@@ -9,7 +9,7 @@ import { client, registerAccount, startTestService, uploadImage } from '../suppo
 import { eventually, startRole, type RoleProcess } from './processes.js';
 
 /**
- * Roles without Temporal (issue 26, decisions ROLES): one process per PostgreSQL database runs
+ * Roles without Temporal (issue 26, D-205 and D-206): one process per PostgreSQL database runs
  * the in-process workflow engine (ROLE=all or worker, holding a session advisory lock); a
  * second is refused with a message naming TEMPORAL_ADDRESS; ROLE=api processes record runs that
  * the engine's process executes, once. Real processes (dist/) over real sockets.
@@ -106,8 +106,10 @@ shared.describe('ROLE without Temporal: one in-process workflow engine per Postg
     // No public HTTP on a worker.
     const refused = await worker.call('GET', `/v1/verifications/${ids[0]}`, { token });
     expect(refused.status).toBe(404);
-    expect(refused.body.message).toContain('ROLE=worker');
-    expect((await worker.call('POST', '/v1/accounts', { json: {} })).status).toBe(405);
+    expect(refused.body.detail).toMatchObject({ error_code: 'NOT_FOUND', message: expect.stringContaining('ROLE=worker') });
+    expect(refused.headers.get('x-content-type-options')).toBe('nosniff');
+    const method = await worker.call('POST', '/v1/accounts', { json: {} });
+    expect([method.status, method.body.detail?.error_code]).toEqual([405, 'METHOD_NOT_ALLOWED']);
 
     const later = await uploadImage(api.url, token, 'images/rs_sample1.webp', 'd.webp');
     await completed(api, token, later);

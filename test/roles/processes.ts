@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { allocatorEnv } from '../../src/core/allocator.js';
+import { waitFor } from '../support/poll.js';
 import { client } from '../support/service.js';
 import { freePort } from '../support/processes.js';
 
@@ -60,12 +61,4 @@ export async function startRole(env: Record<string, string>): Promise<RoleProces
 }
 
 /** Polls `read` until it returns something truthy (bounded generously, never a timing assertion). */
-export async function eventually<T>(read: () => Promise<T | undefined | false>, what: string, limitMs = 180_000): Promise<T> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    const value = await read();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+export const eventually = <T>(read: () => Promise<T | undefined | false>, what: string, limitMs = 180_000): Promise<T> => waitFor(read, what, { timeoutMs: limitMs, everyMs: 200 });

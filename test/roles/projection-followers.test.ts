@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/adapters/db/database.js';
 import { ProjectionRunner } from '../../src/adapters/db/projection-runner.js';
 import { migrateEventStore, PostgresEventStore } from '../../src/adapters/eventstore/postgres.js';
-import type { NewEvent } from '../../src/core/event-store.js';
+import type { NewEvent } from '../../src/core/es/event-store.js';
 import { allProjectors } from '../../src/modules.js';
 import { databaseTargets } from '../support/databases.js';
 

@@ -12,7 +12,7 @@ import { registerAccount, uploadImage } from '../support/service.js';
 import { eventually, startRole, type RoleProcess } from './processes.js';
 
 /**
- * Read models projected by several processes on one PostgreSQL database (decisions ROLES): every
+ * Read models projected by several processes on one PostgreSQL database (D-204): every
  * process runs the projection runner; a page is applied under the lock of the checkpoint rows, by
  * whichever runner gets there first. Events appended through two API processes at once must end
  * in read models equal to a single runner's rebuild, with no event lost or applied twice, and

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { streamCategory } from '../../src/core/es/streams.js';
 import { errorCatalogue } from '../../src/modules.js';
 import { databaseTargets } from '../support/databases.js';
 import { readable, rpc, send, type RawAnswer } from './http.js';
@@ -66,6 +67,10 @@ interface Rule extends PageShape {
   onAnonymous?: Outcome;
   /** Outcomes that differ from the rules above. */
   except?: Partial<Record<PrincipalName, Outcome>>;
+  /** A GET that changes something (a PSD download spends one of 5): a read-scope key of the owner's account gets 403, as MCP refuses it (issue 36 item 13). */
+  changesOnRead?: boolean;
+  /** A public route that reads no credential at all: invalid ones are ignored, never 401 (the health check, issue 36 item 10, as /openapi.json). */
+  ignoresCredentials?: boolean;
   /** The owner's account records events when others are let in (report views, logins, a refused upload through a request's link): not a foreign change. */
   recordsForOwner?: boolean;
   /** The answer shows the owner's data to whoever is let in (a login's own account; a report's file hashes). */
@@ -100,7 +105,7 @@ const isPage = (rule: Rule) => rule.auth === 'session' || rule.auth === 'browser
 const restrictedReport = (p: Principal) => (p.account === 'A' || p.name === 'invitee' || p.name === 'inviteLinkHolder' ? 'ok' : '403');
 
 const EXPECTED: Record<string, Rule> = {
-  'GET /v1/public/health':                                 publicRoute(),
+  'GET /v1/public/health':                                 publicRoute({ ignoresCredentials: true }),
   'GET /':                                                 publicRoute(),
   'GET /docs':                                             publicRoute(),
   'GET /docs/assets/{file}':                               publicRoute(),
@@ -144,11 +149,13 @@ const EXPECTED: Record<string, Rule> = {
   'POST /app/verifications/{verification_id}/comments':    appOwned({ like: 'POST /v1/verifications/{verification_id}/comments' }),
   'POST /app/verifications/{verification_id}/comments/{comment_id}/edit':   appOwned({ who: 'author', like: 'PATCH /v1/verifications/{verification_id}/comments/{comment_id}' }),
   'POST /app/verifications/{verification_id}/comments/{comment_id}/delete': appOwned({ who: 'authorOrAdmin', like: 'DELETE /v1/verifications/{verification_id}/comments/{comment_id}' }),
-  // Sharing an unclaimed anonymous verification: 403 ACCESS_DENIED, as on the API.
-  'POST /app/verifications/{verification_id}/share':       appOwned({ onAnonymous: '403', like: 'POST /v1/verifications/{verification_id}/share' }),
-  'POST /app/verifications/{verification_id}/share/stop':  appOwned({ onAnonymous: '403', like: 'DELETE /v1/verifications/{verification_id}/share' }),
-  'POST /app/verifications/{verification_id}/share/invites':        appOwned({ onAnonymous: '403', like: 'POST /v1/verifications/{verification_id}/share/invites' }),
-  'POST /app/verifications/{verification_id}/share/invites/remove': appOwned({ onAnonymous: '403', like: 'DELETE /v1/verifications/{verification_id}/share/invites' }),
+  // Sharing an unclaimed anonymous verification: the API's 403 ACCESS_DENIED is a refusal the
+  // form shows on the verification's page (form-refusal.ts), and the app shows no page of a
+  // verification not the account's: its 404, as GET of the page (D-292).
+  'POST /app/verifications/{verification_id}/share':       appOwned({ like: 'POST /v1/verifications/{verification_id}/share' }),
+  'POST /app/verifications/{verification_id}/share/stop':  appOwned({ like: 'DELETE /v1/verifications/{verification_id}/share' }),
+  'POST /app/verifications/{verification_id}/share/invites':        appOwned({ like: 'POST /v1/verifications/{verification_id}/share/invites' }),
+  'POST /app/verifications/{verification_id}/share/invites/remove': appOwned({ like: 'DELETE /v1/verifications/{verification_id}/share/invites' }),
   'GET /app/verifications/{verification_id}/download/image': appOwned(), // to a pre-signed URL (302)
   'GET /app/verifications/{verification_id}/download/badge': appOwned({ allowed: '404' }), // image-only: no badge
   'POST /app/verifications/{verification_id}/psd-export':  appOwned({ allowed: '409' }), // image-only: the page says it cannot be exported
@@ -188,7 +195,7 @@ const EXPECTED: Record<string, Rule> = {
   'DELETE /v1/apikeys/{key_id}':                           owned({ who: 'ownKeyOrAdmin' }),
 
   'GET /v1/audit/streams':                                 { auth: 'any' },
-  'GET /v1/audit/streams/{stream}':                        owned(),
+  'GET /v1/audit/streams/{stream}':                        owned(), // sent once per stream kind, each by its row in STREAM_KINDS below
   // Compliance evidence (the default period: the last 30 days): the caller's own account's, for its admins.
   'GET /v1/compliance/events':                             { auth: 'any', who: 'admin' },
   'GET /v1/compliance/summary':                            { auth: 'any', who: 'admin' },
@@ -218,7 +225,7 @@ const EXPECTED: Record<string, Rule> = {
   'DELETE /v1/verifications/{verification_id}/comments/{comment_id}': owned({ who: 'authorOrAdmin' }),
   'POST /v1/verifications/{verification_id}/psd-export':            owned({ allowed: '409' }), // the matrix's verifications are image-only: VALIDATION_ERROR
   'GET /v1/verifications/{verification_id}/psd-export':             owned({ allowed: '404' }), // none requested: PSD_EXPORT_NOT_FOUND
-  'GET /v1/verifications/{verification_id}/psd-export/download':    owned({ allowed: '404' }),
+  'GET /v1/verifications/{verification_id}/psd-export/download':    owned({ allowed: '404', changesOnRead: true }),
   'GET /v1/verifications/{verification_id}/audit-bundle':           owned(),
 
   'GET /v1/tags/':                                         { auth: 'any' },
@@ -232,6 +239,44 @@ const EXPECTED: Record<string, Rule> = {
   'PATCH /v1/requests/{request_id}':                       owned(),
   'DELETE /v1/requests/{request_id}':                      owned(),
 };
+
+/**
+ * The audit door per stream kind (issue 35): `GET /v1/audit/streams/{stream}` is sent by every
+ * caller for one stream of each kind each account holds (world.ts `streams`), and answers by the
+ * owning feature's read rule, which is the kind's row here; the list (`GET /v1/audit/streams`) is
+ * checked against the same rows, stream by stream. A kind the world's accounts hold with no row
+ * fails the test, so a new kind of stream cannot escape it.
+ */
+const AUDIT_STREAM = 'GET /v1/audit/streams/{stream}';
+const invitedAddress = (m: Marker) => m.party === 'C' && m.kind === 'email';
+const STREAM_KINDS: Record<string, Rule> = {
+  account:           owned(),
+  // The key list's rule: a member reads their own keys' history (the spare key under test is its admin owner's), an admin every key's.
+  apikey:            owned({ who: 'ownKeyOrAdmin' }),
+  // The address registry is no account's history: shown to no one.
+  email:             owned({ allowed: '404' }),
+  // A web app session's sign-in and use (issue 36): a credential's history, shown to no one.
+  appsession:        owned({ allowed: '404' }),
+  verification:      owned(),
+  verification_tags: owned(),
+  tags:              owned(),
+  comments:          owned(),
+  // A restricted share's invitations, and the mail they send, name the addresses the account invited (the invitee's, of account C).
+  share:             owned({ shows: invitedAddress }),
+  shareviews:        owned(),
+  request:           owned(),
+  usage:             owned(),
+  mail:              owned({ shows: invitedAddress }),
+  upload:            owned(),
+  capture:           owned(),
+  psdexport:         owned(),
+};
+/**
+ * Kinds with a row that the world's accounts hold no stream of: a PSD export, and metering (only
+ * RAW pairs are metered), need a RAW pair, minutes of CPU per account. Their rows are "same
+ * account", as the verification's.
+ */
+const STREAM_KINDS_NOT_IN_WORLD = ['usage', 'psdexport'];
 
 /** The MCP tools (spec 1 and 5.4: API keys as bearer tokens, a keyless free tier). */
 interface ToolRule {
@@ -284,23 +329,36 @@ function expectedRest(operation: string, rule: Rule, p: Principal, target: Targe
   if (except) return except;
   const method = operation.split(' ')[0]!;
   const allowed = rule.allowed ?? 'ok';
-  if (p.credential === 'invalid') return '401';
+  if (p.credential === 'invalid') return rule.ignoresCredentials ? allowed : '401';
   if (p.scope === 'read' && method !== 'GET') return '403';
   if (rule.auth === 'public') return operation.startsWith('GET /shared/') && target === 'restricted' ? restrictedReport(p) : allowed;
   if (p.credential === 'none') return '401';
   if (rule.auth === 'jwt' && p.credential === 'key') return '403';
-  return asAccountCaller(rule, p, target, world);
+  const outcome = asAccountCaller(rule, p, target, world);
+  return rule.changesOnRead && p.scope === 'read' && p.account === targetAccount(target) && outcome === allowed ? '403' : outcome;
+}
+
+/** The cases of one operation: its targets; the audit door's once per stream kind the target account holds (STREAM_KINDS). */
+function casesOf(operation: string, rule: Rule, world: World): { target: Target; callers: readonly PrincipalName[]; kind?: string }[] {
+  const targets = targetsOf(operation, rule);
+  if (operation !== AUDIT_STREAM) return targets;
+  return Object.keys(STREAM_KINDS).flatMap((kind) => targets.filter(({ target }) => (target === 'B' ? world.B : world.A).streams[kind]).map((t) => ({ ...t, kind })));
 }
 
 /** An admitted caller: another account's resource, then who within the account may act. */
 function asAccountCaller(rule: Rule, p: Principal, target: Target, world: World): Outcome {
-  const allowed = rule.allowed ?? 'ok';
   if (rule.foreign) {
     const owner = targetAccount(target);
     if (owner === null) return rule.onAnonymous ?? rule.foreign;
     if (p.account !== owner) return rule.foreign;
   }
-  const author = p.userId === world.A.owner.userId;
+  return withinAccount(rule, p, world.A.owner.userId);
+}
+
+/** Who within the account may act on a resource whose author (a comment's, a key's) is `authorId`. */
+function withinAccount(rule: Rule, p: Principal, authorId: string): Outcome {
+  const allowed = rule.allowed ?? 'ok';
+  const author = p.userId === authorId;
   switch (rule.who) {
     case 'admin':
       if (p.role !== 'admin') return '403';
@@ -314,7 +372,7 @@ function asAccountCaller(rule: Rule, p: Principal, target: Target, world: World)
     case 'ownKeyOrAdmin': // the key under test is the owner's (an admin's)
       if (!author && p.role !== 'admin') return '404';
       break;
-    default:
+    case undefined: // anyone in the account
       break;
   }
   return allowed;
@@ -444,6 +502,9 @@ for (const target of databaseTargets) {
       const unlisted = operations.filter((op) => !EXPECTED[op]);
       expect(unlisted, 'operations of /openapi.json with no row in the EXPECTED table: add them').toEqual([]);
       expect(Object.keys(EXPECTED).filter((op) => !operations.includes(op)), 'rows of the table that /openapi.json no longer documents').toEqual([]);
+      const held = new Set([...Object.keys(world.A.streams), ...Object.keys(world.B.streams)]);
+      expect([...held].filter((kind) => !STREAM_KINDS[kind]), 'stream kinds the accounts hold with no row in STREAM_KINDS: add them').toEqual([]);
+      expect(Object.keys(STREAM_KINDS).filter((kind) => !held.has(kind)), 'rows of STREAM_KINDS no account of the world holds a stream of').toEqual(STREAM_KINDS_NOT_IN_WORLD);
       const app = operations.filter((op) => / \/app(\/|$)/.test(op));
       expect(app.filter((op) => !isPage(EXPECTED[op]!)), 'web app routes whose row is not appPage(), appOwned() or appPublic(): they are driven as browsers').toEqual([]);
       expect(app.length).toBeGreaterThanOrEqual(6);
@@ -463,17 +524,18 @@ for (const target of databaseTargets) {
       for (const name of principalNames) {
         const p = world.principal(name);
         for (const operation of sequence) {
-          const rule = EXPECTED[operation]!;
-          for (const { target: t, callers } of targetsOf(operation, rule)) {
+          const row = EXPECTED[operation]!;
+          for (const { target: t, callers, kind } of casesOf(operation, row, world)) {
             if (!callers.includes(name)) continue;
+            const rule = kind ? STREAM_KINDS[kind]! : row;
             // A browser without a session is sent to sign in before any id is read: A's resources show it; B's and the anonymous one's would repeat it.
             if (isPage(rule) && t !== 'A' && !p.browser.signedIn) continue;
             cases += 1;
-            const label = `${operation} [${t}] as ${name}`;
+            const label = `${operation}${kind ? ` (${kind})` : ''} [${t}] as ${name}`;
             const page = isPage(rule);
             const started = performance.now();
             const expected = page ? expectedPage(operation, rule, p, t, world) : expectedRest(operation, rule, p, t, world);
-            const request = await (page ? buildPageRequest(world, operation, rule, t, p, expected === 'ok') : buildRequest(world, operation, t, p, expected === 'ok')).catch((error: Error) => error);
+            const request = await (page ? buildPageRequest(world, operation, rule, t, p, expected === 'ok') : buildRequest(world, operation, t, p, expected === 'ok', kind)).catch((error: Error) => error);
             if (request instanceof Error) {
               findings.push({ case: label, problem: `set-up failed: ${request.message}` });
               continue;
@@ -590,5 +652,52 @@ for (const target of databaseTargets) {
       expect((await send(world.t.url, { method: 'DELETE', path: `/v1/apikeys/${another}`, headers: world.principal('admin').headers() })).status).toBe(204);
       expect((await send(world.t.url, { method: 'DELETE', path: `/v1/apikeys/${another}`, headers: world.principal('otherJwt').headers() })).status).toBe(404);
     });
+
+    it('the audit door lists to each caller exactly the streams of its account that their kind’s row lets it read, counts only those, and answers 404 for the others', async () => {
+      await world.t.settled();
+      const knex = world.t.service.deps.knex;
+      // A key's author is its user (the rows' `who`); every other kind's rule does not depend on one.
+      const keyUsers = new Map((await knex('api_keys').select<{ id: string; user_id: string }[]>('id', 'user_id')).map((k) => [`apikey-${k.id}`, k.user_id]));
+      const accountIds: Record<AccountName, string> = { A: world.A.accountId, B: world.B.accountId, C: world.C.accountId };
+      const findings: string[] = [];
+      let hiddenSeen = 0;
+      for (const name of principalNames) {
+        const p = world.principal(name);
+        if (!p.account || p.credential === 'invalid') continue;
+        const held = await knex('stream_owners').where({ account_id: accountIds[p.account] }).pluck<string[]>('stream');
+        const mayRead = (stream: string) => {
+          const rule = STREAM_KINDS[streamCategory(stream)];
+          if (!rule) findings.push(`${stream}: a kind of stream with no row in STREAM_KINDS`);
+          return rule !== undefined && withinAccount(rule, p, keyUsers.get(stream) ?? '') === 'ok';
+        };
+        const expected = held.filter(mayRead).sort();
+        const listed: string[] = [];
+        for (let offset = 0; ; offset += 100) {
+          const answer = await send(world.t.url, { method: 'GET', path: `/v1/audit/streams?offset=${offset}&size=100`, headers: p.headers() });
+          if (answer.status !== 200) {
+            findings.push(`GET /v1/audit/streams as ${name}: ${describeAnswer(answer)}`);
+            break;
+          }
+          const page = JSON.parse(answer.text) as { items: { stream: string }[]; total: number };
+          if (page.total !== expected.length) findings.push(`GET /v1/audit/streams?offset=${offset} as ${name}: total ${page.total}, but it may read ${expected.length} streams`);
+          listed.push(...page.items.map((i) => i.stream));
+          if (page.items.length < 100) break;
+        }
+        const shown = new Set(listed);
+        for (const stream of expected.filter((s) => !shown.has(s))) findings.push(`GET /v1/audit/streams as ${name}: ${stream} is not listed`);
+        for (const stream of listed.filter((s) => !expected.includes(s))) findings.push(`GET /v1/audit/streams as ${name}: ${stream} is listed`);
+        // Every stream of its account it may not read is 404 as an unknown one; one of each kind it may read opens.
+        const hidden = held.filter((stream) => !expected.includes(stream));
+        const oneOfEachKind = [...new Map(expected.map((stream) => [streamCategory(stream), stream])).values()];
+        for (const [stream, status] of [...hidden.map((s) => [s, 404] as const), ...oneOfEachKind.map((s) => [s, 200] as const)]) {
+          const answer = await send(world.t.url, { method: 'GET', path: `/v1/audit/streams/${stream}`, headers: p.headers() });
+          if (answer.status !== status || (status === 404 && !answer.text.includes('STREAM_NOT_FOUND'))) findings.push(`GET /v1/audit/streams/${stream} as ${name}: expected ${status}, got ${describeAnswer(answer)}`);
+        }
+        if (p.role === 'member') hiddenSeen += hidden.length;
+      }
+      // The check can see what it looks for: the members were kept from the admins' keys' streams.
+      expect(hiddenSeen).toBeGreaterThan(0);
+      expect(findings).toEqual([]);
+    }, 600_000);
   });
 }

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
-import type { AppDeps } from '../../src/core/deps.js';
-import { csrfTokenFor } from '../../src/features/webapp/session.js';
+import type { AppDeps } from '../../src/core/module/deps.js';
+import { csrfTokenFor } from '../../src/web/session.js';
 import { appRequest, cookieFrom, csrfIn } from '../support/webapp.js';
 
 /**
@@ -20,7 +20,7 @@ export interface Browser {
   readonly csrf: string;
   /** The sign-in form's token (bound to the sign-in page's cookie). */
   readonly loginCsrf: string;
-  /** The session's access token (a secret of its account), when it holds one. */
+  /** The session cookie's secret (a secret of its account), when it holds one. */
   readonly token?: string;
   /**
    * Before each page: sign in again when the session was ended on purpose (the user's password
@@ -62,7 +62,7 @@ async function signIn(baseUrl: string, page: SignInPage, email: string, password
   const cookie = `${page.loginCookie}; ${session}`;
   const next = await appRequest(baseUrl, 'GET', answer.location!, { cookie });
   if (next.status !== 200) throw new Error(`the first page after sign-in answered ${next.status}`);
-  return { cookie, csrf: csrfIn(next.text), token: session.slice(session.indexOf('.') + 1) };
+  return { cookie, csrf: csrfIn(next.text), token: session.slice(session.indexOf('=') + 1) };
 }
 
 /** A user's browser, signed in now. `login` is read at each page: the matrix may change the password (and signs in again with the new one). */
@@ -112,9 +112,9 @@ export async function signedOutBrowser(baseUrl: string): Promise<Browser> {
 }
 
 /**
- * A browser whose session cookie carries a token that is not the service's (forged, alg=none),
- * with a well-formed session id and the CSRF token the service would derive for it: only the
- * token is wrong, so only the token's check can turn it away.
+ * A browser whose session cookie was never the service's: a random session id and a JWT that is
+ * not the service's (forged, alg=none), the cookie's shape before issue 36, with the CSRF token
+ * the service would derive for that id. Only a session the service started opens the app.
  */
 export async function forgedBrowser(baseUrl: string, deps: AppDeps, token: string): Promise<Browser> {
   const page = await openSignIn(baseUrl);

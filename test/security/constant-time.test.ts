@@ -10,7 +10,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { UrlSigner } from '../../src/core/signed-urls.js';
+import { UrlSigner } from '../../src/core/http/signed-urls.js';
 import { hashApiKey } from '../../src/features/apikeys/key-material.js';
 import { sameHash } from '../../src/core/secrets.js';
 import { hashPassword, verifyPassword } from '../../src/features/accounts/passwords.js';
@@ -61,12 +61,13 @@ describe('secret comparators', () => {
  */
 const REVIEWED: { file: string; text: string; why: string }[] = [
   { file: 'features/accounts/sessions.ts', text: 'epoch !== passwordEpoch(user)', why: 'the epoch is a claim of a JWT whose signature jose already checked in constant time' },
+  { file: 'features/accounts/app-sessions.ts', text: 'passwordEpoch(user) !== passwordEpoch(row)', why: 'two timestamps the service recorded (when the password last changed, then and at sign-in), read after the session was found by the digest of its secret: nothing a caller sends' },
   { file: 'features/accounts/routes.ts', text: 'b.current_password !== b.new_password', why: "the caller's own two fields, compared to refuse reusing a password" },
   { file: 'features/accounts/set-password-page.ts', text: 'password !== form.elements.confirm.value', why: 'in the browser: the user\'s two entries of the new password' },
   { file: 'features/accounts/decider.ts', text: 'invitation.tokenSha256 !== command.token_sha256', why: 'SHA-256 digests of the token, after the user was found by that digest (an index lookup)' },
-  { file: 'core/audit-verify.ts', text: 'signature.signed !== expected', why: "the offline verifier compares an anchor's public signed statement with the one it rebuilt from the public bundle: nothing secret" },
-  { file: 'core/audit-verify.ts', text: 'cert.signatureAlgorithm !== ECDSA_WITH_SHA256', why: "a public certificate's algorithm identifier against a constant OID" },
-  { file: 'core/merkle.spec.ts', text: 'index).length !== proof.length', why: 'a Merkle inclusion proof is public: the lengths of two proofs in a spec' },
+  { file: 'core/audit/audit-verify.ts', text: 'signature.signed !== expected', why: "the offline verifier compares an anchor's public signed statement with the one it rebuilt from the public bundle: nothing secret" },
+  { file: 'core/audit/audit-verify.ts', text: 'cert.signatureAlgorithm !== ECDSA_WITH_SHA256', why: "a public certificate's algorithm identifier against a constant OID" },
+  { file: 'core/audit/merkle.spec.ts', text: 'index).length !== proof.length', why: 'a Merkle inclusion proof is public: the lengths of two proofs in a spec' },
   { file: 'core/config.ts', text: 'Boolean(value.S3_ACCESS_KEY_ID) !== Boolean(value.S3_SECRET_ACCESS_KEY)', why: 'whether each of the two S3 credentials is set (both or neither), two booleans, at start' },
   { file: 'features/sharing/activities.ts', text: '.nonce === invitation.nonce', why: "two of the service's own recorded nonces (the invitation then and now), no caller's input: is the invitation still the one the message is owed for" },
 ];
@@ -95,7 +96,7 @@ describe('no secret compared with === or !==', () => {
   });
 
   it('each comparator named above uses timingSafeEqual with a length check', () => {
-    for (const file of ['core/secrets.ts', 'features/accounts/passwords.ts', 'core/signed-urls.ts', 'features/uploads/tokens.ts']) {
+    for (const file of ['core/secrets.ts', 'features/accounts/passwords.ts', 'core/http/signed-urls.ts', 'features/uploads/tokens.ts']) {
       const text = fs.readFileSync(path.join(src, file), 'utf8');
       expect(text, file).toMatch(/length\s*(===|!==)\s*\w+\.length\s*(&&|\|\|)\s*!?crypto\.timingSafeEqual/);
     }

@@ -24,7 +24,8 @@ export interface Built extends RawRequest {
 
 const unique = () => crypto.randomBytes(6).toString('hex');
 
-export async function buildRequest(world: World, operation: string, target: Target, principal: Principal, allowed: boolean): Promise<Built> {
+/** `streamKind`: the audit door's row of one stream kind (the target account's stream of that category); a verification's stream otherwise. */
+export async function buildRequest(world: World, operation: string, target: Target, principal: Principal, allowed: boolean, streamKind?: string): Promise<Built> {
   const [method, template] = operation.split(' ') as [string, string];
   const account = target === 'B' ? world.B : world.A;
   const owner = client(world.t.url);
@@ -47,7 +48,11 @@ export async function buildRequest(world: World, operation: string, target: Targ
     request_token: account.requestToken,
     key_id: account.keyId,
     user_id: target === 'B' ? account.owner.userId : account.users[0]!.userId,
-    stream: () => Promise.resolve(`verification-${verification}`),
+    stream: () => {
+      if (streamKind === undefined) return Promise.resolve(`verification-${verification}`);
+      const stream = account.streams[streamKind];
+      return stream ? Promise.resolve(stream) : Promise.reject(new Error(`account ${target} holds no stream of kind ${streamKind}`));
+    },
     token: target === 'restricted' ? world.A.restrictedToken : account.linkToken,
     kind: 'image',
     file: world.docsAsset,

@@ -2,7 +2,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { SignJWT } from 'jose';
-import { findInvite } from '../../src/features/sharing/queries.js';
+import { streamCategory } from '../../src/core/es/streams.js';
+import { emailClaimStream } from '../../src/features/accounts/decider.js';
+import { findInvite } from '../../projections/sharing/queries.js';
 import { linkKey, linkToken } from '../../src/features/sharing/tokens.js';
 import { SkewedClock } from '../support/clock.js';
 import type { DatabaseTarget } from '../support/databases.js';
@@ -102,6 +104,12 @@ export interface AccountResources {
   fileHashes: string[];
   /** Raw secrets of the account (keys, session tokens, share tokens, invitation proofs). */
   secrets: string[];
+  /**
+   * One event stream of every kind the account holds, by category (the audit door's rows, per
+   * stream kind): `apikey` is the spare key's (its admin owner's, not a member's), `email` the
+   * owner's address claim (no account's history).
+   */
+  streams: Record<string, string>;
 }
 
 export interface World {
@@ -132,6 +140,8 @@ export async function buildWorld(target: DatabaseTarget): Promise<World> {
       ANONYMOUS_UPLOADS_PER_HOUR: '100000',
       CLAIM_ATTEMPTS_PER_15_MIN: '100000',
       LOGIN_RATE_LIMIT_PER_15_MIN: '100000',
+      // The browsers signed in at set-up wait their turn for as long as the matrix runs; the clock's two-day move still ends the expiring one.
+      APP_SESSION_IDLE_SECONDS: String(6 * 3600),
       // Uploads through a request's link are limited per address by a constant: the matrix names a client address of its own for each (requests.ts).
       TRUST_PROXY: 'loopback',
     },
@@ -151,7 +161,7 @@ export async function buildWorld(target: DatabaseTarget): Promise<World> {
   });
   const expiringKey = await json('POST', '/v1/apikeys/', a.token, { account_id: a.account.id, expires_in_days: 1 });
   const expiredJwt = a.token;
-  // The app's session of the same day: its token expires with the clock's move as well.
+  // The app's session of the same day: it ends with the clock's move as well (idle, and past its absolute lifetime).
   const expiredBrowser = await endingBrowser(t.url, { email: a.email, password: a.password });
   clock.advance(2 * 86_400_000 + 60_000);
   const relogin = async (email: string, password: string) => (await json('POST', '/v1/accounts/login', '', { email, password })).access_token as string;
@@ -207,7 +217,8 @@ export async function buildWorld(target: DatabaseTarget): Promise<World> {
     const comment = await json('POST', `/v1/verifications/${verification}/comments`, token, { body: 'The first comment.' });
     const link = await json('POST', `/v1/verifications/${verification}/share`, token, { access_type: 'anyone_with_link' });
     const closed = await json('POST', `/v1/verifications/${restricted}/share`, token, { access_type: 'restricted' });
-    const request = await json('POST', '/v1/requests', token, { subject: 'The matrix asks', expires_at: new Date(clock.now().getTime() + 365 * 86_400_000).toISOString() });
+    // In capture mode: its link's capture calls issue challenges (an existing_original request refuses them).
+    const request = await json('POST', '/v1/requests', token, { subject: 'The matrix asks', mode: 'capture', expires_at: new Date(clock.now().getTime() + 365 * 86_400_000).toISOString() });
     await t.settled();
     const view = await json('GET', `/v1/verifications/${verification}`, token);
     const thumbnail = await call('GET', `/v1/verifications/${verification}/renditions/thumbnail`, { token });
@@ -233,6 +244,7 @@ export async function buildWorld(target: DatabaseTarget): Promise<World> {
       blobPath: `${location.pathname}${location.search}`,
       fileHashes: hashesOf(view),
       secrets: [...secrets, token, linkToken, restrictedToken, request.token],
+      streams: {},
     };
   };
 
@@ -259,10 +271,22 @@ export async function buildWorld(target: DatabaseTarget): Promise<World> {
   const inviteProof = linkToken(linkKey(t.dataDir), 'invite', A.restricted, invite!.nonce);
   A.secrets.push(inviteProof);
 
+  // A capture challenge, an upload and a view of the shared report of each account's own: their streams join the audit door's rows.
+  for (const [token, key, account] of [[ownerLogin.token, ownerKey.raw_key, A], [b.token, otherKey.raw_key, B]] as const) {
+    await json('POST', '/capture/challenge', token);
+    const uploaded = await send(t.url, { method: 'PUT', path: await presignedUpload(t.url, key), bytes: new Uint8Array(fixture(MATRIX_FILE)) });
+    if (uploaded.status >= 300) throw new Error(`set-up upload answered ${uploaded.status}: ${uploaded.text}`);
+    const viewed = await send(t.url, { method: 'GET', path: `/shared/${account.linkToken}` });
+    if (viewed.status !== 200) throw new Error(`set-up view of a shared report answered ${viewed.status}`);
+  }
+
   const keyless = await keylessVerify(t.url, { image: fixture(FILE_ANONYMOUS), imageName: 'keyless.jpg' });
   if (!keyless.output) throw new Error(`keyless verification failed: ${JSON.stringify(keyless.error)}`);
   const anonymousUserId = keyless.output.anonymous_user_id as string;
   await t.settled();
+
+  A.streams = await streamsOf(t, A.accountId, { apikey: `apikey-${A.keyId}`, email: emailClaimStream(A.owner.email) });
+  B.streams = await streamsOf(t, B.accountId, { apikey: `apikey-${B.keyId}`, email: emailClaimStream(B.owner.email) });
 
   const docs = await send(t.url, { method: 'GET', path: '/docs' });
   const docsAsset = /\/docs\/assets\/([A-Za-z0-9._-]+)/.exec(docs.text)?.[1];
@@ -337,6 +361,14 @@ export async function buildWorld(target: DatabaseTarget): Promise<World> {
     docsAsset,
     ownerKey: ownerKey.raw_key,
   };
+}
+
+/** The first stream (by name) of each category the account owns (stream_owners), with `chosen` ones instead. */
+async function streamsOf(t: TestService, accountId: string, chosen: Record<string, string>): Promise<Record<string, string>> {
+  const rows = await t.service.deps.knex('stream_owners').where({ account_id: accountId }).orderBy('stream').select<{ stream: string }[]>('stream');
+  const streams: Record<string, string> = {};
+  for (const { stream } of rows) streams[streamCategory(stream)] ??= stream;
+  return { ...streams, ...chosen };
 }
 
 const tokenOf = (shareUrl: string) => /\/shared\/([^/?#]+)$/.exec(shareUrl)![1]!;

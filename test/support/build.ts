@@ -14,7 +14,7 @@ import path from 'node:path';
 const repo = path.resolve(import.meta.dirname, '../..');
 
 export default function buildOnce(): void {
-  const tsc = path.join(path.dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin/tsc');
+  const tsc = path.join(path.dirname(createRequire(import.meta.url).resolve('@typescript/native/package.json')), 'bin/tsc');
   const result = spawnSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { cwd: repo, encoding: 'utf8' });
   const output = `${result.stdout ?? ''}${result.stderr ?? ''}`.trim();
   if (result.status === 2) process.stderr.write(`[build] dist/ written, with type errors (npm run typecheck):\n${output}\n`);

@@ -2,11 +2,16 @@ import type { Clock } from '../../src/adapters/workflows/clock.js';
 
 /**
  * Settings for a suite that moves its clock by days while its accounts stay logged in: access
- * tokens expire on the service's clock (as they must), so a session outlives the suite's moves.
+ * tokens and web app sessions expire on the service's clock (as they must), so a session outlives the suite's moves.
  * serviceSuite applies them to every suite that passes a `clock`; a suite that moves time
  * another way (replacing `deps.now`, or starting its service with startTestService) names them.
  */
-export const SESSIONS_OUTLIVE_CLOCK: Record<string, string> = { JWT_TTL_SECONDS: String(400 * 86_400) };
+export const SESSIONS_OUTLIVE_CLOCK: Record<string, string> = {
+  JWT_TTL_SECONDS: String(400 * 86_400),
+  // The web app's sessions (issue 36) end idle or at their absolute lifetime, on the same clock.
+  APP_SESSION_IDLE_SECONDS: String(400 * 86_400),
+  APP_SESSION_ABSOLUTE_SECONDS: String(400 * 86_400),
+};
 
 /**
  * The real clock plus an offset a test moves forward: time keeps passing (retry back-offs,

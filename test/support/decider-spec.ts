@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
-import type { Decider } from '../../src/core/decider.js';
+import type { Decider } from '../../src/core/es/decider.js';
 import { AppError, type ErrorCode } from '../../src/core/errors.js';
-import type { EventDefinition, EventOf } from '../../src/core/events.js';
+import type { EventDefinition, EventOf } from '../../src/core/es/events.js';
 
 /**
  * Given/when/then for a pure decider:

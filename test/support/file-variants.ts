@@ -26,7 +26,11 @@ export const trailer2k = concat(Uint8Array.of(0xff, 0xd8, 0xff, 0xd9), noise(204
 
 /** Minimal Canon CRW (no fixture exists): CIFF header "II", length 26, "HEAPCCDR", v1.2, and an empty heap. */
 export const crw = concat(Uint8Array.of(0x49, 0x49, 26, 0, 0, 0), Buffer.from('HEAPCCDR', 'latin1'), Uint8Array.of(2, 0, 1, 0), new Uint8Array(8), Uint8Array.of(0, 0, 0, 0, 0, 0));
-export const crwMessage = 'Canon CRW is a camera RAW format this service does not support; supported: CR2, CR3, ARW, NEF, DNG, RAF, ORF, RW2, PEF, SRW.';
+/** A Sigma X3F header ("FOVb"): a RAW LibRaw 0.21 recognises but cannot decode, so refused at upload (issue 40). */
+export const x3f = concat(Buffer.from('FOVb', 'latin1'), new Uint8Array(60));
+export const x3fMessage =
+  'Sigma X3F is a camera RAW format this service cannot decode (LibRaw 0.21, which this service decodes with, no longer includes a Foveon X3F decoder); ' +
+  'supported: CR2, CR3, ARW, NEF, DNG, RAF, ORF, RW2, PEF, SRW, Canon CRW, Kodak KDC/DCR, Apple QuickTake, Minolta MRW, Hasselblad 3FR, Phase One IIQ, Leaf MOS, Mamiya MEF, Epson ERF.';
 
 /** The 30D preview cut in the middle of its entropy-coded data. */
 export const cutJpeg = pairJpeg.subarray(0, Math.floor(pairJpeg.length / 2));

@@ -2,7 +2,7 @@
 // its own HTTP API, queues MAIL_COUNT messages for it with queueMail, prints one line
 // `MAIL-CRASH-DRIVER {"token","ids"}` and keeps serving until killed.
 // Used by test/mail/crash.test.ts: no HTTP endpoint queues mail by itself yet.
-import { systemContext } from '../../dist/src/core/commands.js';
+import { systemContext } from '../../dist/src/core/es/commands.js';
 import { loadConfig } from '../../dist/src/core/config.js';
 import { queueMail } from '../../dist/src/features/mail/use-cases.js';
 import { startService } from '../../dist/src/service.js';

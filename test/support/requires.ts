@@ -6,7 +6,7 @@ import { describe, it } from 'vitest';
  * once per file, what is missing and which variable enables it. The line goes through the
  * console with SKIP_MARK; vitest.config.ts keeps it out of the per-file output and
  * test/support/skip-reporter.ts prints every such line in one block at the end of the run, with
- * the default reporter's output (docs/decisions.md D-046).
+ * the default reporter's output (docs/decisions/ D-046).
  */
 export const SKIP_MARK = '[skip-reason]';
 

@@ -184,3 +184,18 @@ export async function uploadImage(baseUrl: string, token: string, file = 'images
   if (response.status !== 201) throw new Error(`upload of ${file} answered ${response.status}: ${body}`);
   return (JSON.parse(body) as { id: string }).id;
 }
+
+/**
+ * The Canon EOS 30D pair (its camera preview as the photo, named IMG_5952.jpg, and its CR2)
+ * uploaded with the token; the verification's id. Anything but 201 fails, with the answer.
+ */
+export async function uploadPair(baseUrl: string, token: string): Promise<string> {
+  const file = (name: string) => new Blob([new Uint8Array(fs.readFileSync(path.resolve(import.meta.dirname, '../../../shared/fixtures/pairs/canon_eos_30d_cr2', name)))]);
+  const form = new FormData();
+  form.append('image', file('IMG_5952.camera-preview.jpg'), 'IMG_5952.jpg');
+  form.append('raw', file('IMG_5952.CR2'), 'IMG_5952.CR2');
+  const response = await fetch(`${baseUrl}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  const body = await response.text();
+  if (response.status !== 201) throw new Error(`pair upload answered ${response.status}: ${body}`);
+  return (JSON.parse(body) as { id: string }).id;
+}

@@ -44,6 +44,15 @@ export async function startSmtpReceiver(behaviour: ReceiverBehaviour = {}): Prom
   let rcpts = 0;
   let datas = 0;
   const refusal = (r: Refusal) => Object.assign(new Error(r.message), { responseCode: r.code });
+  /** The end of DATA: the message kept and the 250 reply's text, or rejected (a refusal, a message that does not parse). */
+  const accept = async (n: number, raw: Buffer, envelopeTo: string[]): Promise<string> => {
+    const refused = await behaviour.data?.(n);
+    if (refused) throw refusal(refused);
+    const parsed = await simpleParser(raw);
+    messages.push({ raw, parsed, messageId: parsed.messageId ?? '', envelopeTo });
+    await behaviour.beforeReply?.(n);
+    return `OK queued as r${n}`;
+  };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
@@ -58,19 +67,12 @@ export async function startSmtpReceiver(behaviour: ReceiverBehaviour = {}): Prom
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', async () => {
+      stream.on('end', () => {
         const n = ++datas;
-        const raw = Buffer.concat(chunks);
-        try {
-          const refused = await behaviour.data?.(n);
-          if (refused) return callback(refusal(refused));
-          const parsed = await simpleParser(raw);
-          messages.push({ raw, parsed, messageId: parsed.messageId ?? '', envelopeTo: session.envelope.rcptTo.map((r) => r.address) });
-          await behaviour.beforeReply?.(n);
-          callback(null, `OK queued as r${n}`);
-        } catch (error) {
-          callback(error as Error);
-        }
+        accept(n, Buffer.concat(chunks), session.envelope.rcptTo.map((r) => r.address)).then(
+          (queued) => callback(null, queued),
+          (error: Error) => callback(error),
+        );
       });
     },
   });

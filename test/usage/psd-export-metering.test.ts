@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { CommandContext } from '../../src/core/decider.js';
-import { KeyedLock } from '../../src/core/keyed-lock.js';
+import type { CommandContext } from '../../src/core/es/decider.js';
+import { KeyedLock } from '../../src/core/es/keyed-lock.js';
 import { PostgresEventStore } from '../../src/adapters/eventstore/postgres.js';
 import { assertPsdExportAllowed, meterPsdExport, releasePsdExport } from '../../src/features/usage/index.js';
 import { databaseTargets } from '../support/databases.js';

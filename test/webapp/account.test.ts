@@ -1,10 +1,8 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { simpleParser, type ParsedMail } from 'mailparser';
 import { describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
 import { recordSecretsIn } from '../support/log-capture.js';
 import { addMember } from '../support/members.js';
+import { outbox, to } from '../support/outbox.js';
 import { registerAccount } from '../support/service.js';
 import { serviceSuite } from '../support/suite.js';
 import { appRequest, signIn, type AppResponse } from '../support/webapp.js';
@@ -14,13 +12,6 @@ import { appRequest, signIn, type AppResponse } from '../support/webapp.js';
  * API keys, members and roles, usage and plan settings. Every effect is checked through the REST
  * API (the same state), every refusal for its status, its message and that nothing was stored.
  */
-
-async function outbox(dataDir: string): Promise<ParsedMail[]> {
-  const dir = path.join(dataDir, 'outbox');
-  if (!fs.existsSync(dir)) return [];
-  return Promise.all(fs.readdirSync(dir).filter((f) => f.endsWith('.eml')).map((f) => simpleParser(fs.readFileSync(path.join(dir, f)))));
-}
-const to = (mail: ParsedMail) => (Array.isArray(mail.to) ? mail.to[0] : mail.to)?.text;
 
 /** The raw key on the page that answered "create" (the read-only field's value). */
 function rawKeyIn(page: string): string {
@@ -291,6 +282,9 @@ for (const target of databaseTargets) {
       const foreign = await appRequest(t.url, 'POST', `/app/account/members/${other.user.id}/remove`, { cookie: s.cookie, form: { csrf_token: s.csrf } });
       expect(foreign.status).toBe(404);
       expect(foreign.text).toContain('No such user in this account.');
+      // A user error: the members page again, saying it (issue 37), not the error page.
+      expect(foreign.text).toContain('<h1>Members</h1>');
+      expect(alertOf(foreign)).toMatch(/^No such user in this account\./);
       expect((await usersOf(other)).map((u) => u.id)).toEqual([other.user.id]);
     });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { escapeHtml } from '../../src/core/text/html.js';
 import { databaseTargets } from '../support/databases.js';
 import { addMember } from '../support/members.js';
 import { registerAccount, uploadImage } from '../support/service.js';
@@ -187,7 +188,13 @@ for (const target of databaseTargets) {
       const apiDelete = await call('DELETE', `/v1/verifications/${id}/comments/${adminComment}`, { token: member.token });
       expect(apiDelete.status).toBe(403);
       expect(refusedDelete.text).toContain(apiDelete.body.detail.message);
-      expect((await post(memberSession, `/comments/${adminComment}/edit`, { body: 'rewritten' })).status).toBe(403);
+      // The refused edit is the page again (a user error, issue 37), the API's words under the comments' heading.
+      const refusedEdit = await post(memberSession, `/comments/${adminComment}/edit`, { body: 'rewritten' });
+      expect(refusedEdit.status).toBe(403);
+      const apiEdit = await call('PATCH', `/v1/verifications/${id}/comments/${adminComment}`, { token: member.token, json: { body: 'rewritten' } });
+      expect(apiEdit.status).toBe(403);
+      expect(refusedEdit.text).toContain('<section class="card" id="comments"');
+      expect(alertOf(refusedEdit.text)).toBe(escapeHtml(apiEdit.body.detail.message));
       expect((await commentsOf(a.token, id)).map((c) => c.body)).toEqual(['From the admin', 'From the member']);
 
       // The admin may delete the member's comment, but not edit it.

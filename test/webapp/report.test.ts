@@ -1,11 +1,10 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { html } from '../../src/core/html.js';
+import { html } from '../../src/core/text/html.js';
 import { levelWords } from '../../src/features/verifications/words.js';
-import { VERIFICATION_SECTIONS, type VerificationSection } from '../../src/features/webapp/verification-sections.js';
+import type { VerificationSection } from '../../src/web/verification-section.js';
+import { VERIFICATION_SECTIONS } from '../../src/web/verification-sections.js';
 import { databaseTargets } from '../support/databases.js';
-import { uploadImage } from '../support/service.js';
+import { uploadImage, uploadPair } from '../support/service.js';
 import { withStartsHeld } from '../support/held-start.js';
 import { serviceSuite } from '../support/suite.js';
 import { appRequest, signIn, type AppSignIn } from '../support/webapp.js';
@@ -17,19 +16,6 @@ import { appRequest, signIn, type AppSignIn } from '../support/webapp.js';
  * report, the progress of an unfinished verification, and the owner's history page.
  */
 
-const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
-const fixture = (name: string) => new Uint8Array(fs.readFileSync(path.join(fixtures, name)));
-
-/** The 30D pair (its camera preview and its CR2) through the API; the verification's id. */
-async function uploadPair(url: string, token: string): Promise<string> {
-  const form = new FormData();
-  form.append('image', new Blob([fixture('pairs/canon_eos_30d_cr2/IMG_5952.camera-preview.jpg')]), 'IMG_5952.jpg');
-  form.append('raw', new Blob([fixture('pairs/canon_eos_30d_cr2/IMG_5952.CR2')]), 'IMG_5952.CR2');
-  const response = await fetch(`${url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
-  const body = (await response.json()) as { id: string };
-  if (response.status !== 201) throw new Error(`pair upload answered ${response.status}: ${JSON.stringify(body)}`);
-  return body.id;
-}
 
 async function bytesOf(url: string, headers: Record<string, string> = {}) {
   const response = await fetch(url, { headers, redirect: 'follow' });

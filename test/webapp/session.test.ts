@@ -1,4 +1,7 @@
+import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { endSessionsCommand } from '../../src/features/accounts/end-sessions-command.js';
+import { SkewedClock } from '../support/clock.js';
 import { databaseTargets } from '../support/databases.js';
 import { addMember } from '../support/members.js';
 import { registerAccount } from '../support/service.js';
@@ -107,6 +110,103 @@ for (const target of databaseTargets) {
       // The new password signs in again.
       expect((await signIn(t.url, changer.email, 'a brand new password')).response.status).toBe(303);
     });
+
+    const opens = async (cookie: string) => {
+      const answer = await appRequest(t.url, 'GET', '/app/verifications', { cookie });
+      return answer.status === 200 ? 'opens' : `${answer.status} ${answer.location}`;
+    };
+    const SIGN_IN = '303 /app/login';
+
+    it('ends the session on the server at sign-out: the cookie saved before opens nothing, the user’s other sessions stay', async () => {
+      const a = await registerAccount(call);
+      const here = await signIn(t.url, a.email, a.password);
+      const elsewhere = await signIn(t.url, a.email, a.password);
+      const saved = here.cookie;
+      expect(await opens(saved)).toBe('opens');
+      expect((await appRequest(t.url, 'POST', '/app/logout', { cookie: here.cookie, form: { csrf_token: here.csrf } })).status).toBe(303);
+      expect(await opens(saved)).toBe(SIGN_IN);
+      // Its forms too: a sign-out form replayed with the saved cookie and token is sent to sign in.
+      expect((await appRequest(t.url, 'POST', '/app/logout', { cookie: saved, form: { csrf_token: here.csrf } })).location).toBe('/app/login');
+      expect(await opens(elsewhere.cookie)).toBe('opens');
+    });
+
+    it('opens only sessions it started: a made-up secret, or a session id beside the user’s own access token, is sent to sign in', async () => {
+      const a = await registerAccount(call);
+      const { cookie } = await signIn(t.url, a.email, a.password);
+      const secret = /pv_app_session=([^;]+)/.exec(cookie)![1]!;
+      const login = cookie.split('; ')[0]!;
+      for (const forged of [
+        `AAAAAAAAAAAAAAAAAAAAAA.${a.token}`,
+        `${crypto.randomBytes(16).toString('base64url')}.${a.token}`,
+        crypto.randomBytes(32).toString('base64url'),
+        `${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`,
+        `${secret}.${a.token}`,
+      ]) {
+        expect(await opens(`${login}; pv_app_session=${forged}`), forged).toBe(SIGN_IN);
+      }
+      expect(await opens(cookie)).toBe('opens');
+    });
+
+    it('is no API credential: the cookie’s value, or any part of it, as a bearer token is 401 on the REST API and on /mcp', async () => {
+      const a = await registerAccount(call);
+      const { cookie } = await signIn(t.url, a.email, a.password);
+      const value = /pv_app_session=([^;]+)/.exec(cookie)![1]!;
+      for (const token of new Set([value, ...value.split('.')])) {
+        const me = await call('GET', '/v1/accounts/me', { token });
+        expect(me.status, token).toBe(401);
+        const list = await call('GET', '/v1/verifications', { token });
+        expect(list.status, token).toBe(401);
+        const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+        const mcp = await fetch(`${t.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` }, body: JSON.stringify(init) });
+        expect(mcp.status, token).toBe(401);
+        await mcp.body?.cancel();
+      }
+      // Nor does the API's cookie-less door take it as a cookie: a REST call with it is unauthenticated.
+      const withCookie = await fetch(`${t.url}/v1/accounts/me`, { headers: { cookie } });
+      expect(withCookie.status).toBe(401);
+    });
+
+    it('a password change ends every session of that user, in every browser; another user’s stay', async () => {
+      const a = await registerAccount(call);
+      const changer = await addMember(call, a, 'member', 'Pia Twobrowsers');
+      const laptop = await signIn(t.url, changer.email, changer.password);
+      const phone = await signIn(t.url, changer.email, changer.password);
+      const colleague = await signIn(t.url, a.email, a.password);
+      expect(await opens(laptop.cookie)).toBe('opens');
+      expect(await opens(phone.cookie)).toBe('opens');
+      const changed = await call('PUT', '/v1/accounts/me/password', { token: changer.token, json: { current_password: changer.password, new_password: 'another brand new password' } });
+      expect(changed.status).toBe(200);
+      expect(await opens(laptop.cookie)).toBe(SIGN_IN);
+      expect(await opens(phone.cookie)).toBe(SIGN_IN);
+      expect(await opens(colleague.cookie)).toBe('opens');
+    });
+
+    it('removing a user ends all their sessions; an operator’s accounts:end-sessions ends a user’s sessions and nothing else', async () => {
+      const a = await registerAccount(call);
+      const leaver = await addMember(call, a, 'member', 'Lea Leaver');
+      const [one, two] = [await signIn(t.url, leaver.email, leaver.password), await signIn(t.url, leaver.email, leaver.password)];
+      expect((await call('DELETE', `/v1/accounts/${a.account.id}/users/${leaver.user.id}`, { token: a.token })).status).toBe(204);
+      expect(await opens(one.cookie)).toBe(SIGN_IN);
+      expect(await opens(two.cookie)).toBe(SIGN_IN);
+
+      const stayer = await addMember(call, a, 'member', 'Stan Stayer');
+      const stolen = await signIn(t.url, stayer.email, stayer.password);
+      const owners = await signIn(t.url, a.email, a.password);
+      const { deps } = t.service;
+      expect(() => endSessionsCommand.parse(['--account', a.account.id])).toThrow(/--user/);
+      const printed = await endSessionsCommand.parse(['--account', a.account.id, '--user', stayer.user.id])({ config: deps.config, store: deps.store, log: deps.log });
+      expect(printed).toContain(stayer.user.id);
+      // The command appends and returns; the service's projector ends the sessions soon after.
+      for (const deadline = Date.now() + 60_000; (await opens(stolen.cookie)) !== SIGN_IN; await new Promise((r) => setTimeout(r, 100))) {
+        if (Date.now() > deadline) throw new Error('the operator’s end of the sessions was not projected');
+      }
+      // The user keeps their password (signs in again) and the account its other sessions.
+      expect(await opens(owners.cookie)).toBe('opens');
+      expect(await opens((await signIn(t.url, stayer.email, stayer.password)).cookie)).toBe('opens');
+      // A user of another account is USER_NOT_FOUND, not ended.
+      const other = await registerAccount(call);
+      await expect(endSessionsCommand.parse(['--account', a.account.id, '--user', other.user.id])({ config: deps.config, store: deps.store, log: deps.log })).rejects.toMatchObject({ code: 'USER_NOT_FOUND' });
+    });
   });
 }
 
@@ -121,6 +221,45 @@ describe('web app session cookie behind https', () => {
     const response = await appRequest(t.url, 'POST', '/app/login', { cookie: loginCookie, form: { csrf_token: csrfIn(page.text), email: a.email, password: a.password } });
     expect(response.status).toBe(303);
     expect(response.location).toBe('/verify/app/verifications');
-    expect(response.setCookie[0]).toMatch(/^pv_app_session=[A-Za-z0-9_-]{22}\.[^;]+; Path=\/verify\/app; Max-Age=\d+; HttpOnly; SameSite=Strict; Secure$/);
+    // An opaque secret (32 random bytes) lasting the absolute lifetime (APP_SESSION_ABSOLUTE_SECONDS, 12 h).
+    expect(response.setCookie[0]).toMatch(/^pv_app_session=[A-Za-z0-9_-]{43}; Path=\/verify\/app; Max-Age=43200; HttpOnly; SameSite=Strict; Secure$/);
+  });
+});
+
+describe('web app session lifetimes, on the service’s clock', () => {
+  const clock = new SkewedClock();
+  const { t, call } = serviceSuite(databaseTargets[0]!, { APP_SESSION_IDLE_SECONDS: '1800', APP_SESSION_ABSOLUTE_SECONDS: '7200' }, { clock });
+  const minutes = (n: number) => clock.advance(n * 60_000);
+  const opens = async (cookie: string) => (await appRequest(t.url, 'GET', '/app/verifications', { cookie })).status === 200;
+
+  it('ends a session left unused for APP_SESSION_IDLE_SECONDS; each page (recorded at most once a minute) starts the idle time again', async () => {
+    const a = await registerAccount(call);
+    const { cookie } = await signIn(t.url, a.email, a.password);
+    const before = await t.eventCount();
+    minutes(29);
+    expect(await opens(cookie)).toBe(true);
+    // Pages within the minute after a recorded use record nothing.
+    expect(await opens(cookie)).toBe(true);
+    expect(await opens(cookie)).toBe(true);
+    expect(await t.eventCount()).toBe(before + 1);
+    minutes(29);
+    expect(await opens(cookie)).toBe(true);
+    minutes(31);
+    expect(await opens(cookie)).toBe(false);
+    // Ended for good: a later page does not bring it back.
+    expect(await opens(cookie)).toBe(false);
+  });
+
+  it('ends a session APP_SESSION_ABSOLUTE_SECONDS after sign-in, however busy', async () => {
+    const a = await registerAccount(call);
+    const { cookie } = await signIn(t.url, a.email, a.password);
+    for (let elapsed = 0; elapsed < 115; elapsed += 23) {
+      minutes(23);
+      expect(await opens(cookie), `after ${elapsed + 23} minutes`).toBe(true);
+    }
+    minutes(6);
+    expect(await opens(cookie)).toBe(false);
+    // Signing in again starts a new one.
+    expect(await opens((await signIn(t.url, a.email, a.password)).cookie)).toBe(true);
   });
 });

@@ -1,13 +1,11 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
-import { simpleParser, type ParsedMail } from 'mailparser';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { appendFacts } from '../../src/core/decider.js';
+import { appendFacts } from '../../src/core/es/decider.js';
 import { shareEvents } from '../../src/features/sharing/events.js';
 import { databaseTargets } from '../support/databases.js';
 import { addMember } from '../support/members.js';
-import { uploadImage } from '../support/service.js';
+import { outbox, to } from '../support/outbox.js';
+import { uploadImage, uploadPair } from '../support/service.js';
 import { serviceSuite } from '../support/suite.js';
 import { appRequest, signIn, type AppSignIn } from '../support/webapp.js';
 import { seedVerification } from '../http/psd-export-support.js';
@@ -29,28 +27,6 @@ vi.mock('../../src/features/psd-export/psd-file.js', async (importOriginal) => (
   },
 }));
 
-const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
-const fixture = (name: string) => new Uint8Array(fs.readFileSync(path.join(fixtures, name)));
-
-/** The 30D pair (its camera preview and its CR2) through the API; the verification's id. */
-async function uploadPair(url: string, token: string): Promise<string> {
-  const form = new FormData();
-  form.append('image', new Blob([fixture('pairs/canon_eos_30d_cr2/IMG_5952.camera-preview.jpg')]), 'IMG_5952.jpg');
-  form.append('raw', new Blob([fixture('pairs/canon_eos_30d_cr2/IMG_5952.CR2')]), 'IMG_5952.CR2');
-  const response = await fetch(`${url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
-  const body = (await response.json()) as { id: string };
-  if (response.status !== 201) throw new Error(`pair upload answered ${response.status}: ${JSON.stringify(body)}`);
-  return body.id;
-}
-
-/** Every message the service wrote to its file outbox, parsed (as test/http/sharing.test.ts reads it). */
-async function outbox(dataDir: string): Promise<ParsedMail[]> {
-  const dir = path.join(dataDir, 'outbox');
-  if (!fs.existsSync(dir)) return [];
-  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.eml'));
-  return Promise.all(files.map((f) => simpleParser(fs.readFileSync(path.join(dir, f)))));
-}
-const to = (mail: ParsedMail) => (Array.isArray(mail.to) ? mail.to[0] : mail.to)?.text;
 
 /** The text of the page's role="alert" paragraphs. */
 const alertsOf = (page: string) => [...page.matchAll(/<p class="alert" role="alert"[^>]*>([^<]*)<\/p>/g)].map((m) => m[1]);
@@ -288,6 +264,12 @@ for (const target of databaseTargets) {
       const notExportable = await post(mine, imageOnly, '/psd-export');
       expect(notExportable.status).toBe(409);
       expect(alertsOf(notExportable.text)[0]).toContain('this one is image-only');
+      // A download of an export never requested: the section says so, at the API's 404 (a user error: the page again, issue 37).
+      const neverRequested = await seedVerification(t, owner.account.id);
+      const nothing = await post(mine, neverRequested, '/psd-export/download');
+      expect(nothing.status).toBe(404);
+      expect(nothing.text).toContain('Request the PSD export');
+      expect(alertsOf(nothing.text)).toEqual(['No PSD export was requested for this verification.']);
     });
 
     it('deletes with the confirmation ticked only; a member may, as through the API; then to the list, which says so', async () => {

@@ -1,7 +1,8 @@
+import { rawFileExtensions, rawFormats } from '../../src/analysis/types.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { escapeHtml } from '../../src/core/html.js';
+import { escapeHtml } from '../../src/core/text/html.js';
 import { databaseTargets } from '../support/databases.js';
 import { registerAccount, type TestService } from '../support/service.js';
 import { serviceSuite } from '../support/suite.js';
@@ -42,8 +43,8 @@ async function postUpload(url: string, cookie: string, parts: Part[], fields: Re
   return { status: response.status, location: response.headers.get('location'), text: await response.text() };
 }
 
-async function apiUpload(url: string, token: string, parts: Part[]) {
-  const response = await fetch(`${url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: multipart(parts, {}) });
+async function apiUpload(url: string, token: string, parts: Part[], fields: Record<string, string> = {}) {
+  const response = await fetch(`${url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: multipart(parts, fields) });
   return { status: response.status, body: await response.json() };
 }
 
@@ -82,6 +83,9 @@ for (const target of databaseTargets) {
       expect(page.text).toContain(`<form id="upload-form" method="post" action="/app/upload" enctype="multipart/form-data"`);
       expect(page.text).toContain(`<input type="hidden" name="csrf_token" value="${csrf}">`);
       expect(page.text).toContain('<a href="/app/upload" aria-current="page">Upload</a>');
+      // The RAW picker takes every format the service reads (analysis/types.ts), the old ones too.
+      for (const format of rawFormats) for (const extension of rawFileExtensions[format]) expect(page.text).toContain(`.${extension}`);
+      expect(page.text).toContain('Canon CRW');
       const usage = (await call('GET', `/v1/accounts/${free.account.id}/usage`, { token: free.token })).body;
       expect(quotaOf(page.text)).toEqual({ used: usage.included_used, included: usage.included, left: usage.included_remaining });
       expect(quotaOf(page.text)).toEqual({ used: 0, included: 5, left: 5 });
@@ -208,6 +212,13 @@ for (const target of databaseTargets) {
       const noPhoto = await postUpload(t.url, cookie, [], { csrf_token: csrf });
       expect(noPhoto.status).toBe(422);
       expect(alertOf(noPhoto.text)).toBe('Choose the photo to verify (the RAW file is optional).');
+      // Every user error of the use case is the form's (issue 37), an attestation id it cannot use too.
+      const unknownAttestation = { csrf_token: csrf, attestation_id: '00000000-0000-4000-8000-000000000000' };
+      const apiAttested = await apiUpload(t.url, a.token, [photo()], { attestation_id: unknownAttestation.attestation_id });
+      const attested = await postUpload(t.url, cookie, [photo()], unknownAttestation);
+      expect([attested.status, apiAttested.status]).toEqual([400, 400]);
+      expect(attested.text).toContain('<form id="upload-form"');
+      expect(alertOf(attested.text)).toBe(escapeHtml(`${apiAttested.body.detail.message} ${apiAttested.body.detail.suggestion}`));
       expect(await t.eventCount()).toBe(events);
       expect(blobCount(t)).toBe(blobs);
       expect((await call('GET', '/v1/verifications/', { token: a.token })).body.total).toBe(0);

@@ -12,7 +12,7 @@ for (const target of databaseTargets) {
     /** The verification links of a list page, in order. */
     const linked = (page: string) => [...page.matchAll(/href="\/app\/verifications\/([0-9a-f-]{36})"/g)].map((m) => m[1]);
 
-    it('lists the account’s verifications newest first with the search, status, result and tags filters, and pages', async () => {
+    it('lists the account’s verifications newest first with the search, status, assurance level and tags filters, and pages', async () => {
       const a = await registerAccount(call);
       // A new account's list points to the upload page rather than to filters it has not set.
       const before = await signIn(t.url, a.email, a.password);
@@ -38,13 +38,13 @@ for (const target of databaseTargets) {
       expect(linked((await list('?tags=contest')).text)).toEqual([market]);
       expect(linked((await list('?search=contest')).text)).toEqual([market]);
       // Empty fields (the form's "Any") filter nothing.
-      expect(linked((await list('?search=&status=&result=&tags=')).text)).toHaveLength(3);
+      expect(linked((await list('?search=&status=&assurance_level=&tags=')).text)).toHaveLength(3);
       const failed = await list('?status=failed');
       expect(linked(failed.text)).toEqual([]);
       expect(failed.text).toContain('Nothing matches. <a href="/app/verifications">Clear the filters</a>');
-      // The result filter is the API's: whatever the API answers for result=false, the page lists.
-      const notAuthentic = await call('GET', '/v1/verifications?result=false', { token: a.token });
-      expect(linked((await list('?result=false')).text)).toEqual(notAuthentic.body.items.map((v: { id: string }) => v.id));
+      // The level filter is the API's: whatever the API answers for assurance_level=unrated (none failed here), the page lists.
+      const unrated = await call('GET', '/v1/verifications?assurance_level=unrated', { token: a.token });
+      expect(linked((await list('?assurance_level=unrated')).text)).toEqual(unrated.body.items.map((v: { id: string }) => v.id));
       // A filter the API refuses is the API's error (400 VALIDATION_ERROR), as a page.
       const refused = await list('?status=lost');
       expect(refused.status).toBe(400);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InProcessWorkflowEngine } from '../../src/adapters/workflows/inprocess/engine.js';
-import { registerWorkflow } from '../../src/core/workflow.js';
+import { registerWorkflow } from '../../src/core/es/workflow.js';
 import { createRetentionSteps } from '../../src/features/verifications/retention.js';
 import { createVerificationActivities, createVerificationWorkflowActivities } from '../../src/features/verifications/activities.js';
 import { AnalysisPool, AnalysisServiceFault } from '../../src/features/verifications/analysis-pool.js';
@@ -31,6 +31,7 @@ for (const target of databaseTargets) {
     let t: TestService;
     let call: ReturnType<typeof client>;
     let engine: InProcessWorkflowEngine;
+    let steps: ReturnType<typeof createVerificationActivities>;
     const realPool = new AnalysisPool(1, { idleMs: 1_000 });
     /** Analyses that stall before the pool analyses for real; attempts seen. */
     let stallsLeft = 0;
@@ -52,7 +53,7 @@ for (const target of databaseTargets) {
           return realPool.analyze(job, signal);
         },
       } as unknown as AnalysisPool;
-      const steps = createVerificationActivities({
+      steps = createVerificationActivities({
         store: deps.store,
         blobs: deps.blobs,
         log,
@@ -74,17 +75,24 @@ for (const target of databaseTargets) {
       await t?.stop();
     }, 120_000);
 
-    /** Uploads the 30D pair on a fresh account, runs its workflow on the test engine, and returns the verification and the account's usage. */
-    async function verifyPair(stalls: number) {
+    /** Uploads the 30D pair on a fresh account (metered; no workflow runs it). */
+    async function uploadPair() {
       const owner = await registerAccount(call);
-      stallsLeft = stalls;
-      attempts = 0;
       const form = new FormData();
       form.append('image', new Blob([fixture(pairJpeg)]), 'IMG_5952.jpg');
       form.append('raw', new Blob([fixture(pairRaw)]), 'IMG_5952.CR2');
       const created = await fetch(`${t.url}/v1/verifications/`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}` }, body: form });
       expect(created.status).toBe(201);
       const { id } = (await created.json()) as { id: string };
+      return { owner, id };
+    }
+    const usageOf = async (owner: Awaited<ReturnType<typeof registerAccount>>) => (await call('GET', `/v1/accounts/${owner.account.id}/usage`, { token: owner.token })).body.included_used as number;
+
+    /** Uploads the 30D pair on a fresh account, runs its workflow on the test engine, and returns the verification and the account's usage. */
+    async function verifyPair(stalls: number) {
+      stallsLeft = stalls;
+      attempts = 0;
+      const { owner, id } = await uploadPair();
       await engine.start(verificationWorkflow.type, id, {});
       await engine.idle();
       await t.settled();
@@ -92,6 +100,21 @@ for (const target of databaseTargets) {
       const usage = (await call('GET', `/v1/accounts/${owner.account.id}/usage`, { token: owner.token })).body;
       return { verification, usage };
     }
+
+    it('the metering of a failure is released by its recorded fault (VerificationFailed.fault), not by the words of its reason', async () => {
+      const byService = await uploadPair();
+      const byInput = await uploadPair();
+      await t.settled();
+      expect(await usageOf(byService.owner)).toBe(1);
+      await steps.fail(byService.id, byService.owner.account.id, 'The service failed in words no earlier version used.', 'service');
+      await steps.fail(byInput.id, byInput.owner.account.id, SERVICE_FAULT_REASON, 'input');
+      await t.settled();
+      const faults = async (id: string) => (await t.service.deps.store.readStream(`verification-${id}`)).filter((e) => e.type === 'VerificationFailed').map((e) => e.data.fault);
+      expect(await faults(byService.id)).toEqual(['service']);
+      expect(await faults(byInput.id)).toEqual(['input']);
+      expect(await usageOf(byService.owner)).toBe(0);
+      expect(await usageOf(byInput.owner)).toBe(1);
+    }, 300_000);
 
     it('a stall that passes is retried, and the pair completes with its true grade, metered once', async () => {
       const { verification, usage } = await verifyPair(2);

@@ -4,8 +4,9 @@ import type { Database } from '../../src/adapters/db/database.js';
 import type { Clock } from '../../src/adapters/workflows/clock.js';
 import { InProcessWorkflowEngine, type InProcessEngineOptions } from '../../src/adapters/workflows/inprocess/engine.js';
 import { ActivityFailed, isDeadlineExceeded, type ActivityOptions, type WorkflowDefinition } from '../../workflows/definition.js';
-import { ActivityError, registerWorkflow, type ActivityImplementations } from '../../src/core/workflow.js';
+import { ActivityError, registerWorkflow, type ActivityImplementations } from '../../src/core/es/workflow.js';
 import { databaseTargets } from '../support/databases.js';
+import { waitFor } from '../support/poll.js';
 
 /**
  * The in-process engine with fake activities and definitions made for the test (no server, no
@@ -56,14 +57,8 @@ class ManualClock implements Clock {
 const log = pino({ level: 'silent' });
 const T0 = Date.parse('2026-03-01T12:00:00Z');
 const DAY = 24 * 3600_000;
-
-async function waitFor(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 2000; i++) {
-    if (await condition()) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+/** The engine's runs here take milliseconds: ask often, give up after ten seconds. */
+const promptly = { everyMs: 5, timeoutMs: 10_000 };
 
 const retry = (overrides: Partial<ActivityOptions['retry']> = {}): ActivityOptions['retry'] => ({
   initialIntervalMs: 1_000,
@@ -247,14 +242,14 @@ for (const target of databaseTargets) {
       };
       const e = engine([registerWorkflow(deadlineWorkflow, activities)], { clock });
       await e.start('deadlineTest', 'd1', { deadlineAt: T0 + 10 * 60_000 });
-      await waitFor(() => signal !== undefined, 'the slow activity to start');
+      await waitFor(() => signal !== undefined, 'the slow activity to start', promptly);
       clock.advance(10 * 60_000 - 1);
       await new Promise((r) => setTimeout(r, 20));
       expect(signal!.aborted).toBe(false);
       expect(failures).toEqual([]);
 
       clock.advance(1);
-      await waitFor(async () => (await runRow('deadlineTest', 'd1'))?.status === 'completed', 'the run to finish');
+      await waitFor(async () => (await runRow('deadlineTest', 'd1'))?.status === 'completed', 'the run to finish', promptly);
       expect(signal!.aborted).toBe(true);
       expect(isDeadlineExceeded(signal!.reason)).toBe(true);
       expect(failures).toEqual(['deadline']);
@@ -325,7 +320,7 @@ for (const target of databaseTargets) {
       clock.advance(10_000);
       const second = engine([registerWorkflow(reminderWorkflow, reminderActivities)], { clock, holdSleepsUpToMs: DAY });
       await second.open();
-      await waitFor(() => steps('s1').length === 2, 'the resumed run');
+      await waitFor(() => steps('s1').length === 2, 'the resumed run', promptly);
       await second.idle();
       clock.advance(49_000); // T0 + 59 s
       await new Promise((r) => setTimeout(r, 20));
@@ -333,7 +328,7 @@ for (const target of databaseTargets) {
       expect(steps('s1')).toEqual([`before@${iso(T0)}`, `before@${iso(T0 + 10_000)}`]);
 
       clock.advance(1_000); // T0 + 60 s: the original wake time, not 60 s after the restart
-      await waitFor(async () => (await runRow('reminder', 's1'))?.status === 'completed', 'the run to finish');
+      await waitFor(async () => (await runRow('reminder', 's1'))?.status === 'completed', 'the run to finish', promptly);
       expect(steps('s1')).toEqual([`before@${iso(T0)}`, `before@${iso(T0 + 10_000)}`, `after@${iso(T0 + 60_000)}`]);
       expect((await runRow('reminder', 's1')).result).toBe(JSON.stringify('woke'));
     });
@@ -343,16 +338,17 @@ for (const target of databaseTargets) {
       const e = engine([registerWorkflow(expiryWorkflow, reminderActivities)], { clock, holdSleepsUpToMs: 60_000, sweepMs: 10 });
       await e.open();
       await e.start('expiry', 'p1', { completedAt: T0 });
-      await waitFor(async () => (await runRow('expiry', 'p1'))?.wake_at_ms !== null, 'the run to be suspended');
+      // Suspended: the row exists and has its wake time (before the row is written, `?.` gives undefined, not null).
+      await waitFor(async () => ((await runRow('expiry', 'p1'))?.wake_at_ms ?? null) !== null, 'the run to be suspended', promptly);
       await e.idle();
       expect(steps('p1')).toEqual([`built@${iso(T0)}`]);
       expect(Number((await runRow('expiry', 'p1')).wake_at_ms)).toBe(T0 + 30 * DAY);
 
       clock.advance(30 * DAY - 30_000); // within the hold horizon: the sweep brings it back into memory
-      await waitFor(() => steps('p1').length === 2, 'the sweep to resume the run');
+      await waitFor(() => steps('p1').length === 2, 'the sweep to resume the run', promptly);
       expect((await runRow('expiry', 'p1')).status).toBe('running');
       clock.advance(30_000);
-      await waitFor(async () => (await runRow('expiry', 'p1'))?.status === 'completed', 'the run to finish');
+      await waitFor(async () => (await runRow('expiry', 'p1'))?.status === 'completed', 'the run to finish', promptly);
       expect(steps('p1').at(-1)).toBe(`expired@${iso(T0 + 30 * DAY)}`);
     });
 
@@ -386,7 +382,7 @@ for (const target of databaseTargets) {
       };
       const first = engine([registerWorkflow(twoSteps, activities)], { clock });
       await first.start('twoSteps', 't1', {});
-      await waitFor(() => seen.length === 1, 'the first step');
+      await waitFor(() => seen.length === 1, 'the first step', promptly);
       let stopped = false;
       const stopping = first.stop().then(() => (stopped = true));
       await new Promise((r) => setTimeout(r, 20));
@@ -398,7 +394,7 @@ for (const target of databaseTargets) {
 
       const second = engine([registerWorkflow(twoSteps, activities)], { clock });
       await second.open();
-      await waitFor(async () => (await runRow('twoSteps', 't1'))?.status === 'completed', 'the resumed run');
+      await waitFor(async () => (await runRow('twoSteps', 't1'))?.status === 'completed', 'the resumed run', promptly);
       expect(seen).toEqual(['one started', 'one finished', 'one started', 'one finished', 'two']);
     });
   });

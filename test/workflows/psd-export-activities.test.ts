@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { systemContext } from '../../src/core/commands.js';
-import { runCommand } from '../../src/core/decider.js';
+import { systemContext } from '../../src/core/es/commands.js';
+import { runCommand } from '../../src/core/es/decider.js';
 import { createPsdExportActivities } from '../../src/features/psd-export/activities.js';
 import { psdBlobKey } from '../../src/features/psd-export/psd-file.js';
 import { psdExportDecider, psdExportStream, type PsdExportCommand } from '../../src/features/psd-export/decider.js';
@@ -31,7 +31,7 @@ for (const target of databaseTargets) describe(`PSD export steps resumed after a
     await assertPsdExportAllowed(deps, context, { accountId: pro.account.id, verificationId: pair, exportId });
     const stream = psdExportStream(pair);
     const steps: PsdExportCommand[] = [
-      { type: 'Request', export_id: exportId, verification: { status: 'completed', mode: 'raw_pair' }, now: context.now },
+      { type: 'Request', export_id: exportId, verification: { status: 'completed', mode: 'raw_pair', canvas: null }, now: context.now },
       { type: 'Start', export_id: exportId, now: context.now },
       end === 'Complete'
         ? { type: 'Complete', export_id: exportId, now: context.now, blob_key: `verifications/${pair}/export.psd`, sha256: 'a'.repeat(64), file_size_bytes: 1, canvas_width: 1, canvas_height: 1 }
@@ -68,7 +68,7 @@ for (const target of databaseTargets) describe(`PSD export steps resumed after a
     await assertPsdExportAllowed(deps, context, { accountId: pro.account.id, verificationId: pair, exportId });
     const stream = psdExportStream(pair);
     for (const command of [
-      { type: 'Request', export_id: exportId, verification: { status: 'completed', mode: 'raw_pair' }, now: context.now },
+      { type: 'Request', export_id: exportId, verification: { status: 'completed', mode: 'raw_pair', canvas: null }, now: context.now },
       { type: 'Start', export_id: exportId, now: context.now },
     ] satisfies PsdExportCommand[])
       await runCommand(deps.store, stream, psdExportDecider, command, context);

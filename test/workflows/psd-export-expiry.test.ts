@@ -4,6 +4,7 @@ import { psdExportStream } from '../../src/features/psd-export/events.js';
 import { PSD_EXPORT_TTL_MS } from '../../workflows/psd-export/policy.js';
 import { SkewedClock } from '../support/clock.js';
 import { databaseTargets } from '../support/databases.js';
+import { waitFor } from '../support/poll.js';
 import { serviceSuite } from '../support/suite.js';
 import { seedVerification } from '../http/psd-export-support.js';
 
@@ -25,14 +26,6 @@ vi.mock('../../src/features/psd-export/psd-file.js', async (importOriginal) => (
 }));
 
 const DAY = 86_400_000;
-
-async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 90_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 for (const target of databaseTargets) describe(`PSD export expiry on ${target.name} (in-process engine, moved clock)`, () => {
   const clock = new SkewedClock();

@@ -1,10 +1,11 @@
 import crypto from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { appendFacts } from '../../src/core/decider.js';
+import { appendFacts } from '../../src/core/es/decider.js';
 import { requestEvents, requestStream } from '../../src/features/requests/events.js';
 import { SkewedClock } from '../support/clock.js';
 import { databaseTargets } from '../support/databases.js';
+import { waitFor } from '../support/poll.js';
 import { serviceSuite } from '../support/suite.js';
 
 /**
@@ -16,14 +17,6 @@ import { serviceSuite } from '../support/suite.js';
  * requests-expiry-timeskip.test.ts.
  */
 const HOUR = 3_600_000;
-
-async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 90_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 for (const target of databaseTargets) describe(`request expiry on ${target.name} (in-process engine, moved clock)`, () => {
   const clock = new SkewedClock();

@@ -6,8 +6,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { appendFacts } from '../../src/core/decider.js';
-import { jsonColumn } from '../../src/core/json.js';
+import { appendFacts } from '../../src/core/es/decider.js';
+import { jsonColumn } from '../../src/core/es/json.js';
 import { AnalysisPool } from '../../src/features/verifications/analysis-pool.js';
 import { createRetentionSteps } from '../../src/features/verifications/retention.js';
 import { buildPsdExport, renderInThread } from '../../src/features/psd-export/psd-file.js';
@@ -17,6 +17,7 @@ import { verificationEvents, verificationStream, type VerificationEvent } from '
 import { SkewedClock } from '../support/clock.js';
 import { databaseTargets } from '../support/databases.js';
 import { callTool, connectMcp, keylessVerify } from '../support/mcp.js';
+import { waitFor, waitForTerminal } from '../support/poll.js';
 import { requires } from '../support/requires.js';
 import { registerAccount } from '../support/service.js';
 import { serviceSuite, type Call } from '../support/suite.js';
@@ -48,14 +49,6 @@ const psdTools = requires(
   'the PSD export of a pair whose RAW was discarded, read by psd-tools',
 );
 
-async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 180_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
-
 async function uploadPair(url: string, token: string): Promise<string> {
   const form = new FormData();
   form.append('image', await fs.openAsBlob(path.join(fixtures, pair.image)), path.basename(pair.image));
@@ -64,15 +57,6 @@ async function uploadPair(url: string, token: string): Promise<string> {
   const body = await response.text();
   if (response.status !== 201) throw new Error(`pair upload answered ${response.status}: ${body}`);
   return (JSON.parse(body) as { id: string }).id;
-}
-
-async function finished(call: Call, token: string, id: string): Promise<Record<string, any>> {
-  let body: Record<string, any> = {};
-  await waitFor(async () => {
-    body = (await call('GET', `/v1/verifications/${id}`, { token })).body;
-    return body.status === 'completed' || body.status === 'failed';
-  }, `verification ${id} to finish`, 600_000);
-  return body;
 }
 
 const auditTypes = async (call: Call, token: string, id: string): Promise<string[]> =>
@@ -93,7 +77,7 @@ for (const target of databaseTargets) {
 
     beforeAll(async () => {
       id = await uploadPair(t.url, owner.token);
-      view = await finished(call, owner.token, id);
+      view = await waitForTerminal(call, owner.token, id);
     }, 900_000);
 
     it('discards the RAW file once the verification completes, as an event with its hash; the record keeps its hash and metadata', async () => {
@@ -164,7 +148,7 @@ for (const target of databaseTargets) {
 
     it('keeps the RAW file of a completed verification, and records no discard', async () => {
       const id = await uploadPair(t.url, owner.token);
-      expect((await finished(call, owner.token, id)).status).toBe('completed');
+      expect((await waitForTerminal(call, owner.token, id)).status).toBe('completed');
       await t.settled();
       expect(filesOnDisk(t.dataDir, id)).toEqual(expect.arrayContaining(['raw.dng', 'raw_rendition.png']));
       expect(await auditTypes(call, owner.token, id)).not.toContain('RawFileDiscarded');

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { VERIFICATION_DEADLINE_MS } from '../../src/features/verifications/decider.js';
 import { AppError } from '../../src/core/errors.js';
 import { type WorkflowDefinition } from '../../workflows/definition.js';
-import { registerWorkflow } from '../../src/core/workflow.js';
+import { registerWorkflow } from '../../src/core/es/workflow.js';
 import { createTemporalActivities, type TemporalActivityFunction } from '../../src/adapters/workflows/temporal/activities.js';
 import { createVerificationWorkflowActivities, failureReason, type VerificationActivities } from '../../src/features/verifications/activities.js';
 import { REJECTED, STEP_FAILED, verificationWorkflow, type VerificationWorkflowActivities } from '../../workflows/verifications/workflow.js';
@@ -88,14 +88,18 @@ describe('Temporal activities (the verification workflow activities on a Tempora
     expect(error).toMatchObject({ type: STEP_FAILED, nonRetryable: false, message: failureReason(new Error('x')), details: ['ECONNRESET'] });
   });
 
-  it('records the generic reason when the workflow has none of ours', async () => {
+  it('records the generic reason when the workflow has none of ours, and the fault it gives (read from the reason for a call of an earlier version, which has none)', async () => {
     const failed: unknown[] = [];
     const activities = temporalActivities(steps({ fail: async (...args) => void failed.push(args) }));
     await mockEnvironment().run(activities.fail!, 'v1', 'acc_1', null);
     await mockEnvironment().run(activities.fail!, 'v2', null, 'The verification did not complete within 10 minutes.');
+    await mockEnvironment().run(activities.fail!, 'v3', null, 'The file is not a JPEG.');
+    await mockEnvironment().run(activities.fail!, 'v4', null, 'Any words at all.', 'service');
     expect(failed).toEqual([
-      ['v1', 'acc_1', failureReason(null)],
-      ['v2', null, 'The verification did not complete within 10 minutes.'],
+      ['v1', 'acc_1', failureReason(null), 'service'],
+      ['v2', null, 'The verification did not complete within 10 minutes.', 'service'],
+      ['v3', null, 'The file is not a JPEG.', 'input'],
+      ['v4', null, 'Any words at all.', 'service'],
     ]);
   });
 

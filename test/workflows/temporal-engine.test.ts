@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
+import { waitForTerminal } from '../support/poll.js';
 import { requires } from '../support/requires.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 
@@ -30,17 +31,6 @@ async function upload(url: string, token: string, parts: { field: string; name: 
   const body = await response.json();
   if (response.status !== 201) throw new Error(`upload failed: ${response.status} ${JSON.stringify(body)}`);
   return body.id as string;
-}
-
-async function waitForTerminal(call: ReturnType<typeof client>, token: string, id: string) {
-  // Bounded by the verification's own deadline (10 minutes from upload), not by two minutes of
-  // polling: a pair on a machine at load 10 takes minutes (cases sized to match below).
-  for (const giveUpAt = Date.now() + 11 * 60_000; Date.now() < giveUpAt; ) {
-    const res = await call('GET', `/v1/verifications/${id}`, { token });
-    if (res.body.status === 'completed' || res.body.status === 'failed') return res.body;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`verification ${id} did not finish`);
 }
 
 temporal.describe(`verification workflows on the Temporal server at ${address}`, () => {

@@ -74,7 +74,7 @@ testServer.describe('verification workflow on the time-skipping test server', ()
     const { activities, calls } = fakeActivities({ analyzeAndGrade: endlessAnalysis });
     expect(await run(activities, capture ? 'deadline' : undefined)).toBe('failed');
     expect(calls.map(([step]) => step)).toEqual(['snapshot', 'start', 'analyzeAndGrade', 'fail']);
-    expect(calls.at(-1)).toEqual(['fail', 'v1', 'acc_1', DEADLINE_REASON]);
+    expect(calls.at(-1)).toEqual(['fail', 'v1', 'acc_1', DEADLINE_REASON, 'service']); // the deadline is the service's fault: not metered
   }, 180_000);
 
   it('runs the steps in order and completes', async () => {
@@ -89,7 +89,7 @@ testServer.describe('verification workflow on the time-skipping test server', ()
       snapshot: async () => ({ status: 'in_progress', accountId: 'acc_1', deadlineAt: Context.current().info.scheduledTimestampMs - 1 }),
     });
     expect(await run(activities)).toBe('failed');
-    expect(calls).toEqual([['snapshot', 'v1'], ['fail', 'v1', 'acc_1', DEADLINE_REASON]]);
+    expect(calls).toEqual([['snapshot', 'v1'], ['fail', 'v1', 'acc_1', DEADLINE_REASON, 'service']]);
   });
 
   it('does nothing for a verification already finished', async () => {
@@ -106,7 +106,7 @@ testServer.describe('verification workflow on the time-skipping test server', ()
     });
     expect(await run(activities)).toBe('failed');
     expect(calls.filter(([step]) => step === 'analyzeAndGrade')).toHaveLength(1);
-    expect(calls.at(-1)).toEqual(['fail', 'v1', 'acc_1', 'The RAW file uses an unsupported compression.']);
+    expect(calls.at(-1)).toEqual(['fail', 'v1', 'acc_1', 'The RAW file uses an unsupported compression.', 'input']); // a rejection is the input's
   });
 
   it('retries a transient error and completes', async () => {
@@ -128,6 +128,6 @@ testServer.describe('verification workflow on the time-skipping test server', ()
     });
     expect(await run(activities)).toBe('failed');
     expect(calls.filter(([step]) => step === 'thumbnail')).toHaveLength(4);
-    expect(calls.at(-1)).toEqual(['fail', 'v1', 'acc_1', null]); // null: the activity writes the generic reason
+    expect(calls.at(-1)).toEqual(['fail', 'v1', 'acc_1', null, 'service']); // null: the activity writes the generic reason
   });
 });

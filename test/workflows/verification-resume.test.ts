@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StoredEvent } from '../../src/core/event-store.js';
+import type { StoredEvent } from '../../src/core/es/event-store.js';
 import { VERIFICATION_WORKFLOW_TYPE } from '../../workflows/verifications/workflow.js';
 import { databaseTargets } from '../support/databases.js';
 import { client, registerAccount, startTestService, uploadImage, type TestService } from '../support/service.js';

@@ -21,6 +21,9 @@ export const PSD_REJECTED = 'PsdExportRejected';
 /** The failure reason of everything else (retries exhausted, timeouts): the user's files are not blamed. */
 export const PSD_GENERIC_REASON = 'The PSD could not be built (the service failed or was too busy); it was not charged. Request it again: regenerating is free.';
 
+/** The failure reason of an export whose verification was deleted before the export was built or recorded. */
+export const PSD_VERIFICATION_DELETED_REASON = 'The verification was deleted, so its PSD was not kept; it was not charged.';
+
 /** Where the run's export stands, as its stream says. `superseded`: a newer export of the verification replaced it (or it was never recorded). */
 export type PsdExportStep =
   | { status: 'in_progress' | 'failed' | 'expired' | 'superseded' }

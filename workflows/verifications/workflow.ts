@@ -24,14 +24,12 @@ export const SERVICE_FAULT_REASON =
   'The service could not finish analysing this pair (it was too busy); this is not a problem with your files. The verification was not counted against your quota; upload the pair again to retry.';
 
 /**
- * Whether a failure_reason is the service's fault rather than the files': every reason but a
- * rejection's (`VerificationRejected`, the user's file or our rule). A verification that failed
- * so is not metered (its metering is released, D-094). Null: the
- * generic reason the activity supplies.
+ * Whose a failure is: `input` for a rejection's (`VerificationRejected`, the user's file or our
+ * rule), `service` for every other (the deadline, a service fault, an unexpected error). A
+ * verification that failed by the service's fault is not metered (its metering is released,
+ * D-094). Recorded on VerificationFailed as `fault` (src/features/verifications/events.ts).
  */
-export function isServiceFaultReason(reason: string | null | undefined): boolean {
-  return reason == null || reason === DEADLINE_REASON || reason === SERVICE_FAULT_REASON || reason === GENERIC_REASON;
-}
+export type FailureFault = 'service' | 'input';
 
 /** What the workflow needs to know before it starts; plain JSON. */
 export interface VerificationSnapshot {
@@ -50,8 +48,11 @@ export interface VerificationWorkflowActivities {
   signAndRender(id: string): Promise<void>;
   thumbnail(id: string): Promise<void>;
   complete(id: string, accountId: string | null): Promise<void>;
-  /** `reason` null: a failure without a message of ours (timeouts, exhausted retries): the generic reason. */
-  fail(id: string, accountId: string | null, reason: string | null): Promise<void>;
+  /**
+   * `reason` null: a failure without a message of ours (timeouts, exhausted retries): the generic reason.
+   * `fault` absent: a call scheduled by a run of an earlier version (it is read from the reason then).
+   */
+  fail(id: string, accountId: string | null, reason: string | null, fault?: FailureFault): Promise<void>;
 }
 
 /** Nothing: the id says which verification. */
@@ -108,11 +109,16 @@ export const verificationWorkflow: WorkflowDefinition<VerificationWorkflowInput,
       return 'completed';
     } catch (error) {
       if (ctx.isCancellation(error)) throw error; // interrupted from outside: resumed or restarted later
-      await ctx.nonCancellable(() => a.fail(id, accountId, reasonFor(error)));
+      await ctx.nonCancellable(() => a.fail(id, accountId, reasonFor(error), faultOf(error)));
       return 'failed';
     }
   },
 };
+
+/** Whose the failure is: a rejection is the input's, anything else (deadline, service fault, unexpected) the service's. */
+function faultOf(error: unknown): FailureFault {
+  return error instanceof ActivityFailed && error.type === REJECTED && !isDeadlineExceeded(error) ? 'input' : 'service';
+}
 
 /** The failure_reason the user sees; null lets the activity supply the generic one. */
 function reasonFor(error: unknown): string | null {

@@ -6,7 +6,7 @@ import pg from 'pg';
 
 import { PgliteProxy, type PgliteSession } from './pglite-proxy.js';
 
-import type { DatabaseKind } from '../../core/deps.js';
+import type { DatabaseKind } from '../../core/module/deps.js';
 
 export type { DatabaseKind };
 

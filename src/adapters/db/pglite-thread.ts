@@ -100,7 +100,7 @@ function literals(params: unknown[]): string[] | undefined {
 const STALE_STATEMENT = new Set(['26000', '0A000']);
 
 /**
- * Named statements (core/prepared.ts, D-056) become PostgreSQL's own PREPARE and EXECUTE: PGlite
+ * Named statements (core/es/prepared.ts, D-056) become PostgreSQL's own PREPARE and EXECUTE: PGlite
  * plans every statement it is sent, and planning was ~40% of the read by id through this thread
  * (1.13–1.18 ms a read against 0.66–0.74 prepared, 300 sequential reads of the seeded 100,000).
  * Values go in as quoted literals of unknown type, which PostgreSQL reads with each parameter's

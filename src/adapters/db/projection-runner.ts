@@ -1,11 +1,19 @@
 import { EventEmitter } from 'node:events';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { EventStore, StoredEvent } from '../../core/event-store.js';
-import type { Projector, ProjectorStatus, ReadModels } from '../../core/projector.js';
+import type { EventStore, StoredEvent } from '../../core/es/event-store.js';
+import type { Projector, ProjectorStatus, ReadModels } from '../../core/es/projector.js';
 
 const PAGE = 250;
+/**
+ * Events per transaction while rebuilding: nobody waits on a page of a rebuild, so pages are
+ * large (fewer transactions and checkpoint moves; applyAll folds more at once). Bounded so a
+ * page's events and the statements folded from them stay small (issue 38).
+ */
+const REBUILD_PAGE = 2_000;
 const POLL_MS = 250;
+/** How often a rebuild logs its progress. */
+const PROGRESS_MS = 5_000;
 
 export class ProjectionGapError extends Error {
   constructor(projector: string, expected: bigint, found: bigint) {
@@ -25,7 +33,7 @@ export type AppliedListener = (events: readonly StoredEvent[]) => void;
  * the same projectors cannot both apply one: a page is applied only under the lock of the
  * checkpoint rows, each projector from its checkpoint as read under that lock, so several
  * processes on one database project safely, whoever is first applies, the others skip what is
- * applied (decisions: ROLES, issue 26). Each process still reads every page, so its listeners
+ * applied (D-204, issue 26). Each process still reads every page, so its listeners
  * see every event and its waits resolve only once it has. A projector that
  * fails is found by applying that page to each projector in its own transaction: the failing one
  * stops loudly, the others go on (D-047).
@@ -130,15 +138,41 @@ export class ProjectionRunner implements ReadModels {
     });
   }
 
-  /** Drops every read model and replays the whole log into it. */
+  /**
+   * Drops every read model and replays the whole log into it: each page of REBUILD_PAGE events
+   * read once and applied to every projector in one transaction (as the loop does; the rebuild
+   * once read the whole log again for each projector, a page of 250 at a time), with its
+   * progress logged (events/s, ETA). A projector that fails stops the others' rebuild no more
+   * than it stops them live, and the rebuild then rejects with its error.
+   */
   async rebuild(): Promise<void> {
     const wasRunning = this.running;
     await this.stop();
     for (const projector of this.projectors) await this.reset(projector);
     this.failures.clear();
     await this.migrate();
-    await Promise.all(this.projectors.map((projector) => this.catchUp(projector)));
+    const head = await this.store.headPosition();
+    const started = performance.now();
+    let logged = started;
+    let applied = 0;
+    for (;;) {
+      this.unseen = true; // read every page: nothing of a rebuild is this process's own appends
+      const count = await this.applyNextPage(REBUILD_PAGE);
+      applied += count;
+      if (count < REBUILD_PAGE) break;
+      const now = performance.now();
+      if (now - logged >= PROGRESS_MS) {
+        logged = now;
+        const perSecond = applied / ((now - started) / 1000);
+        const at = this.projectors.map((p) => this.positions.get(p.name) ?? 0n).reduce((a, b) => (a < b ? a : b));
+        const left = Number(head - at);
+        this.log?.info({ position: String(at), head: String(head), events_per_s: Math.round(perSecond), eta_s: left > 0 ? Math.round(left / perSecond) : 0 }, 'rebuilding read models');
+      }
+    }
+    // A short page reached the head of the log as it was read; the loop takes what follows.
     if (wasRunning) this.start();
+    const failure = this.failures.values().next();
+    if (!failure.done) throw failure.value;
   }
 
   /** Applies everything currently in the log, then returns (used by rebuild and tests). */
@@ -201,14 +235,14 @@ export class ProjectionRunner implements ReadModels {
    * them in one transaction; if that fails, to each in its own transaction, so only the failing
    * projector stops. Returns how many events the page held.
    */
-  private async applyNextPage(): Promise<number> {
+  private async applyNextPage(limit = PAGE): Promise<number> {
     const healthy = this.projectors.filter((p) => !this.failures.has(p.name));
     if (healthy.length === 0) return 0;
     const from = healthy.reduce((min, p) => {
       const at = this.positions.get(p.name) ?? 0n;
       return at < min ? at : min;
     }, this.positions.get(healthy[0]!.name) ?? 0n);
-    const page = this.takeAppended(from) ?? (await this.readPage(from));
+    const page = this.takeAppended(from) ?? (await this.readPage(from, limit));
     if (page.length === 0) return 0;
     const to = page.at(-1)!.position;
     let reached: Map<string, bigint>;
@@ -290,11 +324,11 @@ export class ProjectionRunner implements ReadModels {
    * by a local append whose events were applied already (appended during the last pass) reads
    * nothing. A store without contiguous positions is always read.
    */
-  private async readPage(from: bigint): Promise<StoredEvent[]> {
+  private async readPage(from: bigint, limit = PAGE): Promise<StoredEvent[]> {
     if (!this.unseen && this.appended.size === 0 && this.store.contiguousPositions) return [];
     this.unseen = false; // before the read: a poll or waitFor during it sets it again
-    const page = await this.store.readAll({ after: from, limit: PAGE });
-    if (page.length === PAGE) this.unseen = true; // more to read
+    const page = await this.store.readAll({ after: from, limit });
+    if (page.length === limit) this.unseen = true; // more to read
     return page;
   }
 

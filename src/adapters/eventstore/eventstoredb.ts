@@ -13,8 +13,8 @@ import {
   type ResolvedEvent,
 } from '@eventstore/db-client';
 import { WrongExpectedRevisionError } from '../../core/errors.js';
-import type { AppendListener, AppendResult, EventMetadata, EventStore, ExpectedRevision, NewEvent, StoredEvent } from '../../core/event-store.js';
-import { contentHash, linkHash } from '../../core/hash-chain.js';
+import type { AppendListener, AppendResult, EventMetadata, EventStore, ExpectedRevision, NewEvent, StoredEvent } from '../../core/es/event-store.js';
+import { contentHash, linkHash } from '../../core/audit/hash-chain.js';
 
 /**
  * EventStoreDB adapter. The only file that imports the client, because the newer KurrentDB

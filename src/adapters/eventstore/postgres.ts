@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import { WrongExpectedRevisionError } from '../../core/errors.js';
-import type { AppendListener, AppendResult, EventStore, ExpectedRevision, NewEvent, StoredEvent } from '../../core/event-store.js';
-import { contentHash, linkHash } from '../../core/hash-chain.js';
-import { jsonColumn } from '../../core/json.js';
+import type { AppendListener, AppendResult, EventStore, ExpectedRevision, NewEvent, StoredEvent } from '../../core/es/event-store.js';
+import { contentHash, linkHash } from '../../core/audit/hash-chain.js';
+import { jsonColumn } from '../../core/es/json.js';
 import { StreamCache } from './stream-cache.js';
 
 /**
@@ -11,7 +11,7 @@ import { StreamCache } from './stream-cache.js';
  * Appends are serialised by a transaction-scoped advisory lock and take the next global
  * position as max+1 inside it. A later position therefore only becomes visible after every
  * earlier one has committed, and positions have no holes, so a reader can never skip an event
- * and a projector can treat a hole as corruption. Measured cost: docs/decisions.md (D-003).
+ * and a projector can treat a hole as corruption. Measured cost: docs/decisions/, D-005.
  *
  * An append is one statement, a PL/pgSQL function (D-064): its own transaction, the lock, the
  * revision check and the insert in one round trip instead of five (BEGIN, lock, head, insert,
@@ -24,7 +24,7 @@ import { StreamCache } from './stream-cache.js';
  */
 const APPEND_LOCK = 7_316_041;
 
-/** The SQLSTATE the append function raises when the stream's revision is not the expected one; `detail` holds the revision found. */
+/** The SQLSTATE the append function raises when the stream's revision is not the expected one; `detail` holds the revision found, `hint` the stream. */
 const WRONG_REVISION = 'PV409';
 
 const APPEND_FUNCTION = `
@@ -42,7 +42,7 @@ const APPEND_FUNCTION = `
     select e.revision, e.hash into current_revision, previous from events e where e.stream = p_stream order by e.revision desc limit 1;
     if p_check and current_revision is distinct from p_expected then
       raise exception 'stream % is at revision %', p_stream, coalesce(current_revision::text, 'no_stream')
-        using errcode = '${WRONG_REVISION}', detail = coalesce(current_revision::text, 'no_stream');
+        using errcode = '${WRONG_REVISION}', detail = coalesce(current_revision::text, 'no_stream'), hint = p_stream;
     end if;
     select coalesce(max(position), 0) into last_position from events;
     -- The chain is sequential: each event's link hash is the next one's previous hash
@@ -63,6 +63,16 @@ const APPEND_FUNCTION = `
 // Not a named statement: planning a function call is nothing, and on PGlite a named one would
 // switch the session to generic plans and the projection pass after it back (D-072).
 const APPEND_SQL = 'select * from pv_append_events(?, ?, ?, ?::jsonb)';
+
+/**
+ * Several streams' appends in one statement (one transaction): the same function once per
+ * stream, in the order given, each under the append lock it takes again (bulk loads: the bench's
+ * seeding). Inside one statement each call's queries still read with a fresh snapshot, so each
+ * call sees the rows of the calls before it.
+ */
+const APPEND_STREAMS_SQL = `select r.* from jsonb_array_elements(?::jsonb) with ordinality as b(item, n)
+  cross join lateral pv_append_events(b.item->>'stream', (b.item->>'expected')::integer, (b.item->>'check')::boolean, b.item->'events') as r
+  order by r.position`;
 
 export async function migrateEventStore(knex: Knex): Promise<void> {
   await knex.raw(`
@@ -135,6 +145,18 @@ async function chainEventsOfEarlierVersions(trx: Knex.Transaction): Promise<void
   await trx.raw('alter table events alter column content_hash set not null, alter column hash set not null');
 }
 
+/** What the append function takes per event: the event and its content hash (the function links it). */
+function payloadOf(events: readonly NewEvent[]) {
+  return events.map((event) => ({ id: event.id, type: event.type, version: event.version, data: event.data, metadata: event.metadata, content_hash: contentHash(event) }));
+}
+
+/** The append function's wrong-revision exception as the port's error; any other error as it is. */
+function wrongRevision(error: unknown, stream: string, expected: ExpectedRevision): unknown {
+  const { code, detail } = error as { code?: string; detail?: string };
+  if (code !== WRONG_REVISION) return error;
+  return new WrongExpectedRevisionError(stream, expected === 'no_stream' || expected === 'any' ? expected : BigInt(expected), detail === 'no_stream' || detail === undefined ? 'no_stream' : BigInt(detail));
+}
+
 interface EventRow {
   position: string | number | bigint;
   id: string;
@@ -188,23 +210,56 @@ export class PostgresEventStore implements EventStore {
   async append(stream: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
     const expected = options.expectedRevision;
-    const payload = events.map((event) => ({ id: event.id, type: event.type, version: event.version, data: event.data, metadata: event.metadata, content_hash: contentHash(event) }));
     let rows: EventRow[];
     this.cache?.beginAppend();
     try {
       ({ rows } = await this.knex
-        .raw<{ rows: EventRow[] }>(APPEND_SQL, [stream, typeof expected === 'number' ? expected : null, expected !== 'any', JSON.stringify(payload)]));
+        .raw<{ rows: EventRow[] }>(APPEND_SQL, [stream, typeof expected === 'number' ? expected : null, expected !== 'any', JSON.stringify(payloadOf(events))]));
     } catch (error) {
       this.cache?.endAppend(stream, null);
-      const { code, detail } = error as { code?: string; detail?: string };
-      if (code !== WRONG_REVISION) throw error;
-      throw new WrongExpectedRevisionError(stream, expected === 'no_stream' ? expected : BigInt(expected as number), detail === 'no_stream' || detail === undefined ? 'no_stream' : BigInt(detail));
+      throw wrongRevision(error, stream, expected);
     }
     const stored = rows.map(toStored).sort((a, b) => (a.position < b.position ? -1 : 1));
     const appended = this.cache?.endAppend(stream, stored) ?? stored;
     const last = appended.at(-1)!;
     for (const listener of this.listeners) listener(appended);
     return { revision: last.revision, position: last.position };
+  }
+
+  /**
+   * Appends to several streams in one statement, all or nothing, each stream's events checked
+   * and chained exactly as `append` does (the same function; bulk loads such as the bench's
+   * seeding, which would otherwise pay a round trip per stream). A wrong expected revision fails
+   * the whole batch with the stream it names.
+   */
+  async appendStreams(batch: readonly { stream: string; events: NewEvent[]; expectedRevision: ExpectedRevision }[]): Promise<StoredEvent[]> {
+    if (batch.length === 0) return [];
+    if (batch.some((item) => item.events.length === 0)) throw new Error('append needs at least one event');
+    const items = batch.map(({ stream, events, expectedRevision: expected }) => ({ stream, expected: typeof expected === 'number' ? expected : null, check: expected !== 'any', events: payloadOf(events) }));
+    let rows: EventRow[];
+    this.cache?.beginAppend();
+    try {
+      ({ rows } = await this.knex.raw<{ rows: EventRow[] }>(APPEND_STREAMS_SQL, [JSON.stringify(items)]));
+    } catch (error) {
+      this.cache?.endAppend(batch[0]!.stream, null);
+      // The function names the stream it refused in the exception's hint.
+      const stream = (error as { hint?: string }).hint;
+      const failed = batch.find((item) => item.stream === stream) ?? batch[0]!;
+      throw wrongRevision(error, failed.stream, failed.expectedRevision);
+    }
+    const stored = rows.map(toStored);
+    const byStream = new Map<string, StoredEvent[]>();
+    for (const event of stored) byStream.set(event.stream, [...(byStream.get(event.stream) ?? []), event]);
+    const appended: StoredEvent[] = [];
+    let first = true;
+    for (const [stream, events] of byStream) {
+      if (!first) this.cache?.beginAppend();
+      first = false;
+      appended.push(...(this.cache?.endAppend(stream, events) ?? events));
+    }
+    appended.sort((a, b) => (a.position < b.position ? -1 : 1));
+    for (const listener of this.listeners) listener(appended);
+    return appended;
   }
 
   onAppended(listener: AppendListener): () => void {

@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../../core/event-store.js';
+import type { StoredEvent } from '../../core/es/event-store.js';
 
 /** Streams kept: a few dozen cover every verification in flight (a step reads its stream, then appends to it); a pair's results make kilobytes of events. */
 const CAPACITY = 64;

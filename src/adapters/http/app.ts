@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import express, { type Express } from 'express';
 import { pinoHttp } from 'pino-http';
-import type { AppDeps } from '../../core/deps.js';
-import type { FeatureModule } from '../../core/module.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import type { FeatureModule } from '../../core/module/module.js';
 import type { ErrorStatuses } from '../../core/errors.js';
 import { bindRoute, documentRoute } from './route.js';
 import { errorMiddleware, notFoundHandler } from './error-middleware.js';
@@ -10,6 +10,8 @@ import { buildDocument, createRegistry } from './openapi.js';
 import { documentMcp, mountMcp } from './mcp-endpoint.js';
 import { logSerializers } from './log-redaction.js';
 import { restJsonParser } from './json-limits.js';
+import { bodyIdleGuard } from './timeouts.js';
+import { strictQuery } from './query.js';
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
 
 /** The REST door: every module's routes, bound to express and documented in /openapi.json. */
@@ -22,7 +24,12 @@ export function createApp(
   app.disable('x-powered-by');
   // X-Forwarded-For names the client only when it comes from a configured proxy (TRUST_PROXY).
   app.set('trust proxy', deps.config.TRUST_PROXY);
-  app.set('query parser', 'simple');
+  app.set('query parser', strictQuery);
+  // Every answer, JSON and downloads included: its content type is the one meant (issue 36 item 14).
+  app.use((_req, res, next) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    next();
+  });
 
   app.use(
     pinoHttp({
@@ -41,6 +48,8 @@ export function createApp(
       customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     }),
   );
+  // A body that stops arriving drops its connection (timeouts.ts), on every door that reads one.
+  app.use(bodyIdleGuard());
   // Before the REST JSON parser: MCP bodies may carry inline files (their own, larger limit).
   mountMcp(app, deps, modules.flatMap((m) => m.tools?.(deps) ?? []));
   app.use(restJsonParser(deps.config.JSON_BODY_LIMIT_BYTES));

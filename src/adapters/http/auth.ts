@@ -1,14 +1,14 @@
 import type { Request } from 'express';
-import type { AppDeps } from '../../core/deps.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { AccessDeniedError, AuthenticationError } from '../../core/errors.js';
-import type { Principal } from '../../core/principal.js';
-import type { Authenticator } from '../../core/authenticator.js';
-import type { AuthRequirement } from '../../core/route-spec.js';
+import { assertMayChange, type Principal } from '../../core/principal.js';
+import type { Authenticator } from '../../core/module/authenticator.js';
+import type { AuthRequirement } from '../../core/http/route-spec.js';
 
 /**
  * The caller the request's credentials (headers only) name, resolved by the authenticator the
  * credential belongs to (deps.authenticators, declared by the modules that issue credentials:
- * core/authenticator.ts); null when none are sent. Credentials that are sent but invalid are a
+ * core/module/authenticator.ts); null when none are sent. Credentials that are sent but invalid are a
  * 401 wherever they arrive (REST and MCP alike).
  */
 export async function credentialsOf(deps: AppDeps, req: Request): Promise<Principal | null> {
@@ -33,6 +33,7 @@ export async function credentialsOf(deps: AppDeps, req: Request): Promise<Princi
 
 /** Resolves a REST caller, or throws 401/403. Public routes get the caller when credentials are sent. */
 export async function authenticate(deps: AppDeps, req: Request, requirement: AuthRequirement): Promise<Principal | null> {
+  if (requirement === 'ignored') return null;
   const principal = await credentialsOf(deps, req);
   if (!principal) {
     if (requirement === 'none') return null;
@@ -45,11 +46,7 @@ export async function authenticate(deps: AppDeps, req: Request, requirement: Aut
       suggestion: 'Log in with POST /v1/accounts/login and send the access_token as a bearer token.',
     });
   }
-  if (principal.scope === 'read' && !['GET', 'HEAD'].includes(req.method)) {
-    throw new AccessDeniedError('This API key has the read scope and cannot change anything.', {
-      suggestion: 'Use an API key created with scope "full".',
-    });
-  }
+  if (!['GET', 'HEAD'].includes(req.method)) assertMayChange(principal);
   return principal;
 }
 

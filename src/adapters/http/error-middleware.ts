@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { AppError, StateValidationError, UnprocessableError, type ErrorStatuses } from '../../core/errors.js';
-import type { ErrorPageInput, Reply } from '../../core/route-spec.js';
+import { AppError, UnprocessableError, errorEnvelope, type ErrorStatuses } from '../../core/errors.js';
+import type { ErrorPageInput, Reply } from '../../core/http/route-spec.js';
 
 /**
  * The one place where errors become HTTP responses:
@@ -10,6 +10,7 @@ import type { ErrorPageInput, Reply } from '../../core/route-spec.js';
  *                          without (a domain rule the spec answers with 422), the envelope
  *   body parser errors  -> 422 (malformed JSON), 413 (too large), 415 (unknown encoding or charset),
  *                          400 (a body that is not what its Content-Encoding says)
+ *   a body the client stopped sending -> 400, logged as the client's abort (warn), never as a 500
  *   malformed %-escapes in a path parameter -> 400 VALIDATION_ERROR (express's URIError)
  *   anything else       -> 500 INTERNAL_ERROR, logged with the request id, no internals leaked
  * A page route (RouteSpec.errorPage) gets the same status with its HTML error page instead of the JSON body.
@@ -28,9 +29,9 @@ export const errorMiddleware = (catalogue: ErrorStatuses): ErrorRequestHandler =
     if (typeof error.details?.retry_after_seconds === 'number') {
       res.setHeader('Retry-After', String(error.details.retry_after_seconds));
     }
-    const status = error instanceof UnprocessableError ? 422 : error instanceof StateValidationError ? 409 : (catalogue[error.code] ?? 500);
+    const status = error.statusIn(catalogue);
     if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
-    answer(res, status, envelope(error));
+    answer(res, status, errorEnvelope(error));
     return;
   }
   const parserError = error as { type?: string; status?: number; limit?: number; message?: string };
@@ -39,50 +40,46 @@ export const errorMiddleware = (catalogue: ErrorStatuses): ErrorRequestHandler =
     return;
   }
   if (parserError.type === 'entity.too.large') {
-    answer(res, 413, envelope(new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${parserError.limit} bytes.`, {
+    answer(res, 413, errorEnvelope(new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${parserError.limit} bytes.`, {
       suggestion: 'Send a smaller body; files go to the multipart upload endpoints.',
     })));
     return;
   }
+  if (parserError.type === 'request.aborted') {
+    // The client closed the connection while sending its body: its own doing, not a fault of the
+    // service, logged at the status the error carries (400) so 5xx counts stay true (issue 36 item 15).
+    req.log?.warn({ status: parserError.status ?? 400 }, 'client aborted the request while sending its body');
+    answer(res, parserError.status ?? 400, errorEnvelope(new AppError('VALIDATION_ERROR', 'The request body ended before its Content-Length.', { suggestion: 'Send the whole body.' })));
+    return;
+  }
   if (parserError.type === 'encoding.unsupported' || parserError.type === 'charset.unsupported') {
-    answer(res, 415, envelope(new AppError('UNSUPPORTED_MEDIA_TYPE', parserError.message ?? 'Unsupported body encoding.', { suggestion: 'Send UTF-8 JSON.' })));
+    answer(res, 415, errorEnvelope(new AppError('UNSUPPORTED_MEDIA_TYPE', parserError.message ?? 'Unsupported body encoding.', { suggestion: 'Send UTF-8 JSON.' })));
     return;
   }
   if (isMalformedPathEscape(error)) {
-    answer(res, 400, envelope(new AppError('VALIDATION_ERROR', 'The URL path holds a malformed percent-encoding (a % not followed by two hexadecimal digits, or bytes that are not UTF-8).', {
+    answer(res, 400, errorEnvelope(new AppError('VALIDATION_ERROR', 'The URL path holds a malformed percent-encoding (a % not followed by two hexadecimal digits, or bytes that are not UTF-8).', {
       suggestion: 'Percent-encode each reserved or non-ASCII character of a path segment as %XX of its UTF-8 bytes (e.g. encodeURIComponent).',
     })));
     return;
   }
   if (isUndecodableBody(error)) {
     const encoding = String(req.headers['content-encoding'] ?? '').toLowerCase();
-    answer(res, 400, envelope(new AppError('VALIDATION_ERROR', `The body is not valid ${encoding} data, as its Content-Encoding header says it is.`, {
+    answer(res, 400, errorEnvelope(new AppError('VALIDATION_ERROR', `The body is not valid ${encoding} data, as its Content-Encoding header says it is.`, {
       suggestion: 'Send the body uncompressed without a Content-Encoding header, or compressed as the header says (gzip, deflate or br).',
     })));
     return;
   }
   req.log?.error({ err: error }, 'unhandled error');
-  answer(res, 500, envelope(new AppError('INTERNAL_ERROR', 'The service failed to handle this request.', {
+  answer(res, 500, errorEnvelope(new AppError('INTERNAL_ERROR', 'The service failed to handle this request.', {
     suggestion: `Retry later; if it persists, report request id ${String(req.id ?? 'unknown')}.`,
   })));
 };
 
 export const notFoundHandler: RequestHandler = (req, res) => {
-  answer(res, 404, envelope(new AppError('NOT_FOUND', `No route ${req.method} ${req.path}.`, {
+  answer(res, 404, errorEnvelope(new AppError('NOT_FOUND', `No route ${req.method} ${req.path}.`, {
     suggestion: 'See /openapi.json for the list of endpoints.',
   })));
 };
-
-export function envelope(error: AppError): { detail: Record<string, unknown> } {
-  return {
-    detail: {
-      error_code: error.code,
-      message: error.message,
-      ...(error.suggestion ? { suggestion: error.suggestion } : {}),
-      ...(error.details ? { details: error.details } : {}),
-    },
-  };
-}
 
 /** The error's answer: the JSON body, or the route's HTML error page with the same status. */
 function answer(res: Response, status: number, body: { detail: unknown }): void {

@@ -1,8 +1,8 @@
 import type { Request, RequestHandler, Response } from 'express';
 import express from 'express';
 import { AppError } from '../../core/errors.js';
-import { unrepresentableText, UNREPRESENTABLE_MESSAGE } from '../../core/text.js';
-import { invalidRequest, type RequestPart } from '../../core/validation.js';
+import { invalidUtf8At, notUtf8Message, NOT_UTF8_TYPE } from '../../core/text/utf8.js';
+import { invalidRequest, refuseUnrepresentable } from '../../core/http/validation.js';
 
 /**
  * Bounded JSON parsing for every JSON door (REST and /mcp), DESIGN.md's robustness rules.
@@ -13,7 +13,9 @@ import { invalidRequest, type RequestPart } from '../../core/validation.js';
  * string contents with the native indexOf) and a body with more entries or deeper nesting than
  * any request of this API needs is refused before it is parsed. After parsing, text that
  * PostgreSQL's JSON cannot hold (NUL, unpaired surrogates) is refused with 422 before any use
- * case sees it. Decisions: D-083 (limits), D-084 (what is refused and how).
+ * case sees it. Bytes that are not UTF-8 are refused before decoding (body-parser would put
+ * U+FFFD in their place), naming the field they are in (issue 36 item 9). Decisions: D-083
+ * (limits), D-084 (what is refused and how).
  */
 
 /**
@@ -84,6 +86,71 @@ function endOfString(buffer: Buffer, from: number): number {
   }
 }
 
+/**
+ * Where in a JSON text the byte at `offset` is: the path of keys and indexes to the string that
+ * holds it, and whether that string is an object key (the path then ends at the object). Read
+ * with the same string skipping as the structure scan; the bytes before `offset` are valid UTF-8.
+ */
+export function jsonPathAt(buffer: Buffer, offset: number): { path: (string | number)[]; inKey: boolean } {
+  type Frame = { kind: 'object'; key?: string; expectingKey: boolean } | { kind: 'array'; index: number };
+  const stack: Frame[] = [];
+  const pathOf = (inKey: boolean) =>
+    stack.flatMap((frame, i): (string | number)[] => {
+      if (frame.kind === 'array') return [frame.index];
+      return (inKey && i === stack.length - 1) || frame.key === undefined ? [] : [frame.key];
+    });
+  let at = 0;
+  while (at < offset && at < buffer.length) {
+    const byte = buffer[at]!;
+    const top = stack.at(-1);
+    if (byte === QUOTE) {
+      const end = endOfString(buffer, at + 1);
+      const isKey = top?.kind === 'object' && top.expectingKey;
+      if (end > offset) return { path: pathOf(isKey), inKey: isKey };
+      if (top?.kind === 'object' && isKey) {
+        const raw = buffer.toString('utf8', at, end);
+        try {
+          top.key = JSON.parse(raw) as string;
+        } catch {
+          top.key = raw.slice(1, -1);
+        }
+        top.expectingKey = false;
+      }
+      at = end;
+      continue;
+    }
+    if (byte === OPEN_OBJECT) stack.push({ kind: 'object', expectingKey: true });
+    else if (byte === OPEN_ARRAY) stack.push({ kind: 'array', index: 0 });
+    else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) stack.pop();
+    else if (byte === COMMA && top) {
+      if (top.kind === 'object') top.expectingKey = true;
+      else top.index++;
+    }
+    at++;
+  }
+  return { path: pathOf(false), inKey: false };
+}
+
+/** Refuses a JSON body that is not valid UTF-8, in the 422 list form naming the field (or key) the bytes are in. */
+export function refuseInvalidUtf8(bytes: Buffer): void {
+  const at = invalidUtf8At(bytes);
+  if (at === -1) return;
+  const { path, inKey } = jsonPathAt(bytes, at);
+  throw invalidRequest([{ loc: ['body', ...path], msg: `${inKey ? 'An object key: ' : ''}${notUtf8Message(bytes, at)}`, type: NOT_UTF8_TYPE }]);
+}
+
+/** Whether a JSON door's error says the body is not JSON text at all: malformed, or not UTF-8 (the MCP door answers both as a JSON-RPC parse error). */
+export function isUnparsableJson(error: unknown): boolean {
+  if ((error as { type?: string })?.type === 'entity.parse.failed') return true;
+  return error instanceof Error && 'issues' in error && Array.isArray(error.issues) && error.issues.some((issue: { type?: string }) => issue.type === NOT_UTF8_TYPE);
+}
+
+/** body-parser's check of the raw bytes, before it decodes them: a bounded structure, then UTF-8 (the charset it decodes as). */
+function verifyJsonBytes(req: Request, res: Response, bytes: Buffer, encoding: string): void {
+  refuseOversizedStructure(req, res, bytes);
+  if (encoding.toLowerCase().replace('_', '-') === 'utf-8') refuseInvalidUtf8(bytes);
+}
+
 function refuseOversizedStructure(_req: Request, _res: Response, bytes: Buffer): void {
   const verdict = scanJsonStructure(bytes);
   if (verdict.ok) return;
@@ -96,13 +163,6 @@ function refuseOversizedStructure(_req: Request, _res: Response, bytes: Buffer):
         suggestion: 'Send a flatter JSON body; no request of this API nests that deep.',
         details: { limit: MAX_JSON_DEPTH, counted: 'nesting depth' },
       });
-}
-
-/** Throws the spec's 422 list form, `loc` naming the field, when a value holds text PostgreSQL's JSON cannot store. */
-export function refuseUnrepresentable(part: RequestPart, value: unknown): void {
-  const found = unrepresentableText(value);
-  if (!found) return;
-  throw invalidRequest([{ loc: [part, ...found.path], msg: `${UNREPRESENTABLE_MESSAGE} (found: ${found.reason})`, type: 'string_unrepresentable' }]);
 }
 
 const refuseUnrepresentableBody: RequestHandler = (req, _res, next) => {
@@ -120,7 +180,7 @@ const refuseUnrepresentableBody: RequestHandler = (req, _res, next) => {
  * so a compression bomb stops at the limit), a bounded structure, representable text.
  */
 export function boundedJson(limit: number, type: string[]): RequestHandler[] {
-  return [express.json({ limit, strict: true, type, verify: refuseOversizedStructure }), refuseUnrepresentableBody];
+  return [express.json({ limit, strict: true, type, verify: verifyJsonBytes }), refuseUnrepresentableBody];
 }
 
 /** Credentials sent in headers (valid or not): authentication itself comes later, per route. */

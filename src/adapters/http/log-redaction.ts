@@ -1,11 +1,11 @@
-import type { LogRedaction, SerializedRequest } from '../../core/log-redaction.js';
-import { withoutSignatureParam, withoutUrlSignature } from '../../core/signed-urls.js';
+import type { LogRedaction, SerializedRequest } from '../../core/http/log-redaction.js';
+import { withoutSignatureParam, withoutUrlSignature } from '../../core/http/signed-urls.js';
 
 /**
  * What pino-http may write about a request and its response. URLs that are credentials never
  * reach the log (DESIGN.md's robustness rules): pre-signed download URLs (their signature, the
  * core's) and whatever the modules declare as theirs (share links' tokens, pre-signed upload
- * ids: core/log-redaction.ts), whether in the request line, its parsed parts or a redirect's
+ * ids: core/http/log-redaction.ts), whether in the request line, its parsed parts or a redirect's
  * Location header (D-085).
  */
 

@@ -1,14 +1,15 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Express, Request, Response } from 'express';
-import type { AppDeps } from '../../core/deps.js';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
+import type { AppDeps } from '../../core/module/deps.js';
 import { newCall, type Principal } from '../../core/principal.js';
-import type { ToolSpec } from '../../core/tool-spec.js';
+import type { ToolSpec } from '../../core/http/tool-spec.js';
 import { createToolServer, toolCatalogue } from '../mcp/server.js';
 import { credentialsOf } from './auth.js';
 import { documentMcpEndpoint } from './openapi.js';
-import { boundedJson } from './json-limits.js';
+import { boundedJson, isUnparsableJson } from './json-limits.js';
 
 const MCP_PATH = '/mcp';
 
@@ -25,14 +26,14 @@ export function mountMcp(app: Express, deps: AppDeps, tools: readonly ToolSpec[]
   // what the keyless tier itself needs (verify_pair with both files inline), so callers without
   // a key get no smaller limit here; the structural bound makes the limit safe (D-083).
   const bodyLimit = Math.ceil((deps.config.MCP_INLINE_MAX_BYTES * 2 * 4) / 3) + 64 * 1024;
-  const json = boundedJson(bodyLimit, ['application/json']);
+  const json = jsonRpcBody(boundedJson(bodyLimit, ['application/json']));
   // Credentials first: a caller whose key is invalid is refused before its body is read.
   const caller = async (req: Request, res: Response, next: () => void) => {
     res.locals.principal = await credentialsOf(deps, req);
     next();
   };
 
-  app.post(MCP_PATH, hostHeaderValidation(hosts), caller, ...json, async (req: Request, res: Response) => {
+  app.post(MCP_PATH, hostHeaderValidation(hosts), caller, json, async (req: Request, res: Response) => {
     const principal = res.locals.principal as Principal | null;
     const call = newCall(principal, String(req.id), req.ip ?? 'unknown');
     const server = createToolServer(deps, catalogue, call);
@@ -50,6 +51,39 @@ export function mountMcp(app: Express, deps: AppDeps, tools: readonly ToolSpec[]
   };
   app.get(MCP_PATH, notAllowed);
   app.delete(MCP_PATH, notAllowed);
+}
+
+/** A JSON-RPC 2.0 error answer, as the SDK's Streamable HTTP transport writes its own (`id` null: the request's is unknown). */
+function jsonRpcError(res: Response, status: number, code: number, message: string): void {
+  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+/** One JSON-RPC message, or a non-empty batch of them (the SDK's own schema). */
+const isJsonRpc = (body: unknown): boolean =>
+  Array.isArray(body) ? body.length > 0 && body.every((m) => JSONRPCMessageSchema.safeParse(m).success) : JSONRPCMessageSchema.safeParse(body).success;
+
+/**
+ * The MCP door's body, read by the bounded JSON parser; what an MCP client must understand is
+ * answered in JSON-RPC 2.0 at the status the SDK's transport gives it (400): a body that is not
+ * JSON text (malformed, or not UTF-8) is -32700 Parse error, JSON that is not a JSON-RPC message
+ * -32600 Invalid Request (issue 36 item 12). Limits (413), charsets (415) and unstorable text
+ * (422) keep the REST error body, as documented.
+ */
+function jsonRpcBody([parse, check]: RequestHandler[]): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    parse!(req, res, (error?: unknown) => {
+      if (error) {
+        if (!isUnparsableJson(error)) return next(error);
+        const issue = (error as { issues?: { loc: unknown[]; msg: string }[] }).issues?.[0];
+        return jsonRpcError(res, 400, -32700, `Parse error: ${issue ? `${issue.loc.join('.')}: ${issue.msg}` : (error as Error).message}`);
+      }
+      check!(req, res, (refusal?: unknown) => {
+        if (refusal) return next(refusal);
+        if (!isJsonRpc(req.body)) return jsonRpcError(res, 400, -32600, 'Invalid Request: the body is JSON but not a JSON-RPC 2.0 message (jsonrpc "2.0", a method, an id for a request) or a batch of them.');
+        next();
+      });
+    });
+  };
 }
 
 /** /mcp in /openapi.json (its answers are described with the rest of the document). */

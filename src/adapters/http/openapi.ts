@@ -1,6 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import type { RouteSpec } from '../../core/route-spec.js';
+import type { RouteSpec } from '../../core/http/route-spec.js';
 
 extendZodWithOpenApi(z);
 
@@ -62,7 +62,7 @@ export function buildDocument(registry: OpenAPIRegistry, serverUrl: string) {
 }
 
 const errorDescriptions: Record<number, string> = {
-  400: 'Bad request: a malformed percent-encoding in the path, a body that is not what its Content-Encoding says, or a rule the message names',
+  400: 'Bad request: a malformed percent-encoding in the path or the query string, a body that is not what its Content-Encoding says, or a rule the message names',
   401: 'Credentials missing, or sent but invalid (sent credentials must be valid on every route, public ones too)',
   402: 'Quota or budget used',
   403: 'Access denied',
@@ -82,8 +82,8 @@ const errorDescriptions: Record<number, string> = {
  * decoding, request validation), so each route's document names them without its spec having to.
  */
 function layerErrorStatuses(spec: RouteSpec): number[] {
-  // Credentials sent but invalid are a 401 on every route; none sent, on every non-public one.
-  const statuses = [401];
+  // Credentials sent but invalid are a 401 on every route that reads them; none sent, on every non-public one.
+  const statuses = spec.auth === 'ignored' ? [] : [401];
   // A read-scoped key changing something, or an API key where a login is required.
   if (spec.auth === 'jwt' || (spec.auth === 'any' && spec.method !== 'get')) statuses.push(403);
   // express decodes path parameters (a malformed %-escape is a 400); validation answers 422.
@@ -137,7 +137,7 @@ export function documentRoute(registry: OpenAPIRegistry, spec: RouteSpec): void 
     summary: spec.summary,
     description: spec.description,
     tags: [spec.tag],
-    security: spec.auth === 'none' ? [] : [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+    security: spec.auth === 'none' || spec.auth === 'ignored' ? [] : [{ bearerAuth: [] }, { apiKeyHeader: [] }],
     request: {
       ...(spec.params ? { params: spec.params as z.ZodObject } : {}),
       ...(spec.query ? { query: spec.query as z.ZodObject } : {}),
@@ -188,13 +188,13 @@ export function documentMcpEndpoint(registry: OpenAPIRegistry, path: string): vo
         },
       },
       202: { description: 'Notification or response accepted (no body)' },
-      400: error('Not a valid JSON-RPC message, or a body that is not what its Content-Encoding says'),
+      400: error('A JSON-RPC error: -32700 Parse error (malformed JSON, or bytes that are not UTF-8) or -32600 Invalid Request (JSON that is not a JSON-RPC message); or a body that is not what its Content-Encoding says'),
       401: error('Credentials sent but invalid'),
       403: error('Host header not allowed'),
       406: error('The Accept header must allow application/json and text/event-stream'),
-      413: error('Body larger than the MCP limit'),
+      413: error('Body larger than the MCP limit, or JSON beyond the structural limits (keys and items, nesting)'),
       415: error('Not application/json, or an unknown charset or body encoding'),
-      422: error('Malformed JSON, or JSON beyond the structural limits'),
+      422: error('Text that cannot be stored: a NUL or an unpaired surrogate (the REST list form, naming the field)'),
       429: error('Too many requests from this caller'),
     },
   });

@@ -1,11 +1,10 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
-import type { AppDeps } from '../../core/deps.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { newCall } from '../../core/principal.js';
 import { authenticate } from './auth.js';
-import type { Reply, RouteSpec } from '../../core/route-spec.js';
+import type { Reply, RouteSpec } from '../../core/http/route-spec.js';
 import { receiveUpload } from './uploads.js';
-import { invalidRequest, parsePart } from '../../core/validation.js';
-import { refuseUnrepresentable } from './json-limits.js';
+import { invalidRequest, parsePart, refuseUnrepresentable } from '../../core/http/validation.js';
 
 // Documenting a route lives with the rest of the OpenAPI document.
 export { documentRoute } from './openapi.js';

@@ -1,11 +1,11 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { AppDeps } from '../../core/deps.js';
-import { AccessDeniedError, AuthenticationError } from '../../core/errors.js';
-import type { Call } from '../../core/principal.js';
-import type { ToolProgress, ToolSpec } from '../../core/tool-spec.js';
-import { issuesFrom } from '../../core/validation.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import { AuthenticationError } from '../../core/errors.js';
+import { assertMayChange, type Call } from '../../core/principal.js';
+import type { ToolProgress, ToolSpec } from '../../core/http/tool-spec.js';
+import { issuesFrom } from '../../core/http/validation.js';
 import { toolError, validationError } from './tool-errors.js';
 
 export const SERVER_INFO = { name: 'photoverify', version: '1.0.0' };
@@ -88,9 +88,5 @@ function admit(spec: ToolSpec, call: Call): void {
       suggestion: 'Configure the MCP client to send "Authorization: Bearer <API key>" (create keys with POST /v1/apikeys/). Without a key only verify_image, verify_pair, create_upload and reading your anonymous verifications are available.',
     });
   }
-  if (call.principal?.scope === 'read' && !spec.readOnly) {
-    throw new AccessDeniedError(`This API key has the read scope and cannot call ${spec.name}, which changes something.`, {
-      suggestion: 'Use an API key created with scope "full".',
-    });
-  }
+  if (!spec.readOnly) assertMayChange(call.principal, `call ${spec.name}`);
 }

@@ -62,7 +62,27 @@ export function inspectContainer(bytes: Uint8Array, format: RawFormat | 'KDC'): 
       return inspectRaf(bytes);
     case 'CR3':
       return inspectCr3(bytes);
-    default:
+    // Not TIFF containers (CIFF, QuickTake, Minolta's blocks) or a TIFF header over a maker's own
+    // block (Phase One): no container check here, LibRaw's open and unpack decide.
+    case 'CRW':
+    case 'QTK':
+    case 'MRW':
+    case 'IIQ':
+      return { facts: { fileSize: bytes.length } };
+    // TIFF containers: their image directories say where the sensor data is and how far it runs.
+    case 'CR2':
+    case 'ARW':
+    case 'NEF':
+    case 'DNG':
+    case 'ORF':
+    case 'RW2':
+    case 'PEF':
+    case 'SRW':
+    case 'KDC':
+    case '3FR':
+    case 'MOS':
+    case 'MEF':
+    case 'ERF':
       return inspectTiffBased(bytes, format);
   }
 }

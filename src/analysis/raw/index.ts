@@ -1,5 +1,5 @@
 /** Public API of the RAW side of the analysis engine. */
-export { detectRawFormat, describeFile, detectUnsupportedRaw, unsupportedRawError, supportedRawFormats } from './format-detect.js';
+export { detectRawFormat, describeFile, detectUnsupportedRaw, rawFormatName, unsupportedRawError, supportedRawFormats } from './format-detect.js';
 export { decodeRaw, type RawDecodeOutcome, type DecodeRawOptions } from './decode.js';
 export {
   RawDecoderPool,

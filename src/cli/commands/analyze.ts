@@ -36,7 +36,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`photoverify analyze: ${message}\n`);
     return 2;
   } finally {
-    await shutdownRawDecoders();
+    shutdownRawDecoders();
   }
 }
 

@@ -1,12 +1,13 @@
 /**
  * `photoverify audit verify <verification-id> --url URL --key KEY [--trust PEM]` and
- * `photoverify audit verify --file BUNDLE --trust PEM`: the offline verifier (src/core/audit-verify.ts,
+ * `photoverify audit verify --file BUNDLE --trust PEM`: the offline verifier (src/core/audit/audit-verify.ts,
  * the same code the auditor's page runs in the browser) over a bundle fetched from the service or
  * read from a file. Each check goes to stdout as it is printed; the first broken link, named,
  * to stderr; the exit code says which (specs.ts).
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { certificateFingerprints, verifyBundle, type AuditCheck } from '../../core/audit-verify.js';
+import { certificateFingerprints, verifyBundle, type AuditCheck } from '../../core/audit/audit-verify.js';
+import { bundleReplays } from '../../modules.js';
 import { parseCommand } from '../args.js';
 import { auditSpec } from '../specs.js';
 import { ClientError, VerificationClient } from '../verify/client.js';
@@ -51,7 +52,7 @@ export async function run(argv: string[]): Promise<number> {
 
   const fingerprints = await certificateFingerprints(trust!);
   if (!fingerprints.length) return usageError(`${trustFrom!} holds no PEM certificate.`);
-  const checks = await verifyBundle(bundle, trust!);
+  const checks = await verifyBundle(bundle, trust!, bundleReplays);
   const broken = checks.find((c) => !c.ok);
   if (json) {
     process.stdout.write(`${JSON.stringify({ ok: !broken, trusted: { source: trustFrom!, sha256: fingerprints }, checks }, null, 2)}\n`);

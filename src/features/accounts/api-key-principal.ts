@@ -1,8 +1,8 @@
-import type { Authenticator } from '../../core/authenticator.js';
-import type { AppDeps } from '../../core/deps.js';
+import type { Authenticator } from '../../core/module/authenticator.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import type { Principal } from '../../core/principal.js';
 import { API_KEY_PREFIX, invalidApiKey, recordApiKeyUse, usableApiKey } from '../apikeys/index.js';
-import { findUser } from './queries.js';
+import { findUser } from '../../../projections/accounts/index.js';
 
 /**
  * The principal an API key stands for, and when the key expires (callers that keep the

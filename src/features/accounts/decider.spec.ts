@@ -307,6 +307,21 @@ describe('accountDecider', () => {
     });
   });
 
+  describe('given a registered account: ending a user’s web app sessions (the operator, issue 36)', () => {
+    const end = (user: string): AccountCommand => ({ type: 'EndUserSessions', user_id: user, now: NOW });
+
+    it('EndUserSessions records UserSessionsEnded by the operator', () => {
+      given(accountDecider, registered())
+        .when(end(MEMBER))
+        .then([{ type: 'UserSessionsEnded', data: { account_id: ACCOUNT, user_id: MEMBER, by: 'operator', ended_at: NOW.toISOString() } }]);
+    });
+
+    it('EndUserSessions for a user not in the account (or no account) is rejected', () => {
+      given(accountDecider, registered()).when(end(STRANGER)).thenThrows('USER_NOT_FOUND');
+      given(accountDecider, []).when(end(MEMBER)).thenThrows('ACCOUNT_NOT_FOUND');
+    });
+  });
+
   describe('given no account: managing users', () => {
     it('ChangeUserRole, RemoveUser and ChangePassword are rejected with ACCOUNT_NOT_FOUND', () => {
       given(accountDecider, []).when({ type: 'ChangePassword', user_id: MEMBER, password_hash: 'h', now: NOW }).thenThrows('ACCOUNT_NOT_FOUND');

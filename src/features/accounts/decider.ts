@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import { AccessDeniedError, AppError, ConflictError, NotFoundError } from '../../core/errors.js';
-import type { Decider } from '../../core/decider.js';
-import { assertNever } from '../../core/events.js';
+import type { Decider } from '../../core/es/decider.js';
+import { assertNever } from '../../core/es/events.js';
 import { accountEvents, emailClaimEvents, type AccountEvent, type EmailClaimEvent, type Plan, type UserRole } from './events.js';
-import { streamName } from '../../core/streams.js';
+import { streamName } from '../../core/es/streams.js';
 
 export const accountStream = (accountId: string) => streamName('account', accountId);
 export const emailClaimStream = (email: string) => streamName('email', crypto.createHash('sha256').update(normaliseEmail(email)).digest('hex').slice(0, 40));
@@ -36,6 +36,8 @@ export type AccountCommand =
   | { type: 'RemoveUser'; by_user_id: string; user_id: string; now: Date }
   /** The user's own change; the use case has checked the current password. */
   | { type: 'ChangePassword'; user_id: string; password_hash: string; now: Date }
+  /** The operator's (accounts:end-sessions): ends the user's web app sessions, nothing else. */
+  | { type: 'EndUserSessions'; user_id: string; now: Date }
   | {
       type: 'ChangeSettings';
       /** An account admin, or the operator (who alone may grant or end Enterprise terms). */
@@ -105,6 +107,7 @@ export const accountDecider: Decider<AccountState, AccountCommand, typeof accoun
         return { ...state, users, removed: new Map(state.removed).set(event.data.user_id, event.data.email) };
       }
       case 'PasswordChanged':
+      case 'UserSessionsEnded':
         return state;
       default:
         return assertNever(event);
@@ -178,6 +181,11 @@ export const accountDecider: Decider<AccountState, AccountCommand, typeof accoun
         if (!state.exists || !state.accountId) throw new NotFoundError('ACCOUNT_NOT_FOUND', 'Account not found.');
         if (!state.users.has(command.user_id)) throw new NotFoundError('USER_NOT_FOUND', 'No such user in this account.');
         return [{ type: 'PasswordChanged', data: { account_id: state.accountId, user_id: command.user_id, password_hash: command.password_hash, changed_at: command.now.toISOString() } }];
+      }
+      case 'EndUserSessions': {
+        if (!state.exists || !state.accountId) throw new NotFoundError('ACCOUNT_NOT_FOUND', 'Account not found.');
+        if (!state.users.has(command.user_id)) throw new NotFoundError('USER_NOT_FOUND', 'No such user in this account.');
+        return [{ type: 'UserSessionsEnded', data: { account_id: state.accountId, user_id: command.user_id, by: 'operator', ended_at: command.now.toISOString() } }];
       }
       case 'ChangeSettings': {
         if (!state.exists || !state.accountId || !state.settings) throw new NotFoundError('ACCOUNT_NOT_FOUND', 'Account not found.');

@@ -1,9 +1,9 @@
-import type { DependencyBase } from '../../core/deps.js';
-import { RateLimiter } from '../../core/rate-limit.js';
+import type { DependencyBase } from '../../core/module/deps.js';
+import { RateLimiter } from '../../core/http/rate-limit.js';
 import { configuredOrPersistedSecret } from '../../core/secrets.js';
 import { decoyHash } from './passwords.js';
 
-declare module '../../core/deps.js' {
+declare module '../../core/module/deps.js' {
   interface FeatureDeps {
     /** Signs and checks session tokens (sessions.ts): configured, or made once and kept in the data directory. */
     jwtSecret: Uint8Array;

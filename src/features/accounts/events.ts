@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, type EventOf } from '../../core/events.js';
+import { defineEvent, type EventOf } from '../../core/es/events.js';
 import { userRoles } from '../../core/principal.js';
 
 export const plans = ['free', 'basic', 'professional', 'enterprise'] as const;
@@ -8,51 +8,35 @@ export type Plan = (typeof plans)[number];
 export const selfServicePlans = ['free', 'basic', 'professional'] as const;
 export { userRoles, type UserRole } from '../../core/principal.js';
 
+/** An account's settings, as it is registered with them and as each change leaves them. */
+const accountSettings = {
+  plan: z.enum(plans),
+  billing_country: z.string().length(2),
+  monthly_budget_cap_eur: z.number().nonnegative().nullable(),
+};
+/** Who a new user of the account is, added with a password or invited. */
+const newUser = { account_id: z.uuid(), user_id: z.uuid(), email: z.string(), name: z.string(), role: z.enum(userRoles) };
+
 export const accountEvents = {
   AccountRegistered: defineEvent(
     'AccountRegistered',
-    z.object({
-      account_id: z.uuid(),
-      name: z.string(),
-      plan: z.enum(plans),
-      billing_country: z.string().length(2),
-      monthly_budget_cap_eur: z.number().nonnegative().nullable(),
-      registered_at: z.iso.datetime(),
-    }),
+    z.object({ account_id: z.uuid(), name: z.string(), ...accountSettings, registered_at: z.iso.datetime() }),
   ),
   /** Carries the settings as they stand after the change, so a reader needs no earlier event. */
   AccountSettingsChanged: defineEvent(
     'AccountSettingsChanged',
-    z.object({
-      account_id: z.uuid(),
-      plan: z.enum(plans),
-      billing_country: z.string().length(2),
-      monthly_budget_cap_eur: z.number().nonnegative().nullable(),
-      changed_at: z.iso.datetime(),
-    }),
+    z.object({ account_id: z.uuid(), ...accountSettings, changed_at: z.iso.datetime() }),
   ),
   UserAdded: defineEvent(
     'UserAdded',
-    z.object({
-      account_id: z.uuid(),
-      user_id: z.uuid(),
-      email: z.string(),
-      name: z.string(),
-      role: z.enum(userRoles),
-      password_hash: z.string(),
-      added_at: z.iso.datetime(),
-    }),
+    z.object({ ...newUser, password_hash: z.string(), added_at: z.iso.datetime() }),
     { redact: ['password_hash'] },
   ),
   /** A user the admin invited by e-mail: no password until they accept with the mailed link (D-039). */
   UserInvited: defineEvent(
     'UserInvited',
     z.object({
-      account_id: z.uuid(),
-      user_id: z.uuid(),
-      email: z.string(),
-      name: z.string(),
-      role: z.enum(userRoles),
+      ...newUser,
       /** SHA-256 of the link's token: the read model finds the invitation by it; the token itself is only in the mail. */
       token_sha256: z.string().regex(/^[0-9a-f]{64}$/),
       expires_at: z.iso.datetime(),
@@ -75,6 +59,14 @@ export const accountEvents = {
     z.object({ account_id: z.uuid(), user_id: z.uuid(), password_hash: z.string(), changed_at: z.iso.datetime() }),
     { redact: ['password_hash'] },
   ),
+  /**
+   * An operator ended the user's web app sessions (the sessions projection ends every one the
+   * user holds at this point of the log; issue 36). Passwords, API keys and the user stay.
+   */
+  UserSessionsEnded: defineEvent(
+    'UserSessionsEnded',
+    z.object({ account_id: z.uuid(), user_id: z.uuid(), by: z.literal('operator'), ended_at: z.iso.datetime() }),
+  ),
   /** The user leaves the account: their sessions and API keys stop working at once (D-036). */
   UserRemoved: defineEvent(
     'UserRemoved',
@@ -95,3 +87,29 @@ export const emailClaimEvents = {
   EmailReleased: defineEvent('EmailReleased', z.object({ email: z.string(), user_id: z.uuid(), released_at: z.iso.datetime() })),
 } as const;
 export type EmailClaimEvent = EventOf<typeof emailClaimEvents>;
+
+/**
+ * A web app (browser) session, one stream each (`appsession-<uuid>`, issue 36): the sign-in, its
+ * use (recorded at most once a minute, as an API key's is), and the sign-out. The cookie's secret
+ * is never recorded, only its SHA-256. A password change, the user's removal and an operator's
+ * UserSessionsEnded end sessions too: the sessions projection folds those account events.
+ */
+export const appSessionEvents = {
+  AppSessionStarted: defineEvent(
+    'AppSessionStarted',
+    z.object({
+      session_id: z.uuid(),
+      account_id: z.uuid(),
+      user_id: z.uuid(),
+      /** SHA-256 (hex) of the cookie's secret: the read model finds the session by it. */
+      token_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      /** When the user's password was last changed as the sign-in saw it (null: never): a later change ends the session. */
+      password_changed_at: z.iso.datetime().nullable(),
+      started_at: z.iso.datetime(),
+    }),
+    { redact: ['token_sha256'] },
+  ),
+  AppSessionUsed: defineEvent('AppSessionUsed', z.object({ session_id: z.uuid(), used_at: z.iso.datetime() })),
+  AppSessionSignedOut: defineEvent('AppSessionSignedOut', z.object({ session_id: z.uuid(), signed_out_at: z.iso.datetime() })),
+} as const;
+export type AppSessionEvent = EventOf<typeof appSessionEvents>;

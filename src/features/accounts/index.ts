@@ -4,9 +4,11 @@
  */
 export { billingCurrency } from './billing.js';
 export { normaliseEmail } from './decider.js';
-export { findAccount, findUser, findUserByEmail, listUsersOfAccount } from './queries.js';
+export { findAccount, findUser, findUserByEmail, listUsersOfAccount } from '../../../projections/accounts/index.js';
 export { logIn } from './use-cases.js';
 export { resolveJwt } from './sessions.js';
+/** The web app's server-side sessions (issue 36). */
+export { resolveAppSession, signOutAppSession, startAppSession, type AppSessionOf } from './app-sessions.js';
 export { addUser, changeAccountSettings, changeUserRole, getAccount, listAccountUsers, removeUser } from './use-cases.js';
 /** The REST bodies, so the web app's forms are read by the same rules (issue 27). */
 export { addUserBody, roleBody, settingsBody } from './routes.js';

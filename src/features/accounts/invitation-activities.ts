@@ -1,7 +1,7 @@
-import type { AppDeps } from '../../core/deps.js';
-import { parseEvent, type EventOf } from '../../core/events.js';
-import type { StoredEvent } from '../../core/event-store.js';
-import type { ActivityImplementations } from '../../core/workflow.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import { parseEvent, type EventOf } from '../../core/es/events.js';
+import type { StoredEvent } from '../../core/es/event-store.js';
+import type { ActivityImplementations } from '../../core/es/workflow.js';
 import { sameHash } from '../../core/secrets.js';
 import { actingUserId } from '../apikeys/index.js';
 import { queuedMailIds, queueOwedMail } from '../mail/index.js';
@@ -10,8 +10,8 @@ import type { accountEvents } from './events.js';
 import { invitationMessage } from './invitation-message.js';
 import type { InvitationMailActivities } from '../../../workflows/accounts/invitation-workflow.js';
 import { invitationKey, invitationSha256, invitationToken } from './invitations.js';
-import type { SweepSource } from '../../core/workflow.js';
-import { usersTable } from './queries.js';
+import type { SweepSource } from '../../core/es/workflow.js';
+import { usersTable } from '../../../projections/accounts/index.js';
 import { invitationMailId } from '../../../workflows/accounts/invitation-workflow.js';
 
 type InvitationActivityDeps = Pick<AppDeps, 'store' | 'blobs' | 'knex' | 'config' | 'now'>;

@@ -1,9 +1,9 @@
-import type { AppDeps } from '../../core/deps.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import type { OutgoingMail } from '../mail/index.js';
 import type { UserRole } from './events.js';
 import { invitationMailId } from '../../../workflows/accounts/invitation-workflow.js';
 import { invitationKey, invitationLink, invitationMail, invitationToken } from './invitations.js';
-import { findAccount, findUser } from './queries.js';
+import { findAccount, findUser } from '../../../projections/accounts/index.js';
 
 /**
  * The invitation e-mail as a message to queue: the use case (right after UserInvited) and the

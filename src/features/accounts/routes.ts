@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
-import { route, type RouteSpec } from '../../core/route-spec.js';
+import { route, type RouteSpec } from '../../core/http/route-spec.js';
 import { publicBasePath } from '../../core/config.js';
-import type { AppDeps } from '../../core/deps.js';
-import { uuidParam } from '../../core/schemas.js';
-import { oneLineText } from '../../core/text-schemas.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import { uuidParam } from '../../core/http/schemas.js';
+import { oneLineText } from '../../core/text/text-schemas.js';
 import { selfServicePlans, userRoles } from './events.js';
 import { SET_PASSWORD_PATH } from './invitations.js';
 import { renderSetPasswordPage, setPasswordHeaders } from './set-password-page.js';

@@ -1,9 +1,9 @@
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
-import type { AppDeps } from '../../core/deps.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { AuthenticationError } from '../../core/errors.js';
 import type { Principal } from '../../core/principal.js';
 import type { UserRole } from './events.js';
-import { findUser } from './queries.js';
+import { findUser } from '../../../projections/accounts/index.js';
 
 /** Session tokens (JWT, HS256) from POST /v1/accounts/login, and the principal they name. */
 const ISSUER = 'photoverify';
@@ -18,9 +18,10 @@ interface TokenSubject {
 
 /**
  * Which password a token was issued under: when it was last changed (ms), 0 if never. A token
- * whose value differs was issued before a change and is refused (D-039).
+ * whose value differs was issued before a change and is refused (D-039); a web app session
+ * started under another epoch likewise (app-sessions.ts).
  */
-const passwordEpoch = (user: Pick<TokenSubject, 'password_changed_at'>): number => (user.password_changed_at ? new Date(user.password_changed_at).getTime() : 0);
+export const passwordEpoch = (user: Pick<TokenSubject, 'password_changed_at'>): number => (user.password_changed_at ? new Date(user.password_changed_at).getTime() : 0);
 
 export async function issueAccessToken(deps: AppDeps, user: TokenSubject) {
   const issuedAt = Math.floor(deps.now().getTime() / 1000);

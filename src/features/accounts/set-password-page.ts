@@ -1,4 +1,4 @@
-import { contentSecurityPolicy, html, htmlDocument, privatePageHeaders } from '../../core/html.js';
+import { contentSecurityPolicy, html, htmlDocument, privatePageHeaders } from '../../core/text/html.js';
 
 /**
  * The page an invitation link opens (D-039): a form for the new password. The token is in the

@@ -7,9 +7,9 @@
  */
 import crypto from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { systemContext } from '../../core/commands.js';
-import { runCommand } from '../../core/decider.js';
-import type { OperatorCommand } from '../../core/operator-command.js';
+import { systemContext } from '../../core/es/commands.js';
+import { runCommand } from '../../core/es/decider.js';
+import type { OperatorCommand } from '../../core/module/operator-command.js';
 import { accountDecider, accountStream, type AccountSettings } from './decider.js';
 import { plans, type Plan } from './events.js';
 

@@ -1,18 +1,19 @@
 import crypto from 'node:crypto';
-import { commandContext, execute } from '../../core/commands.js';
-import { foldStream, runCommand, type CommandContext } from '../../core/decider.js';
-import type { AppDeps } from '../../core/deps.js';
+import { commandContext, execute } from '../../core/es/commands.js';
+import { foldStream, runCommand, type CommandContext } from '../../core/es/decider.js';
+import { parseEvent } from '../../core/es/events.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { AccessDeniedError, AppError, AuthenticationError, NotFoundError } from '../../core/errors.js';
-import { assertStorableText } from '../../core/text.js';
+import { assertStorableText } from '../../core/text/text.js';
 import { assertAccountAccess, callerOf, type Call, type Principal } from '../../core/principal.js';
 import { accountDecider, accountStream, emailClaimDecider, emailClaimStream, invitationNotFound, normaliseEmail, type AccountSettings } from './decider.js';
-import type { selfServicePlans, UserRole } from './events.js';
+import { emailClaimEvents, type selfServicePlans, type UserRole } from './events.js';
 import { revokeApiKeysOfUser } from '../apikeys/index.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { queueMail } from '../mail/index.js';
 import { invitationMessage } from './invitation-message.js';
 import { INVITATION_TOKEN_PATTERN, INVITATION_TTL_MS, invitationKey, invitationSha256, invitationToken } from './invitations.js';
-import { findAccount, findUser, findUserByEmail, findUserByInvitation, listUsersOfAccount } from './queries.js';
+import { findAccount, findUser, findUserByEmail, findUserByInvitation, listUsersOfAccount, type UserRow } from '../../../projections/accounts/index.js';
 import { issueAccessToken } from './sessions.js';
 import { toAccount, toUser, type AccountView, type UserView } from './view.js';
 
@@ -29,11 +30,11 @@ const registryContext = (context: CommandContext): CommandContext => ({ ...conte
  * Claims `email` for a new user, then runs `write`, the command that records the user. The claim
  * must come first (its append is the uniqueness check), so a write that then fails would leave
  * the address claimed by a user who does not exist: registering again would answer EMAIL_TAKEN
- * and logging in 401, for ever. Unless the account has the user after all, the claim is released.
+ * and logging in 401, for ever. Unless the account has the user after all, the claim is released;
+ * a claim a killed process left is released by the next claimant (claimEmail).
  */
 async function underEmailClaim<T>(deps: AppDeps, context: CommandContext, claim: { email: string; user_id: string; account_id: string }, write: () => Promise<T>): Promise<T> {
-  // The e-mail stream can hold one claim only: this append is the uniqueness check.
-  await runCommand(deps.store, emailClaimStream(claim.email), emailClaimDecider, { type: 'ClaimEmail', ...claim }, registryContext(context));
+  await claimEmail(deps, context, claim);
   try {
     return await write();
   } catch (error) {
@@ -42,6 +43,45 @@ async function underEmailClaim<T>(deps: AppDeps, context: CommandContext, claim:
     );
     throw error;
   }
+}
+
+/**
+ * A claim older than this whose user is not in its account was left by a process killed between
+ * the claim and the user's write (which follows the claim at once): it is released for the next
+ * claimant. Far longer than that step ever takes, so a registration in progress is never undone.
+ */
+export const ABANDONED_EMAIL_CLAIM_MS = 10 * 60_000;
+
+/**
+ * The e-mail stream can hold one claim only: this append is the uniqueness check. A claim that
+ * is taken by a user who never came to be (older than ABANDONED_EMAIL_CLAIM_MS), or by a removed
+ * user whose release was cut off, is released first and the address claimed again (issue 36).
+ */
+async function claimEmail(deps: AppDeps, context: CommandContext, claim: { email: string; user_id: string; account_id: string }): Promise<void> {
+  const append = () => runCommand(deps.store, emailClaimStream(claim.email), emailClaimDecider, { type: 'ClaimEmail', ...claim }, registryContext(context));
+  try {
+    await append();
+  } catch (error) {
+    if (!(error instanceof AppError && error.code === 'EMAIL_TAKEN') || !(await releaseAbandonedClaim(deps, context, claim.email))) throw error;
+    await append();
+  }
+}
+
+/** Releases the address's claim when its holder is no user of the account it named (see claimEmail); true when it did. */
+async function releaseAbandonedClaim(deps: AppDeps, context: CommandContext, email: string): Promise<boolean> {
+  const last = (await deps.store.readStream(emailClaimStream(email))).at(-1);
+  const claimed = last ? parseEvent(emailClaimEvents, last) : null;
+  if (!last || claimed?.type !== 'EmailClaimed') return false;
+  const holder = claimed.data;
+  const { state } = await foldStream(deps.store, accountStream(holder.account_id), accountDecider);
+  if (state.users.has(holder.user_id)) return false;
+  // A removed user's address is free once the removal is recorded; a user not written yet may still be on the way.
+  const abandoned = state.removed.has(holder.user_id) || context.now.getTime() - new Date(last.metadata.occurred_at).getTime() >= ABANDONED_EMAIL_CLAIM_MS;
+  if (!abandoned) return false;
+  // Decided on the e-mail stream's revision: of two claimants releasing it, one does; the other's release records nothing.
+  await runCommand(deps.store, emailClaimStream(email), emailClaimDecider, { type: 'ReleaseEmail', email, user_id: holder.user_id, now: context.now }, registryContext(context));
+  deps.log.warn({ user: holder.user_id }, 'an e-mail claim whose user was never recorded (or was removed) was released for a new claim');
+  return true;
 }
 
 async function releaseUnusedClaim(deps: AppDeps, context: CommandContext, claim: { email: string; user_id: string; account_id: string }): Promise<void> {
@@ -111,15 +151,7 @@ export interface LoginResult {
  * of concurrent guesses gets no more tries than the limit (a check made first would pass them all).
  */
 export async function logIn(deps: AppDeps, call: Call, input: { email: string; password: string }): Promise<LoginResult> {
-  const address = normaliseEmail(input.email);
-  const limiterKey = `${address}|${call.clientAddress}`;
-  await deps.loginLimiter.take(limiterKey, 'failed login attempts');
-  const user = await findUserByEmail(deps.knex, address);
-  const ok = await verifyPassword(input.password, user?.password_hash ?? (await deps.decoyPasswordHash));
-  if (!user || !ok) {
-    throw new AuthenticationError('INVALID_CREDENTIALS', 'Wrong e-mail address or password.', { suggestion: 'Check both and try again.' });
-  }
-  await deps.loginLimiter.reset(limiterKey);
+  const user = await checkCredentials(deps, call, input);
   const account = present(await findAccount(deps.knex, user.account_id), `account ${user.account_id}`);
   const { token, expiresAt } = await issueAccessToken(deps, user);
   return {
@@ -130,6 +162,23 @@ export async function logIn(deps: AppDeps, call: Call, input: { email: string; p
     user: toUser(user),
     account: toAccount(account),
   };
+}
+
+/**
+ * The user the e-mail address and password name (logIn's check, and the web app's sign-in:
+ * one limit, one door), or 401 INVALID_CREDENTIALS.
+ */
+export async function checkCredentials(deps: AppDeps, call: Call, input: { email: string; password: string }): Promise<UserRow> {
+  const address = normaliseEmail(input.email);
+  const limiterKey = `${address}|${call.clientAddress}`;
+  await deps.loginLimiter.take(limiterKey, 'failed login attempts');
+  const user = await findUserByEmail(deps.knex, address);
+  const ok = await verifyPassword(input.password, user?.password_hash ?? (await deps.decoyPasswordHash));
+  if (!user || !ok) {
+    throw new AuthenticationError('INVALID_CREDENTIALS', 'Wrong e-mail address or password.', { suggestion: 'Check both and try again.' });
+  }
+  await deps.loginLimiter.reset(limiterKey);
+  return user;
 }
 
 /** The calling user, their account, and how they authenticated. */

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { isoDate } from '../../core/schemas.js';
+import { isoDate } from '../../core/http/schemas.js';
 import { billingCurrency } from './billing.js';
 import { plans, userRoles } from './events.js';
-import type { AccountRow, UserRow } from './queries.js';
+import type { AccountRow, UserRow } from '../../../projections/accounts/index.js';
 
 /** The API's shape of an account and a user, and the mapping from their read-model rows. */
 export const accountSchema = z

@@ -1,12 +1,12 @@
-import { systemContext } from '../../core/commands.js';
-import { foldStream, runCommand } from '../../core/decider.js';
-import type { AppDeps } from '../../core/deps.js';
-import type { AnchorRecord } from '../../core/merkle.js';
-import type { ActivityImplementations, SweepSource } from '../../core/workflow.js';
+import { systemContext } from '../../core/es/commands.js';
+import { foldStream, runCommand } from '../../core/es/decider.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import type { AnchorRecord } from '../../core/audit/merkle.js';
+import type { ActivityImplementations, SweepSource } from '../../core/es/workflow.js';
 import { httpTimestamper } from '../../provenance/timestamp.js';
 import { anchorDecider, anchorStream } from './decider.js';
 import { anchorEvents } from './events.js';
-import { lastSealedBatch, waitingRecords, type AnchorRecordRow } from './queries.js';
+import { lastSealedBatch, waitingRecords, type AnchorRecordRow } from '../../../projections/anchors/index.js';
 import { sealBatch } from './seal.js';
 import { anchorRunId, type AnchorBatchActivities, type AnchorBatchInput } from '../../../workflows/anchors/workflow.js';
 
@@ -22,14 +22,18 @@ const READ_MODEL_WAIT_MS = 30_000;
 const anchorContext = (deps: AnchorActivityDeps, batchId: string) =>
   systemContext(deps, { actor: { type: 'system', id: 'anchors' }, correlationId: `anchor-${batchId}`, accountId: null });
 
-const recordOf = (row: AnchorRecordRow): AnchorRecord => ({
-  verification_id: row.verification_id,
-  stream: row.stream!,
-  revision: Number(row.revision),
-  event_hash: row.event_hash ?? '',
-  image_sha256: row.image_sha256,
-  raw_sha256: row.raw_sha256,
-});
+/** A waiting verification's record: every stream its bundle carries, at its head as the read model shows it (issue 35). */
+function recordOf(row: AnchorRecordRow): AnchorRecord {
+  const heads = typeof row.heads === 'string' ? (JSON.parse(row.heads) as Exclude<AnchorRecordRow['heads'], string>) : row.heads;
+  return {
+    verification_id: row.verification_id,
+    streams: Object.keys(heads)
+      .sort()
+      .map((stream) => ({ stream, revision: Number(heads[stream]!.revision), event_hash: heads[stream]!.event_hash })),
+    image_sha256: row.image_sha256,
+    raw_sha256: row.raw_sha256,
+  };
+}
 
 /**
  * The anchor batch's steps (workflows/anchors/workflow.ts). Batch n is formed only from records
@@ -52,7 +56,7 @@ export function createAnchorActivities(deps: AnchorActivityDeps): ActivityImplem
       const rows = await waitingRecords(deps.knex, size);
       if (rows.length === 0) return { outcome: 'empty' };
       const now = deps.now();
-      const dueAt = new Date(rows[0]!.completed_at!).getTime() + deps.config.ANCHOR_INTERVAL_SECONDS * 1000;
+      const dueAt = new Date(rows[0]!.waiting_since!).getTime() + deps.config.ANCHOR_INTERVAL_SECONDS * 1000;
       if (rows.length < size && now.getTime() < dueAt) return { outcome: 'not_due', recheckAt: dueAt };
       return { outcome: 'due', batch: sealBatch(batchId, rows.map(recordOf), now, await deps.signer()) };
     },
@@ -95,7 +99,7 @@ export function anchorBatchSweep(config: Pick<AppDeps['config'], 'ANCHOR_BATCH_S
     const oldest = waiting[0];
     if (!oldest) return [];
     const batchId = String((await lastSealedBatch(knex)) + 1);
-    const dueAt = new Date(oldest.completed_at!).getTime() + config.ANCHOR_INTERVAL_SECONDS * 1000;
+    const dueAt = new Date(oldest.waiting_since!).getTime() + config.ANCHOR_INTERVAL_SECONDS * 1000;
     const runs = [{ id: anchorRunId(batchId, `${oldest.verification_id}:${dueAt}`), input: { batch_id: batchId } }];
     if (waiting.length >= config.ANCHOR_BATCH_SIZE) runs.push({ id: anchorRunId(batchId, 'full'), input: { batch_id: batchId } });
     return runs;

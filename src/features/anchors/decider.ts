@@ -1,5 +1,5 @@
-import type { Decider } from '../../core/decider.js';
-import { assertNever } from '../../core/events.js';
+import type { Decider } from '../../core/es/decider.js';
+import { assertNever } from '../../core/es/events.js';
 import { anchorEvents, type AnchorEvent } from './events.js';
 
 export { anchorStream } from './events.js';

@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { defineEvent, type EventOf } from '../../core/events.js';
-import { streamName } from '../../core/streams.js';
+import { defineEvent, type EventOf } from '../../core/es/events.js';
+import { streamName } from '../../core/es/streams.js';
+import { psdExportStream } from '../psd-export/events.js';
+import { verificationStream } from '../verifications/events.js';
 
 /**
  * One anchor batch, in the stream `anchor-<batch_id>`: its sealing (the Merkle root over its
@@ -13,15 +15,19 @@ export const anchorStream = (batchId: string) => streamName('anchor', batchId);
 
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
 
-/** What a verification is anchored as (src/core/merkle.ts AnchorRecord). */
-export const anchorRecordSchema = z.object({
-  verification_id: z.uuid(),
-  stream: z.string(),
-  revision: z.number().int().nonnegative(),
-  event_hash: z.string(),
-  image_sha256: z.string(),
-  raw_sha256: z.string().nullable(),
-});
+const sealedHead = z.object({ stream: z.string(), revision: z.number().int().nonnegative(), event_hash: z.string() });
+
+/** What a verification is anchored as (src/core/audit/merkle.ts AnchorRecord): the second format (issue 35) or the first. */
+export const anchorRecordSchema = z.union([
+  z.object({ verification_id: z.uuid(), streams: z.array(sealedHead).min(1), image_sha256: z.string(), raw_sha256: z.string().nullable() }),
+  sealedHead.extend({ verification_id: z.uuid(), image_sha256: z.string(), raw_sha256: z.string().nullable() }),
+]);
+
+/**
+ * The streams of a verification that its audit bundle carries and its anchor records seal: the
+ * one list both read (src/features/auditor/bundle.ts, projections/anchors).
+ */
+export const sealedStreamsOf = (verificationId: string): string[] => [verificationStream(verificationId), psdExportStream(verificationId)].sort();
 
 export const anchorEvents = {
   /**

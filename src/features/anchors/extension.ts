@@ -1,5 +1,5 @@
-import type { ResourceExtension } from '../../core/extensions.js';
-import { anchoredInColumn } from './queries.js';
+import type { ResourceExtension } from '../../core/module/extensions.js';
+import { anchoredInColumn } from '../../../projections/anchors/index.js';
 
 /** What anchoring adds to the Verification (spec 2.1): its `anchored_in`, the batches it is sealed in ([] until it is). */
 export const verificationAnchorsExtension: ResourceExtension = {

@@ -1,10 +1,9 @@
-import type { WorkflowDeps } from '../../core/deps.js';
-import type { FeatureModule } from '../../core/module.js';
-import { registerWorkflow } from '../../core/workflow.js';
+import type { WorkflowDeps } from '../../core/module/deps.js';
+import type { FeatureModule } from '../../core/module/module.js';
+import { registerWorkflow } from '../../core/es/workflow.js';
 import { anchorBatchSweep, createAnchorActivities } from './activities.js';
 import { anchorEvents } from './events.js';
 import { verificationAnchorsExtension } from './extension.js';
-import { anchorsProjector } from '../../../projections/anchors/projection.js';
 import { anchorRoutes } from './routes.js';
 import { anchorBatchWorkflow } from '../../../workflows/anchors/workflow.js';
 
@@ -12,7 +11,6 @@ import { anchorBatchWorkflow } from '../../../workflows/anchors/workflow.js';
 export const anchorsModule = {
   name: 'anchors',
   events: [anchorEvents],
-  projectors: [anchorsProjector],
   routes: anchorRoutes,
   workflows: anchorWorkflows,
   extensions: [verificationAnchorsExtension],

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
-import type { AppDeps } from '../../core/deps.js';
-import { route, type RouteSpec } from '../../core/route-spec.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import { route, type RouteSpec } from '../../core/http/route-spec.js';
 import { ANCHOR_CERTIFICATE_PATH } from './index.js';
 import { publishedCertificate } from './use-cases.js';
 

@@ -1,10 +1,10 @@
-import { merkleRoot, recordHash, type AnchorRecord } from '../../core/merkle.js';
+import { merkleRoot, recordHash, type AnchorRecord } from '../../core/audit/merkle.js';
 import { signEs256 } from '../../provenance/es256.js';
 import type { SignerConfig } from '../../provenance/signer-config.js';
 import type { SealedAnchorBatch } from '../../../workflows/anchors/workflow.js';
 
 /**
- * Seals a batch: the Merkle root (src/core/merkle.ts) over the records' hashes in the given order,
+ * Seals a batch: the Merkle root (src/core/audit/merkle.ts) over the records' hashes in the given order,
  * and the signed tree head signed ES256 (ECDSA P-256 with SHA-256, IEEE P1363 r||s, base64) with
  * the service's signing key (the C2PA signer: C2PA_SIGNING_KEY/CHAIN or the development CA).
  */

@@ -1,20 +1,10 @@
-import type { AppDeps } from '../../core/deps.js';
-import { anchoredInColumn, anchorSummary, type AnchorSummary } from './queries.js';
+import type { Anchor } from '../../core/audit/audit-verify.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import { anchoredInColumn, anchorSummary, type AnchorSummary } from '../../../projections/anchors/index.js';
 import { certificateChainPem } from '../../provenance/es256.js';
 
-/** An `anchored_in` item (contract 2 of issue 25; docs/audit.md "Anchors"). */
-export interface AnchoredIn {
-  batch_id: string;
-  sealed_at: string;
-  root: string;
-  tree_size: number;
-  leaf_index: number;
-  record: { verification_id: string; stream: string; revision: number; event_hash: string; image_sha256: string; raw_sha256: string | null };
-  record_hash: string;
-  inclusion_proof: string[];
-  signature: { algorithm: 'ES256'; value: string; signed: string; certificate_chain: string[] };
-  timestamp: { authority: string; token: string } | null;
-}
+/** An `anchored_in` item (contract 2 of issue 25; docs/audit.md "Anchors"): the one type, the verifier's. */
+export type AnchoredIn = Anchor;
 
 /** The verification's `anchored_in` items, oldest first; the caller has checked it may see the verification. */
 export async function anchoredIn(deps: Pick<AppDeps, 'knex'>, verificationId: string): Promise<AnchoredIn[]> {

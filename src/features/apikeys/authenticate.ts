@@ -1,11 +1,11 @@
-import { runCommand } from '../../core/decider.js';
-import { systemContext } from '../../core/commands.js';
-import type { AppDeps } from '../../core/deps.js';
+import { runCommand } from '../../core/es/decider.js';
+import { systemContext } from '../../core/es/commands.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { AuthenticationError } from '../../core/errors.js';
 import { sameHash } from '../../core/secrets.js';
 import { apiKeyDecider, apiKeyStream, KEY_USE_RECORD_INTERVAL_MS } from './decider.js';
 import { hashApiKey, parseApiKey } from './key-material.js';
-import { findApiKeyByPrefix, type ApiKeyRow } from './queries.js';
+import { findApiKeyByPrefix, type ApiKeyRow } from '../../../projections/apikeys/index.js';
 
 /**
  * The key side of authenticating with an API key. The key stands for its user, with the user's

@@ -1,8 +1,8 @@
 import { AppError, NotFoundError } from '../../core/errors.js';
-import type { Decider } from '../../core/decider.js';
-import { assertNever } from '../../core/events.js';
+import type { Decider } from '../../core/es/decider.js';
+import { assertNever } from '../../core/es/events.js';
 import { apiKeyEvents, type ApiKeyEvent, type ApiKeyScope } from './events.js';
-import { streamName } from '../../core/streams.js';
+import { streamName } from '../../core/es/streams.js';
 
 export const apiKeyStream = (keyId: string) => streamName('apikey', keyId);
 

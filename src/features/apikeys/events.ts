@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, type EventOf } from '../../core/events.js';
+import { defineEvent, type EventOf } from '../../core/es/events.js';
 import { apiKeyScopes } from '../../core/principal.js';
 
 /** `full`: everything the owning user may do. `read`: only reads (GET). */

@@ -4,7 +4,7 @@
  */
 export { invalidApiKey, recordApiKeyUse, usableApiKey } from './authenticate.js';
 export { API_KEY_PREFIX } from './key-material.js';
-export { actingUserId, findApiKey } from './queries.js';
+export { actingUserId, findApiKey } from '../../../projections/apikeys/index.js';
 export { revokeApiKeysOfUser } from './use-cases.js';
 export { createApiKey, listApiKeys, revokeApiKey } from './use-cases.js';
 /** The REST create body, so the web app's form is read by the same rules (issue 27). */

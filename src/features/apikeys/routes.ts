@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { route, type RouteSpec } from '../../core/route-spec.js';
-import type { AppDeps } from '../../core/deps.js';
-import { uuidParam } from '../../core/schemas.js';
-import { oneLineText } from '../../core/text-schemas.js';
+import { route, type RouteSpec } from '../../core/http/route-spec.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import { uuidParam } from '../../core/http/schemas.js';
+import { oneLineText } from '../../core/text/text-schemas.js';
 import { apiKeyScopes } from './events.js';
 import { createApiKey, listApiKeys, revokeApiKey } from './use-cases.js';
 import { apiKeyCreated, apiKeyItem } from './view.js';
 
-/** Longest key lifetime: ten years. The spec leaves the maximum open (docs/decisions.md). */
+/** Longest key lifetime: ten years. The spec leaves the maximum open (docs/decisions/, D-004). */
 export const MAX_KEY_DAYS = 3650;
 
 export const createBody = z

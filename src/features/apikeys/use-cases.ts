@@ -1,13 +1,14 @@
 import crypto from 'node:crypto';
-import { commandContext, execute } from '../../core/commands.js';
-import type { CommandContext } from '../../core/decider.js';
-import type { AppDeps } from '../../core/deps.js';
+import { commandContext, execute } from '../../core/es/commands.js';
+import type { CommandContext } from '../../core/es/decider.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { AppError, NotFoundError } from '../../core/errors.js';
 import { assertAccountAccess, callerOf, type Call, type Principal } from '../../core/principal.js';
+import { categoryOf, type StreamReadRule } from '../../core/es/stream-read-rules.js';
 import { apiKeyDecider, apiKeyStream } from './decider.js';
 import type { ApiKeyScope } from './events.js';
 import { generateApiKey } from './key-material.js';
-import { findApiKey, findVisibleApiKey, listVisibleApiKeys, unrevokedApiKeysOfUser, type VisibleKeys } from './queries.js';
+import { findApiKey, findVisibleApiKey, listVisibleApiKeys, unrevokedApiKeysOfUser, visibleApiKeyIds, type VisibleKeys } from '../../../projections/apikeys/index.js';
 import { toApiKey, type ApiKeyCreatedView, type ApiKeyView } from './view.js';
 
 /**
@@ -18,6 +19,15 @@ const keysManagedBy = (principal: Principal): VisibleKeys => ({
   accountId: principal.accountId,
   userId: principal.role === 'admin' ? null : principal.userId,
 });
+
+/**
+ * Who may read a key's history through the audit door (`apikey-<id>`, issue 35): whoever sees the
+ * key in the list above, by the same rule (a member their own keys, an admin every key of the account).
+ */
+export const apiKeyStreamReadRule: StreamReadRule = {
+  category: categoryOf(apiKeyStream),
+  visible: ({ knex, principal }) => visibleApiKeyIds(knex, keysManagedBy(principal)),
+};
 
 /** The keys the caller manages (active, expired and revoked), newest first; raw keys are never kept. */
 export async function listApiKeys(deps: AppDeps, principal: Principal): Promise<ApiKeyView[]> {

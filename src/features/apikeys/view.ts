@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { isoDate } from '../../core/schemas.js';
+import { isoDate } from '../../core/http/schemas.js';
 import { apiKeyScopes } from './events.js';
-import type { ApiKeyRow } from './queries.js';
+import type { ApiKeyRow } from '../../../projections/apikeys/index.js';
 
 /** The API's shape of an API key (never the raw key, except once on creation), and its mapping from the read model. */
 export const apiKeyItem = z

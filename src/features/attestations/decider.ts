@@ -1,10 +1,10 @@
 import { AppError } from '../../core/errors.js';
-import type { Decider } from '../../core/decider.js';
-import { assertNever } from '../../core/events.js';
+import type { Decider } from '../../core/es/decider.js';
+import { assertNever } from '../../core/es/events.js';
 import { attestationEvents, type AttestationEvent, type CaptureAttestedData } from './events.js';
 import type { CapturePayload } from './format.js';
 import { cameraFingerprintId, captureTimeConsistent, integrityScore, jailbreakIndicators, securityScore } from './scoring.js';
-import { streamName } from '../../core/streams.js';
+import { streamName } from '../../core/es/streams.js';
 
 /** The stream id is the capture id, which is also the attestation id handed out on success. */
 export const captureStream = (captureId: string) => streamName('capture', captureId);

@@ -14,10 +14,10 @@
  * expired or already used by another verification; HASH_MISMATCH (422).
  */
 import { z } from 'zod';
-import { execute } from '../../core/commands.js';
-import type { AppDeps } from '../../core/deps.js';
+import { execute } from '../../core/es/commands.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { AppError } from '../../core/errors.js';
-import { foldStream, type CommandContext } from '../../core/decider.js';
+import { foldStream, type CommandContext } from '../../core/es/decider.js';
 import type { Call } from '../../core/principal.js';
 import { attestationDecider, captureStream, checkRedeemable, type AttestationState } from './decider.js';
 import type { CaptureAttestedData } from './events.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { route, type RouteSpec } from '../../core/route-spec.js';
-import type { AppDeps } from '../../core/deps.js';
+import { route, type RouteSpec } from '../../core/http/route-spec.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { MAX_JWS_LENGTH } from './format.js';
 import { attestCapture, issueChallenge } from './use-cases.js';
 

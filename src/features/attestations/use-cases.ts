@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
-import { commandContext, execute } from '../../core/commands.js';
-import type { AppDeps } from '../../core/deps.js';
+import { commandContext, execute } from '../../core/es/commands.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { AppError } from '../../core/errors.js';
 import { callerOf, type Call } from '../../core/principal.js';
 import { attestationDecider, captureStream } from './decider.js';
 import { verifyCaptureJws } from './format.js';
-import { findChallengeByNonceHash } from './queries.js';
+import { findChallengeByNonceHash } from '../../../projections/attestations/index.js';
 
 const nonceHash = (nonce: string) => crypto.createHash('sha256').update(nonce).digest('hex');
 

@@ -1,12 +1,10 @@
-import type { FeatureModule } from '../../core/module.js';
+import type { FeatureModule } from '../../core/module/module.js';
 import { auditErrors } from './errors.js';
-import { streamOwnersProjector } from '../../../projections/audit/projection.js';
 import { auditRoutes } from './routes.js';
 
 /** The audit history: every stream a caller owns, event by event, with secrets redacted. */
 export const auditModule = {
   name: 'audit',
-  projectors: [streamOwnersProjector],
   routes: auditRoutes,
   errors: auditErrors,
 } satisfies FeatureModule;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { route, type RouteSpec } from '../../core/route-spec.js';
-import { queryInteger } from '../../core/query-integer.js';
-import type { AppDeps } from '../../core/deps.js';
+import { route, type RouteSpec } from '../../core/http/route-spec.js';
+import { queryInteger } from '../../core/http/query-integer.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { listStreams, readStreamHistory } from './use-cases.js';
 
 const auditEvent = z
@@ -39,7 +39,9 @@ export function auditRoutes(deps: AppDeps): RouteSpec[] {
       method: 'get',
       path: '/v1/audit/streams',
       tag: 'audit',
-      summary: "List the caller's event streams, most recently changed first",
+      summary: 'List the event streams the caller may read, most recently changed first',
+      description:
+        "The streams of the caller's account that each stream's owning feature lets it read (a member the history of their own API keys, not of other users' keys; docs/audit.md). total counts only those.",
       auth: 'any',
       query: z.strictObject({
         offset: queryInteger({ min: 0, default: 0 }),
@@ -62,9 +64,9 @@ export function auditRoutes(deps: AppDeps): RouteSpec[] {
       method: 'get',
       path: '/v1/audit/streams/{stream}',
       tag: 'audit',
-      summary: 'The ordered events of one of your streams, with actor, causation, correlation, region and timestamps',
+      summary: 'The ordered events of one stream you may read, with actor, causation, correlation, region and timestamps',
       description:
-        "Secret fields (password and key hashes, tokens) are redacted and mail server details made public; each such field's digest is in redacted_fields. Every event carries its content hash, its link hash and the previous event's, so the stream's hash chain can be checked from this answer alone (docs/audit.md). Streams of other accounts answer 404 so their existence stays hidden.",
+        "Secret fields (password and key hashes, tokens) are redacted and mail server details made public; each such field's digest is in redacted_fields. Every event carries its content hash, its link hash and the previous event's, so the stream's hash chain can be checked from this answer alone (docs/audit.md). Who may read a stream is its owning feature's read rule (a member reads their own API keys' apikey-<id> streams, an admin every key's; nobody another account's; docs/audit.md): a stream the caller may not read answers 404 as an unknown one, so its existence stays hidden.",
       auth: 'any',
       params: z.strictObject({ stream: streamName }),
       query: z.strictObject({
@@ -76,7 +78,7 @@ export function auditRoutes(deps: AppDeps): RouteSpec[] {
           description: 'Events in stream order',
           schema: z.object({ stream: z.string(), account_id: z.string(), events: z.array(auditEvent), total: z.number().int(), from_revision: z.number().int() }),
         },
-        404: { description: 'No such stream in your account' },
+        404: { description: 'No such stream, or not one you may read' },
       },
       handler: async ({ params, query, principal }) => ({ status: 200, body: await readStreamHistory(deps, principal, { stream: params.stream, ...query }) }),
     }),

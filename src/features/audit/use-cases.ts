@@ -1,13 +1,13 @@
-import type { AppDeps } from '../../core/deps.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { NotFoundError } from '../../core/errors.js';
-import type { EventActor, StoredEvent } from '../../core/event-store.js';
-import { redactedData, type EventDefinition } from '../../core/events.js';
-import { canonicalJson } from '../../core/canonical-json.js';
-import { fieldDigest } from '../../core/hash-chain.js';
+import type { EventActor, StoredEvent } from '../../core/es/event-store.js';
+import { redactedData, type EventDefinition } from '../../core/es/events.js';
+import { canonicalJson } from '../../core/audit/canonical-json.js';
+import { fieldDigest } from '../../core/audit/hash-chain.js';
 import type { Principal } from '../../core/principal.js';
-import { isoDate } from '../../core/schemas.js';
+import { isoDate } from '../../core/http/schemas.js';
 import { publicMailEventData } from '../mail/index.js';
-import { findStreamOwner, pageStreamsOfAccount } from './queries.js';
+import { findVisibleStream, pageVisibleStreams } from '../../../projections/audit/index.js';
 
 export interface StreamSummary {
   stream: string;
@@ -16,13 +16,13 @@ export interface StreamSummary {
   last_recorded_at: string | null;
 }
 
-/** The caller's event streams, most recently changed first. */
+/** The event streams the caller may see (each stream's owning feature's read rule), most recently changed first. */
 export async function listStreams(
   deps: AppDeps,
   principal: Principal,
   page: { offset: number; size: number },
 ): Promise<{ items: StreamSummary[]; total: number; offset: number; size: number }> {
-  const { rows, total } = await pageStreamsOfAccount(deps.knex, principal.accountId, page);
+  const { rows, total } = await pageVisibleStreams(deps.knex, deps.streamReadRules, principal, page);
   return {
     items: rows.map((r) => ({ stream: r.stream, event_count: r.event_count, first_recorded_at: isoDate(r.first_recorded_at), last_recorded_at: isoDate(r.last_recorded_at) })),
     total,
@@ -49,7 +49,7 @@ export interface AuditEvent {
     occurred_at: string;
   };
   recorded_at: string;
-  /** The hash chain (src/core/hash-chain.ts, docs/audit.md), as stored at append time. */
+  /** The hash chain (src/core/audit/hash-chain.ts, docs/audit.md), as stored at append time. */
   content_hash: string;
   hash: string;
   previous_hash: string | null;
@@ -58,17 +58,18 @@ export interface AuditEvent {
 }
 
 /**
- * The ordered events of one of the caller's streams, secret fields redacted and server details
- * left out of mail outcomes. Streams of other
- * accounts are STREAM_NOT_FOUND, like unknown ones, so their existence stays hidden.
+ * The ordered events of one stream the caller may see, secret fields redacted and server details
+ * left out of mail outcomes. Whether it may is the owning feature's read rule (a member sees their
+ * own API keys' streams, not the admin's; nobody sees another account's): a stream it may not see
+ * is STREAM_NOT_FOUND, like an unknown one, so its existence stays hidden.
  */
 export async function readStreamHistory(
   deps: AppDeps,
   principal: Principal,
   input: { stream: string; from_revision: number; limit: number },
 ): Promise<{ stream: string; account_id: string; total: number; from_revision: number; events: AuditEvent[] }> {
-  const owner = await findStreamOwner(deps.knex, input.stream);
-  if (!owner || owner.account_id !== principal.accountId) {
+  const owner = await findVisibleStream(deps.knex, deps.streamReadRules, principal, input.stream);
+  if (!owner?.account_id) {
     throw new NotFoundError('STREAM_NOT_FOUND', 'Stream not found.', { suggestion: 'List your streams with GET /v1/audit/streams.' });
   }
   const events = await deps.store.readStream(input.stream);

@@ -1,4 +1,5 @@
-import { contentSecurityPolicy, html, htmlDocument, joinHtml, privatePageHeaders } from '../../core/html.js';
+import { contentSecurityPolicy, html, htmlDocument, joinHtml, privatePageHeaders } from '../../core/text/html.js';
+import { replayFiles } from './assets.js';
 import { ICON, STYLE } from '../sharing/index.js';
 import type { HistoryAnchor, HistoryEvent, HistoryModel } from './history.js';
 
@@ -59,8 +60,11 @@ const CHECK_SCRIPT = html`(async () => {
   status.textContent = 'Checking…';
   try {
     const { verifyBundle } = await import(root.dataset.verifier);
+    // The read models' folds, beside the verifier: each stream kind's replay (assets.ts replayFiles).
+    const replays = {};
+    for (const [kind, file] of Object.entries(JSON.parse(root.dataset.replays))) replays[kind] = (await import(new URL(file, new URL(root.dataset.verifier, location.href)).href)).replayStream;
     const [bundle, pem] = await Promise.all([fetched(root.dataset.bundle, (r) => r.json()), fetched(root.dataset.certificate, (r) => r.text())]);
-    const checks = await verifyBundle(bundle, pem);
+    const checks = await verifyBundle(bundle, pem, replays);
     list.replaceChildren(...checks.map((check) => {
       const item = document.createElement('li');
       item.dataset.check = check.name;
@@ -127,7 +131,7 @@ function anchorItem(anchor: HistoryAnchor) {
 <dl class="facts">
 <dt>Batch</dt><dd><code class="hash">${anchor.batch_id}</code></dd>
 <dt>Sealed</dt><dd><time datetime="${anchor.sealed_at}">${utc(anchor.sealed_at)}</time></dd>
-<dt>Seals</dt><dd>${anchor.sealed_event.anchor ? html`<a href="#${anchor.sealed_event.anchor}">event ${anchor.sealed_event.revision}</a>` : html`event ${anchor.sealed_event.revision}`}, hash <code class="hash">${anchor.sealed_event.hash}</code></dd>
+<dt>Seals</dt>${joinHtml(anchor.sealed_events.map((e) => html`<dd>${e.anchor ? html`<a href="#${e.anchor}">event ${e.revision}</a>` : html`event ${e.revision}`} of ${e.stream}, hash <code class="hash">${e.hash}</code></dd>`))}
 <dt>Merkle root</dt><dd><code class="hash">${anchor.root}</code> (${anchor.leaf})</dd>
 <dt>Timestamp</dt><dd>${anchor.timestamp ?? 'none (no timestamp authority configured)'}</dd>
 </dl>
@@ -141,7 +145,7 @@ export function renderHistoryPage({ model, serviceName, nonce }: { model: Histor
 <main>
 <h1>History of a verification</h1>
 <p class="subtitle">${v.name}${v.short_code ? html` · ${v.short_code}` : html``}${links.back ? html` · <a href="${links.back.href}">${links.back.label}</a>` : html``}</p>
-<section class="card" id="checks" aria-labelledby="checks-title" data-bundle="${links.bundle}" data-certificate="${links.certificate}" data-verifier="${links.verifier}">
+<section class="card" id="checks" aria-labelledby="checks-title" data-bundle="${links.bundle}" data-certificate="${links.certificate}" data-verifier="${links.verifier}" data-replays="${JSON.stringify(replayFiles)}">
 <h2 id="checks-title">Is this history intact?</h2>
 <p>Your browser checks every hash below, that the last one is sealed in a signed Merkle tree, and that the signature comes from the service’s published certificate.</p>
 <p id="check-status" role="status">These checks run in your browser with JavaScript.</p>

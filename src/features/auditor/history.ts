@@ -1,3 +1,4 @@
+import { sealedHeadsOf } from '../../core/audit/audit-verify.js';
 import type { AuditBundle } from './bundle.js';
 
 /**
@@ -18,7 +19,7 @@ export interface HistoryLinks {
   bundle: string;
   /** The service's published certificate (PEM): what the browser's checks trust. */
   certificate: string;
-  /** The compiled src/core/audit-verify.js, served by this origin. */
+  /** The compiled src/core/audit/audit-verify.js, served by this origin. */
   verifier: string;
   /** The page the history belongs to (the shared report), if any. */
   back?: { href: string; label: string };
@@ -45,7 +46,8 @@ export interface HistoryAnchor {
   root: string;
   leaf: string;
   /** Which event the anchor seals, and where it is on the page. */
-  sealed_event: { revision: number; hash: string; anchor: string };
+  /** Which events the anchor seals (the head of each stream it names), and where each is on the page. */
+  sealed_events: { stream: string; revision: number; hash: string; anchor: string }[];
   timestamp: string | null;
 }
 
@@ -97,7 +99,6 @@ export function historyModel(bundle: AuditBundle, links: HistoryLinks): HistoryM
       })),
     };
   });
-  const own = streams.find((s) => s.stream === `verification-${v.id}`);
   return {
     verification: { name: String(v.name ?? ''), short_code: String(v.short_code ?? ''), status: String(v.status ?? ''), created_at: String(v.created_at ?? '') },
     streams,
@@ -106,7 +107,12 @@ export function historyModel(bundle: AuditBundle, links: HistoryLinks): HistoryM
       sealed_at: a.sealed_at,
       root: a.root,
       leaf: `record ${a.leaf_index + 1} of ${a.tree_size}`,
-      sealed_event: { revision: a.record.revision, hash: a.record.event_hash, anchor: own?.events.find((e) => e.revision === a.record.revision)?.anchor ?? '' },
+      sealed_events: sealedHeadsOf(a.record).map((h) => ({
+        stream: h.stream,
+        revision: h.revision,
+        hash: h.event_hash,
+        anchor: streams.find((s) => s.stream === h.stream)?.events.find((e) => e.revision === h.revision)?.anchor ?? '',
+      })),
       timestamp: a.timestamp?.authority ?? null,
     })),
     links,

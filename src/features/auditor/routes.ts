@@ -2,13 +2,14 @@ import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { publicBasePath } from '../../core/config.js';
-import type { AppDeps } from '../../core/deps.js';
-import { route, type RouteSpec } from '../../core/route-spec.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import { route, type RouteSpec } from '../../core/http/route-spec.js';
 import { ANCHOR_CERTIFICATE_PATH } from '../anchors/index.js';
 import { INVITE_PARAM, SHARE_PATH_PREFIX, sharedPageErrors } from '../sharing/index.js';
 import { verificationIdParam } from '../verifications/index.js';
 import { verifierFile, verifierFiles } from './assets.js';
 import { ownerAuditBundle, sharedAuditBundle } from './bundle.js';
+import { AUDIT_BUNDLE_FORMAT } from '../../core/audit/audit-verify.js';
 import { historyModel } from './history.js';
 import { historyPageHeaders, renderHistoryPage } from './history-page.js';
 
@@ -17,10 +18,16 @@ export const ASSETS_PREFIX = '/assets/';
 
 export const bundleSchema = z
   .object({
-    format: z.literal('photoverify-audit-bundle/1'),
-    verification: z.record(z.string(), z.unknown()).describe('The Verification (owner); through a share link only id, name, short_code, status, verification_mode, file hashes and dates.'),
-    streams: z.record(z.string(), z.array(z.record(z.string(), z.unknown()))).describe('Audit events per stream, as GET /v1/audit/streams/{stream} gives them: the verification’s stream and, when it has one, its PSD export’s.'),
-    anchors: z.array(z.record(z.string(), z.unknown())).describe('The verification’s anchored_in.'),
+    format: z.literal(AUDIT_BUNDLE_FORMAT),
+    verification: z
+      .record(z.string(), z.unknown())
+      .describe(
+        'What the bundle’s hashed events replay to through the read models’ own folds (docs/audit.md “Replay”): the verification’s status, result, assurance level, verdict and reasons, metadata, file digests, results, capture facts, retention times and `psd_export`; `photoverify audit verify` replays the events again and fails on any field that differs. Through a share link only id, name, short_code, status, mode, assurance level, verdict, file hashes and dates.',
+      ),
+    streams: z
+      .record(z.string(), z.array(z.record(z.string(), z.unknown())))
+      .describe('Audit events per stream with only the fields their hashes cover (no position, no recorded_at): the verification’s stream and, when it has one, its PSD export’s.'),
+    anchors: z.array(z.record(z.string(), z.unknown())).describe('The verification’s anchored_in: each record names the streams and revisions it seals.'),
   })
   .openapi('AuditBundle');
 
@@ -103,7 +110,7 @@ export function auditorRoutes(deps: AppDeps): RouteSpec[] {
       path: `${ASSETS_PREFIX}{file}`,
       tag: 'audit',
       summary: 'The offline verifier as a JavaScript module (what the auditor’s page runs)',
-      description: `One of: ${verifierFiles.join(', ')}: src/core/audit-verify.ts compiled, WebCrypto only; the same file the CLI runs.`,
+      description: `One of: ${verifierFiles.join(', ')}: src/core/audit/audit-verify.ts compiled, WebCrypto only; the same file the CLI runs.`,
       auth: 'none',
       params: z.object({ file: z.string() }),
       produces: 'text/javascript',

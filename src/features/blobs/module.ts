@@ -1,4 +1,4 @@
-import type { FeatureModule } from '../../core/module.js';
+import type { FeatureModule } from '../../core/module/module.js';
 import { blobRoutes } from './routes.js';
 
 /** Downloads behind pre-signed URLs (the file blob store's stand-in for a CDN). */

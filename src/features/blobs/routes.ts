@@ -1,18 +1,11 @@
 import { z } from 'zod';
-import { redirect, route, type RouteSpec } from '../../core/route-spec.js';
-import type { AppDeps } from '../../core/deps.js';
+import { redirect, route, type RouteSpec } from '../../core/http/route-spec.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { openSignedBlob } from './use-cases.js';
+import { untrustedFileHeaders } from '../../core/http/http-headers.js';
 
-/**
- * The bytes are a client's upload, served from the service's own origin: the browser must take
- * the signed content type as given (no sniffing an image into HTML) and, should it render the
- * file as a document anyway, run it in a sandbox with no script, no origin and nothing loaded.
- */
-const UNTRUSTED_FILE_HEADERS = {
-  'X-Content-Type-Options': 'nosniff',
-  'Content-Security-Policy': "sandbox; default-src 'none'",
-} as const;
 
+/** The bytes are a client's upload, served from the service's own origin: untrustedFileHeaders. */
 /** Serves blobs behind pre-signed URLs (the file blob store's stand-in for a CDN). */
 export function blobRoutes(deps: AppDeps): RouteSpec[] {
   return [
@@ -34,7 +27,7 @@ export function blobRoutes(deps: AppDeps): RouteSpec[] {
         const opened = await openSignedBlob(deps, { encodedKey: params.key, ...query });
         if ('redirect' in opened) return redirect(opened.redirect);
         const { stream, contentType } = opened;
-        return { status: 200, headers: { 'Content-Type': contentType, 'Content-Disposition': 'inline', 'Cache-Control': 'private, max-age=3600', ...UNTRUSTED_FILE_HEADERS }, stream };
+        return { status: 200, headers: { ...untrustedFileHeaders(contentType), 'Cache-Control': 'private, max-age=3600' }, stream };
       },
     }),
   ];

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { AppDeps } from '../../core/deps.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { AccessDeniedError, NotFoundError } from '../../core/errors.js';
 
 export interface SignedLink {

@@ -67,7 +67,7 @@ describe('commentsDecider', () => {
       given(commentsDecider, []).when({ ...add(author, ours, COMMENT), body: '  Check the horizon.\n' } as CommentCommand).then([added()]);
     });
 
-    for (const [body, message] of [['', /empty/], [' \n\t ', /empty/], ['x'.repeat(MAX_COMMENT_LENGTH + 1), /at most 5000/], ['bell \u0007', /Control characters/], ['evil \u202Egnp.exe', /Bidirectional/], ['isolate \u2066x\u2069', /Bidirectional/]] as const) {
+    for (const [body, message] of [['', /empty/], [' \n\t ', /empty/], ['x'.repeat(MAX_COMMENT_LENGTH + 1), /at most 5000/], ['bell \u0007', /Control characters/], ['evil \u202Egnp.exe', /Bidirectional/], ['isolate \u2066x\u2069', /Bidirectional/], ['zero\u200Bwidth', /Invisible/], ['c1 \u0085', /Control characters/]] as const) {
       it(`AddComment and EditComment of ${JSON.stringify(body.slice(0, 12))} are rejected with VALIDATION_ERROR (spec 7: empty or oversized comment)`, () => {
         given(commentsDecider, []).when({ ...add(), body } as CommentCommand).thenThrows(UnprocessableError, message);
         given(commentsDecider, [added()]).when(edit(author, body)).thenThrows(UnprocessableError, message);

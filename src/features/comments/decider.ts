@@ -1,9 +1,9 @@
-import type { Decider } from '../../core/decider.js';
+import type { Decider } from '../../core/es/decider.js';
 import { AccessDeniedError, NotFoundError, UnprocessableError } from '../../core/errors.js';
-import { assertNever } from '../../core/events.js';
+import { assertNever } from '../../core/es/events.js';
 import type { UserRole } from '../../core/principal.js';
-import { streamName } from '../../core/streams.js';
-import { hasBidiFormatting } from '../../core/text.js';
+import { streamName } from '../../core/es/streams.js';
+import { multiLineTextProblem } from '../../core/text/text.js';
 import { verificationNotFound } from '../verifications/index.js';
 import { commentEvents, type CommentEvent } from './events.js';
 
@@ -58,12 +58,10 @@ export const commentNotFound = () =>
     suggestion: 'List its comments with GET /v1/verifications/{verification_id}/comments.',
   });
 
-// Tab and line breaks are text; other control characters are not.
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
-
 /**
  * A body as it is stored: surrounding white space removed. The spec's comment rules (empty,
- * oversized) and ours (no control characters but tab and line breaks) are 422 VALIDATION_ERROR
+ * oversized) and ours (multiLineTextProblem: no control characters but tab and line breaks, no bidi
+ * formatting or invisible characters) are 422 VALIDATION_ERROR
  * in the error envelope, like the tag rules; the request schema only checks the body is a
  * storable string (docs/errors.md, "Two 422 shapes").
  */
@@ -76,12 +74,9 @@ export function checkCommentBody(raw: string): string {
       details: { max_length: MAX_COMMENT_LENGTH, length: body.length },
     });
   }
-  if (CONTROL.test(body)) {
-    throw new UnprocessableError('Control characters other than tab and line breaks are not allowed in a comment.', { suggestion: 'Remove them and send the text again.' });
-  }
-  if (hasBidiFormatting(body)) {
-    throw new UnprocessableError('Bidirectional formatting characters (U+202A-U+202E, U+2066-U+2069) are not allowed in a comment: they reorder the text shown after them.', { suggestion: 'Remove them and send the text again.' });
-  }
+  // The multi-line text rule (core/text/text.ts), the one a request's instructions keep too.
+  const problem = multiLineTextProblem(body);
+  if (problem) throw new UnprocessableError(problem, { suggestion: 'Remove them and send the text again.' });
   return body;
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, type EventOf } from '../../core/events.js';
+import { defineEvent, type EventOf } from '../../core/es/events.js';
 
 /**
  * The comments of one verification, in the stream `comments-<verification_id>` (apart from the

@@ -1,15 +1,15 @@
-import type { FeatureModule } from '../../core/module.js';
+import type { FeatureModule } from '../../core/module/module.js';
+import { accountStreams } from '../../core/es/stream-read-rules.js';
+import { commentsStream } from './decider.js';
 import { commentErrors } from './errors.js';
 import { commentEvents } from './events.js';
-import { commentsProjector } from '../../../projections/comments/projection.js';
-import { commentCountColumn } from './queries.js';
+import { commentCountColumn } from '../../../projections/comments/index.js';
 import { commentRoutes } from './routes.js';
 
 /** Comments on verifications: internal to the owning account; `comment_count` on every Verification. */
 export const commentsModule = {
   name: 'comments',
   events: [commentEvents],
-  projectors: [commentsProjector],
   routes: commentRoutes,
   errors: commentErrors,
   extensions: [
@@ -18,4 +18,6 @@ export const commentsModule = {
       fieldColumns: (knex, idColumn) => ({ comment_count: commentCountColumn(knex, idColumn) }),
     },
   ],
+  // Their history: for every user of the owning account, as the feature's own reads.
+  streamReadRules: [accountStreams(commentsStream)],
 } satisfies FeatureModule;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { AppDeps } from '../../core/deps.js';
-import { storableString } from '../../core/text-schemas.js';
-import { route, type RouteSpec } from '../../core/route-spec.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import { storableString } from '../../core/text/text-schemas.js';
+import { route, type RouteSpec } from '../../core/http/route-spec.js';
 import { verificationIdParam } from '../verifications/index.js';
 import { MAX_COMMENT_LENGTH, MAX_COMMENTS_PER_VERIFICATION } from './decider.js';
 import { addComment, deleteComment, editComment, listComments } from './use-cases.js';
@@ -14,7 +14,7 @@ const commentParams = z.strictObject({ verification_id: z.uuid(), comment_id: z.
 // and that the text can be stored at all (the 422 list form).
 const commentBody = z
   .strictObject({
-    body: storableString().describe(`1 to ${MAX_COMMENT_LENGTH} characters after trimming surrounding white space; tab and line breaks are the only control characters allowed.`),
+    body: storableString().describe(`1 to ${MAX_COMMENT_LENGTH} characters after trimming surrounding white space; tab and line breaks are the only control characters allowed; no bidirectional formatting or invisible (U+200B, U+FEFF) characters.`),
   })
   .openapi('CommentBody');
 

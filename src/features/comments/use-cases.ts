@@ -1,13 +1,13 @@
 import crypto from 'node:crypto';
-import { commandContext, execute } from '../../core/commands.js';
-import { foldStream } from '../../core/decider.js';
-import type { AppDeps } from '../../core/deps.js';
+import { commandContext, execute } from '../../core/es/commands.js';
+import { foldStream } from '../../core/es/decider.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { AccessDeniedError } from '../../core/errors.js';
 import { callerOf, type Call, type Principal } from '../../core/principal.js';
 import { findUser } from '../accounts/index.js';
 import { findVerification } from '../verifications/index.js';
 import { checkAccess, commentNotFound, commentsDecider, commentsStream, type Commenter, type VerificationFacts } from './decider.js';
-import { commentsOf } from './queries.js';
+import { commentsOf } from '../../../projections/comments/index.js';
 import { fromState, toComment, type CommentView } from './view.js';
 
 /** The calling user: with an API key, the user who created it (spec 4.1: "an API key carries its owner"). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { isoDate } from '../../core/schemas.js';
+import { isoDate } from '../../core/http/schemas.js';
 import type { Comment } from './decider.js';
-import type { CommentRow } from './queries.js';
+import type { CommentRow } from '../../../projections/comments/index.js';
 
 /** The spec's Comment (2.5). */
 export const commentSchema = z

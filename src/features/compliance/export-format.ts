@@ -1,5 +1,5 @@
-import { isoDate } from '../../core/schemas.js';
-import type { ComplianceEventRow } from './queries.js';
+import { isoDate } from '../../core/http/schemas.js';
+import type { ComplianceEventRow } from '../../../projections/compliance/index.js';
 
 /**
  * The rows of a compliance export, one per processing event, as JSON Lines and as CSV. The same

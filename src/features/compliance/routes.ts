@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import type { AppDeps } from '../../core/deps.js';
-import { route, type RouteSpec } from '../../core/route-spec.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import { route, type RouteSpec } from '../../core/http/route-spec.js';
 import { complianceSummary, exportEvents, MAX_PERIOD_DAYS } from './use-cases.js';
 
 const instant = (what: string) => z.iso.datetime({ offset: true }).describe(`${what}: an RFC 3339 instant with its offset (2026-01-01T00:00:00Z).`);
 const period = {
-  from: instant('Start of the period, included (events recorded at or after it); default: 30 days before `to`').optional(),
-  to: instant('End of the period, excluded (events recorded before it); not later than now; default: now').optional(),
+  from: instant('Start of the period, included (events that occurred at or after it, by their hashed `occurred_at`); default: 30 days before `to`').optional(),
+  to: instant('End of the period, excluded (events that occurred before it); not later than now; default: now').optional(),
 };
-const periodRules = `The period is \`[from, to)\` in the time the log recorded each event (default: the 30 days up to now); \`to\` after \`from\`, at most ${MAX_PERIOD_DAYS} days later, not in the future (VALIDATION_ERROR). Admins of the account only (ACCESS_DENIED for members).`;
+const periodRules = `The period is \`[from, to)\` in each event's \`occurred_at\`, the time its hash covers (default: the 30 days up to now); \`to\` after \`from\`, at most ${MAX_PERIOD_DAYS} days later, not in the future (VALIDATION_ERROR). Admins of the account only (ACCESS_DENIED for members).`;
 
 const eventSummary = z.object({ event_id: z.string(), stream: z.string(), revision: z.number().int(), type: z.string(), processing_region: z.string(), recorded_at: z.string(), hash: z.string() }).nullable();
 const fileDigest = z.object({ sha256: z.string(), rows: z.number().int() });
@@ -45,7 +45,7 @@ export function complianceRoutes(deps: AppDeps): RouteSpec[] {
       path: '/v1/compliance/events',
       tag: 'compliance',
       summary: "Your account's processing events of a period, as JSON Lines or CSV (streamed)",
-      description: `${periodRules} One row per event: id, stream, revision, type, processing region, actor, correlation and causation ids, when it occurred and was recorded, its position in the log and its hash-chain link \`hash\` (docs/audit.md). No event data. Rows are in the order the log recorded them and stream as they are read, so a year of events neither times out nor waits to be assembled; the signed summary (GET /v1/compliance/summary, same period) gives each file's SHA-256 and row count. CSV is RFC 4180 (CRLF, quoted where needed); a cell that begins with = + - @, a tab or a carriage return gets a leading apostrophe so no spreadsheet reads it as a formula.`,
+      description: `${periodRules} One row per event: id, stream, revision, type, processing region, actor, correlation and causation ids, when it occurred and was recorded, its position in the log and its hash-chain link \`hash\` (docs/audit.md). No event data. Rows are in the order the events occurred (the log's among equal times) and stream as they are read, so a year of events neither times out nor waits to be assembled; the signed summary (GET /v1/compliance/summary, same period) gives each file's SHA-256 and row count. CSV is RFC 4180 (CRLF, quoted where needed); a cell that begins with = + - @, a tab or a carriage return gets a leading apostrophe so no spreadsheet reads it as a formula.`,
       auth: 'any',
       query: z.strictObject({ ...period, format: z.enum(['jsonl', 'csv']).default('jsonl').describe('jsonl: one JSON object per line (application/x-ndjson); csv: a header line, then one line per event (text/csv)') }),
       responses: {

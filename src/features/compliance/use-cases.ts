@@ -1,12 +1,12 @@
 import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import { EU_REGION } from '../../core/config.js';
-import type { AppDeps } from '../../core/deps.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { AccessDeniedError, ValidationError } from '../../core/errors.js';
 import type { Principal } from '../../core/principal.js';
-import { isoDate } from '../../core/schemas.js';
+import { isoDate } from '../../core/http/schemas.js';
 import { CSV_HEADER, csvRecord, EXPORT_COLUMNS, exportRecord, jsonLine, type ExportRecord } from './export-format.js';
-import { chainHeads, countsBy, edgeOfPeriod, pageOfPeriod, type ComplianceEventRow, type Cursor, type Period } from './queries.js';
+import { chainHeads, countsBy, edgeOfPeriod, pageOfPeriod, type ComplianceEventRow, type Cursor, type Period } from '../../../projections/compliance/index.js';
 import { signEs256, type Es256Signature } from '../../provenance/es256.js';
 
 /** The longest period one export covers (a year, leap day included); longer ones are exported in parts. */
@@ -67,7 +67,7 @@ async function* periodRecords(deps: AppDeps, accountId: string, period: Period):
     for (const row of rows) yield exportRecord(row);
     if (rows.length < PAGE_SIZE) return;
     const last = rows.at(-1)!;
-    after = { recorded_at: isoDate(last.recorded_at)!, position: last.position };
+    after = { occurred_at: isoDate(last.occurred_at)!, position: last.position };
   }
 }
 

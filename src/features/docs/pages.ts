@@ -1,4 +1,4 @@
-import { html, htmlDocument } from '../../core/html.js';
+import { html, htmlDocument } from '../../core/text/html.js';
 
 /**
  * The two pages a person opens first: the service's front door at `/` and the API reference at
@@ -6,6 +6,8 @@ import { html, htmlDocument } from '../../core/html.js';
  */
 
 export interface Links {
+  /** The web app, where the people of an account sign in. */
+  app: string;
   docs: string;
   openapi: string;
   health: string;
@@ -33,7 +35,8 @@ export function renderHomePage(input: { serviceName: string; version: string; re
     body: html`<main>
 <h1>${serviceName}</h1>
 <p>${serviceDescription}</p>
-<p>This is an HTTP/JSON API. Every call except health needs an API key (<code>X-API-Key</code>) or a login token (<code>Authorization: Bearer</code>); the quick start in the README shows how to get one.</p>
+<p>The people of an account work in the <a href="${links.app}">web app</a>: sign in with your e-mail address and password.</p>
+<p>Programs use the HTTP/JSON API. Every call but a few public ones (health, registration, login) needs an API key (<code>X-API-Key</code>) or a login token (<code>Authorization: Bearer</code>); the quick start in the README shows how to get one.</p>
 <ul>
   <li><a href="${links.docs}">API reference</a>: every endpoint, its parameters, responses and errors</li>
   <li><a href="${links.openapi}">OpenAPI 3.1 document</a> (<code>/openapi.json</code>), for code generators and API tools</li>

@@ -2,17 +2,17 @@ import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { publicBasePath } from '../../core/config.js';
-import type { AppDeps } from '../../core/deps.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { NotFoundError } from '../../core/errors.js';
-import { contentSecurityPolicy } from '../../core/html.js';
-import { route, type RouteSpec } from '../../core/route-spec.js';
+import { contentSecurityPolicy } from '../../core/text/html.js';
+import { route, type RouteSpec } from '../../core/http/route-spec.js';
 import { packageVersion } from '../../core/version.js';
 import { docsAssets, swaggerUiVersion } from './assets.js';
 import { prefersHtml } from './negotiation.js';
 import { renderHomePage, renderReferencePage, serviceDescription, type Links } from './pages.js';
 
 /**
- * The front door (docs/decisions.md D-044): `GET /` for people and for API clients, and the API
+ * The front door (docs/decisions/ D-044): `GET /` for people and for API clients, and the API
  * reference at `/docs`, rendered in the browser from `/openapi.json` by Swagger UI.
  */
 
@@ -25,6 +25,7 @@ const indexSchema = z
     version: z.string(),
     processing_region: z.string(),
     links: z.object({
+      app: z.string().describe('The web app (HTML), where the people of an account sign in'),
       documentation: z.string().describe('The API reference page (HTML)'),
       openapi: z.string().describe('The OpenAPI 3.1 document'),
       health: z.string().describe('Service health (no authentication)'),
@@ -42,7 +43,8 @@ const commonPageHeaders = {
 export function docsRoutes(deps: AppDeps): RouteSpec[] {
   const { PUBLIC_BASE_URL, SERVICE_NAME, PROCESSING_REGION } = deps.config;
   const basePath = publicBasePath(deps.config);
-  const pagePaths: Links = { docs: `${basePath}/docs`, openapi: `${basePath}/openapi.json`, health: `${basePath}/v1/public/health` };
+  // The web app's path is its own feature's route (`/app`); a feature below it cannot import it.
+  const pagePaths: Links = { app: `${basePath}/app`, docs: `${basePath}/docs`, openapi: `${basePath}/openapi.json`, health: `${basePath}/v1/public/health` };
   const origin = new URL(PUBLIC_BASE_URL).origin;
 
   return [
@@ -50,7 +52,7 @@ export function docsRoutes(deps: AppDeps): RouteSpec[] {
       method: 'get',
       path: '/',
       tag: 'documentation',
-      summary: 'What this service is, and links to its reference, OpenAPI document and health',
+      summary: 'What this service is, and links to its web app, reference, OpenAPI document and health',
       description:
         'Content negotiation on `Accept`: a browser (`text/html` preferred) gets a small HTML page; any other client (`application/json`, `*/*`, none) gets this JSON index with absolute links.',
       auth: 'none',
@@ -76,7 +78,7 @@ export function docsRoutes(deps: AppDeps): RouteSpec[] {
             description: serviceDescription,
             version: packageVersion,
             processing_region: PROCESSING_REGION,
-            links: { documentation: `${PUBLIC_BASE_URL}/docs`, openapi: `${PUBLIC_BASE_URL}/openapi.json`, health: `${PUBLIC_BASE_URL}/v1/public/health` },
+            links: { app: `${PUBLIC_BASE_URL}/app`, documentation: `${PUBLIC_BASE_URL}/docs`, openapi: `${PUBLIC_BASE_URL}/openapi.json`, health: `${PUBLIC_BASE_URL}/v1/public/health` },
           },
         };
       },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { route, type RouteSpec } from '../../core/route-spec.js';
-import type { AppDeps } from '../../core/deps.js';
+import { route, type RouteSpec } from '../../core/http/route-spec.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { checkHealth } from './use-cases.js';
 
 const dependency = z.object({ status: z.enum(['ok', 'degraded', 'down']), adapter: z.string(), detail: z.string().optional() });
@@ -12,7 +12,8 @@ export function healthRoutes(deps: AppDeps): RouteSpec[] {
       path: '/v1/public/health',
       tag: 'public',
       summary: 'Service health and the state of each dependency (no authentication)',
-      auth: 'none',
+      description: 'Credentials are not read: a request with a wrong, expired or revoked key or token is answered as one without.',
+      auth: 'ignored',
       responses: {
         200: {
           description: 'Healthy (status ok) or degraded',

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import net from 'node:net';
-import type { AppDeps } from '../../core/deps.js';
-import type { ProjectorStatus } from '../../core/projector.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import type { ProjectorStatus } from '../../core/es/projector.js';
 
 export type DependencyState = 'ok' | 'degraded' | 'down';
 

@@ -1,18 +1,18 @@
 import type { BlobStore } from '../../core/blob-store.js';
-import { streamCorrelations, systemContext } from '../../core/commands.js';
-import { foldStream, runCommand, type CommandContext } from '../../core/decider.js';
+import { streamCorrelations, systemContext } from '../../core/es/commands.js';
+import { foldStream, runCommand, type CommandContext } from '../../core/es/decider.js';
 import type { Config } from '../../core/config.js';
-import type { EventStore } from '../../core/event-store.js';
+import type { EventStore } from '../../core/es/event-store.js';
 import { MailSendError, type Mailer } from '../../core/mail.js';
 import type { RetryPolicy } from '../../../workflows/definition.js';
-import type { ActivityContext, ActivityImplementations } from '../../core/workflow.js';
+import type { ActivityContext, ActivityImplementations } from '../../core/es/workflow.js';
 import type { Logger } from 'pino';
 import { contentKey, parseContent, type MailContent } from './content.js';
 import { mailDecider, mailStream, type AttemptFailure, type MailCommand, type MailMessageState } from './decider.js';
 import { publicSendError, publicSendResponse } from './public-text.js';
 import type { DeliveryStep, MailDeliveryActivities } from '../../../workflows/mail/workflow.js';
-import type { SweepSource } from '../../core/workflow.js';
-import { unfinishedMailIds } from './queries.js';
+import type { SweepSource } from '../../core/es/workflow.js';
+import { unfinishedMailIds } from '../../../projections/mail/index.js';
 
 export interface MailActivityDeps {
   store: EventStore;

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { cleanName } from '../../core/text.js';
+import { cleanName } from '../../core/text/text.js';
 
 /**
  * A message's bodies live outside the event log, in the blob store, from queueing until the

@@ -1,8 +1,8 @@
-import type { Decider } from '../../core/decider.js';
-import { assertNever } from '../../core/events.js';
-import { streamName } from '../../core/streams.js';
+import type { Decider } from '../../core/es/decider.js';
+import { assertNever } from '../../core/es/events.js';
+import { streamName } from '../../core/es/streams.js';
 import { type RetryPolicy } from '../../../workflows/definition.js';
-import { retryDelayMs } from '../../core/workflow.js';
+import { retryDelayMs } from '../../core/es/workflow.js';
 import { mailEvents, type MailEvent, type MailTransport } from './events.js';
 
 export const MAIL_STREAM_CATEGORY = 'mail';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, type EventOf } from '../../core/events.js';
+import { defineEvent, type EventOf } from '../../core/es/events.js';
 
 const transport = z.enum(['smtp', 'outbox']);
 /** An SMTP reply code when the server gave one (connection failures and the outbox have none). */

@@ -4,5 +4,5 @@
  */
 export { publicMailEventData } from './public-text.js';
 export { queueOwedMail } from './owed-mail.js';
-export { queuedMailIds } from './queries.js';
+export { queuedMailIds } from '../../../projections/mail/index.js';
 export { queueMail, recordMail, type OutgoingMail } from './use-cases.js';

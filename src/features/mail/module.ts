@@ -1,17 +1,19 @@
-import type { WorkflowDeps } from '../../core/deps.js';
-import type { FeatureModule } from '../../core/module.js';
-import { registerWorkflow } from '../../core/workflow.js';
+import type { WorkflowDeps } from '../../core/module/deps.js';
+import type { FeatureModule } from '../../core/module/module.js';
+import { accountStreams } from '../../core/es/stream-read-rules.js';
+import { mailStream } from './decider.js';
+import { registerWorkflow } from '../../core/es/workflow.js';
 import { createMailActivities, mailDeliverySweep, mailRetryPolicy } from './activities.js';
 import { mailEvents } from './events.js';
-import { mailMessagesProjector } from '../../../projections/mail/projection.js';
 import { mailDeliveryWorkflow } from '../../../workflows/mail/workflow.js';
 
 /** Outgoing e-mail: queued by other features (use-cases.ts: queueMail), delivered by a workflow. No routes of its own. */
 export const mailModule = {
   name: 'mail',
   events: [mailEvents],
-  projectors: [mailMessagesProjector],
   workflows: mailWorkflows,
+  // Their history: for every user of the owning account, as the feature's own reads.
+  streamReadRules: [accountStreams(mailStream)],
 } satisfies FeatureModule;
 
 function mailWorkflows(deps: WorkflowDeps) {

@@ -1,8 +1,8 @@
-import { systemContext } from '../../core/commands.js';
-import type { AppDeps } from '../../core/deps.js';
+import { systemContext } from '../../core/es/commands.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { ValidationError } from '../../core/errors.js';
-import type { StoredEvent } from '../../core/event-store.js';
-import { ActivityError } from '../../core/workflow.js';
+import type { StoredEvent } from '../../core/es/event-store.js';
+import { ActivityError } from '../../core/es/workflow.js';
 import { recordMail, type OutgoingMail } from './use-cases.js';
 
 /**

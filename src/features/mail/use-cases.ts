@@ -1,6 +1,6 @@
-import type { CommandContext } from '../../core/decider.js';
-import { foldStream, runCommand } from '../../core/decider.js';
-import type { AppDeps } from '../../core/deps.js';
+import type { CommandContext } from '../../core/es/decider.js';
+import { foldStream, runCommand } from '../../core/es/decider.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { ValidationError } from '../../core/errors.js';
 import { MAIL_ID_PATTERN, messageIdFor } from '../../core/mail.js';
 import { contentBytes, contentKey, sha256Hex, subjectLine } from './content.js';

@@ -1,13 +1,14 @@
-import { systemContext } from '../../core/commands.js';
-import { foldStream, runCommand, type CommandContext } from '../../core/decider.js';
-import type { AppDeps } from '../../core/deps.js';
+import { systemContext } from '../../core/es/commands.js';
+import { foldStream, runCommand, type CommandContext } from '../../core/es/decider.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { AppError } from '../../core/errors.js';
-import { ActivityError, type ActivityImplementations, type SweepSource } from '../../core/workflow.js';
+import { ActivityError, type ActivityImplementations, type SweepSource } from '../../core/es/workflow.js';
 import { meterPsdExport, releasePsdExport } from '../usage/index.js';
 import { psdExportDecider, psdExportStream, type PsdExportCommand, type PsdExportState } from './decider.js';
 import { buildPsdExport, psdBlobKey } from './psd-file.js';
-import { expiredPsdExports, unfinishedPsdExports } from './queries.js';
-import { PSD_REJECTED, type PsdExportActivities, type PsdExportInput, type PsdExportStep } from '../../../workflows/psd-export/workflow.js';
+import { verificationStream } from '../verifications/events.js';
+import { expiredPsdExports, unfinishedPsdExports } from '../../../projections/psd-export/index.js';
+import { PSD_REJECTED, PSD_VERIFICATION_DELETED_REASON, type PsdExportActivities, type PsdExportInput, type PsdExportStep } from '../../../workflows/psd-export/workflow.js';
 
 export type PsdExportActivityDeps = Pick<AppDeps, 'store' | 'knex' | 'blobs' | 'log' | 'now' | 'config' | 'streamLocks'>;
 
@@ -33,6 +34,16 @@ export function createPsdExportActivities(deps: PsdExportActivityDeps): Activity
     // The run acts for the request that asked for this export: its events carry that request's correlation id.
     const requested = history.find((e) => e.type === 'PsdExportRequested' && e.data.export_id === exportId);
     return systemContext(deps, { actor: { type: 'system', id: 'psd-export' }, correlationId: requested?.metadata.correlation_id ?? exportId, accountId });
+  }
+  /**
+   * Refuses to build or complete an export of a verification deleted meanwhile (issue 36 item 6),
+   * as the verification's stream says (its read model may lag): the refusal is not retried, the
+   * run records the failure, deletes a file already stored and gives the reservation back, so
+   * nothing is charged and no file outlives the deletion.
+   */
+  async function refuseIfDeleted(verificationId: string): Promise<void> {
+    const history = await deps.store.readStream(verificationStream(verificationId));
+    if (history.some((e) => e.type === 'VerificationDeleted')) throw new ActivityError(PSD_REJECTED, PSD_VERIFICATION_DELETED_REASON, { nonRetryable: true });
   }
   const run = async (verificationId: string, command: PsdExportCommand, context: CommandContext) =>
     (await runCommand(deps.store, psdExportStream(verificationId), psdExportDecider, command, context)).state;
@@ -61,18 +72,25 @@ export function createPsdExportActivities(deps: PsdExportActivityDeps): Activity
         const { blob_key, sha256, file_size_bytes, canvas_width, canvas_height } = state.file;
         return { blob_key, sha256, file_size_bytes, canvas_width, canvas_height };
       }
+      await refuseIfDeleted(verificationId);
+      let built;
       try {
-        const built = await buildPsdExport(deps, verificationId, activity.signal);
-        return { blob_key: built.blobKey, sha256: built.sha256, file_size_bytes: built.fileSizeBytes, canvas_width: built.canvasWidth, canvas_height: built.canvasHeight };
+        built = await buildPsdExport(deps, verificationId, activity.signal);
       } catch (error) {
         // The verification is gone or cannot be exported: retrying cannot change that.
         if (error instanceof AppError && error.code !== 'SERVICE_UNAVAILABLE') throw new ActivityError(PSD_REJECTED, error.message, { nonRetryable: true, cause: error });
         throw error;
       }
+      // Deleted while it was built (a minute, for a large pair): the failure then deletes the file just stored.
+      await refuseIfDeleted(verificationId);
+      return { blob_key: built.blobKey, sha256: built.sha256, file_size_bytes: built.fileSizeBytes, canvas_width: built.canvasWidth, canvas_height: built.canvasHeight };
     },
 
     async completePsdExport(_context, verificationId, exportId, file) {
       const context = await contextFor(verificationId, exportId);
+      // Not completed (nor charged) for a verification deleted since its build: the run records the failure instead.
+      const { state: before } = await foldStream(deps.store, psdExportStream(verificationId), psdExportDecider);
+      if (!(before.status === 'completed' && before.exportId === exportId)) await refuseIfDeleted(verificationId);
       const state = await run(verificationId, { type: 'Complete', export_id: exportId, now: context.now, ...file }, context);
       const step = stepOf(state, exportId);
       // Metered on completion, once per export (usage's metering is idempotent per export id): also when this is a retry after the completion was recorded.

@@ -1,11 +1,11 @@
-import { systemContext } from '../../core/commands.js';
-import { runCommand } from '../../core/decider.js';
-import type { AppDeps } from '../../core/deps.js';
-import type { ActivityImplementations, SweepSource } from '../../core/workflow.js';
+import { systemContext } from '../../core/es/commands.js';
+import { runCommand } from '../../core/es/decider.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import type { ActivityImplementations, SweepSource } from '../../core/es/workflow.js';
 import { releasePsdExport, reservedPsdExportsBefore } from '../usage/index.js';
 import { verificationStream } from '../verifications/events.js';
 import { psdExportDecider, psdExportStream } from './decider.js';
-import { psdExportsOfDeletedVerifications, recordedPsdExportIds } from './queries.js';
+import { psdExportsOfDeletedVerifications, recordedPsdExportIds } from '../../../projections/psd-export/index.js';
 import { psdExportDeletionId, type PsdExportDeletionActivities, type PsdExportDeletionInput } from '../../../workflows/psd-export/deletion-workflow.js';
 import { psdReservationReleaseId, type PsdReservationReleaseActivities, type PsdReservationReleaseInput } from '../../../workflows/psd-export/reservation-release-workflow.js';
 

@@ -1,8 +1,8 @@
 import { describe, it } from 'vitest';
 import { given } from '../../../test/support/decider-spec.js';
-import { psdExportDecider, type PsdExportCommand } from './decider.js';
+import { psdExportDecider, type ExportableFacts, type PsdExportCommand } from './decider.js';
 import type { PsdExportEvent } from './events.js';
-import { PSD_EXPORT_TTL_MS } from '../../../workflows/psd-export/policy.js';
+import { PSD_EXPORT_TTL_MS, PSD_MAX_CANVAS_PIXELS, PSD_MAX_SIDE } from '../../../workflows/psd-export/policy.js';
 
 const T0 = new Date('2026-03-01T10:00:00.000Z');
 const DONE = new Date('2026-03-01T10:01:00.000Z');
@@ -14,8 +14,9 @@ const SECOND = '0c000000-0000-4000-8000-000000000002';
 const KEY = `verifications/0b000000-0000-4000-8000-000000000001/export.psd`;
 const FILE = { blob_key: KEY, sha256: 'a'.repeat(64), file_size_bytes: 1234, canvas_width: 3504, canvas_height: 2336 };
 
-const completedPair = { status: 'completed', mode: 'raw_pair' } as const;
-const request = (export_id = FIRST, verification: { status: string; mode: 'raw_pair' | 'image_only' } = completedPair, now = T0): PsdExportCommand => ({ type: 'Request', export_id, verification, now });
+const completedPair: ExportableFacts = { status: 'completed', mode: 'raw_pair', canvas: { width: 3504, height: 2336 } };
+const request = (export_id = FIRST, verification: Partial<ExportableFacts> = completedPair, now = T0): PsdExportCommand => ({ type: 'Request', export_id, verification: { ...completedPair, ...verification }, now });
+const pairOf = (width: number, height: number): ExportableFacts => ({ ...completedPair, canvas: { width, height } });
 const start = (export_id = FIRST): PsdExportCommand => ({ type: 'Start', export_id, now: T0 });
 const complete = (export_id = FIRST): PsdExportCommand => ({ type: 'Complete', export_id, now: DONE, ...FILE });
 const fail = (export_id = FIRST): PsdExportCommand => ({ type: 'Fail', export_id, reason: 'the RAW could not be decoded', now: DONE });
@@ -37,9 +38,14 @@ const ready = [requested(), started(), completed()];
 describe('PSD export decider', () => {
   describe('nothing requested', () => {
     it('records the request of a completed RAW+JPEG verification', () => given(psdExportDecider, []).when(request()).then([requested()]));
-    it('refuses an image-only verification', () => given(psdExportDecider, []).when(request(FIRST, { status: 'completed', mode: 'image_only' })).thenThrows('VALIDATION_ERROR'));
-    it('refuses a verification not completed', () => given(psdExportDecider, []).when(request(FIRST, { status: 'in_progress', mode: 'raw_pair' })).thenThrows('VALIDATION_ERROR'));
-    it('refuses a failed verification', () => given(psdExportDecider, []).when(request(FIRST, { status: 'failed', mode: 'raw_pair' })).thenThrows('VALIDATION_ERROR'));
+    it('refuses an image-only verification', () => given(psdExportDecider, []).when(request(FIRST, { mode: 'image_only' })).thenThrows('VALIDATION_ERROR'));
+    it('refuses a verification not completed', () => given(psdExportDecider, []).when(request(FIRST, { status: 'in_progress' })).thenThrows('VALIDATION_ERROR'));
+    it('refuses a failed verification', () => given(psdExportDecider, []).when(request(FIRST, { status: 'failed' })).thenThrows('VALIDATION_ERROR'));
+    it('refuses a photo wider than a PSD can be (30,000 px a side), however few its pixels', () => given(psdExportDecider, []).when(request(FIRST, pairOf(PSD_MAX_SIDE + 1, 2400))).thenThrows('PSD_CANVAS_TOO_LARGE'));
+    it('refuses a photo taller than a PSD can be', () => given(psdExportDecider, []).when(request(FIRST, pairOf(600, PSD_MAX_SIDE + 1))).thenThrows('PSD_CANVAS_TOO_LARGE'));
+    it('refuses a canvas beyond the pixels one export may have', () => given(psdExportDecider, []).when(request(FIRST, pairOf(12_000, 8_000))).thenThrows('PSD_CANVAS_TOO_LARGE'));
+    it('records the largest canvas accepted', () => given(psdExportDecider, []).when(request(FIRST, pairOf(PSD_MAX_CANVAS_PIXELS / 5_000, 5_000))).then([requested()]));
+    it('records a request whose canvas was not recorded (the build checks it)', () => given(psdExportDecider, []).when(request(FIRST, { canvas: null })).then([requested()]));
     it('has nothing to download', () => given(psdExportDecider, []).when(download()).thenThrows('PSD_EXPORT_NOT_FOUND'));
     it('has nothing to start, complete, fail or expire', () => {
       given(psdExportDecider, []).when(start()).thenNothing();

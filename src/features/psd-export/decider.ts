@@ -1,6 +1,6 @@
-import type { Decider } from '../../core/decider.js';
-import { assertNever } from '../../core/events.js';
-import { downloadLimitReached, notExportable, psdExportExpired, psdExportNotFound, psdNotReady } from './errors.js';
+import type { Decider } from '../../core/es/decider.js';
+import { assertNever } from '../../core/es/events.js';
+import { canvasRefusal, downloadLimitReached, notExportable, psdExportExpired, psdExportNotFound, psdNotReady } from './errors.js';
 import { psdExportEvents, type PsdExportEvent } from './events.js';
 import { PSD_DOWNLOADS_LIMIT, psdExportExpiresAt } from '../../../workflows/psd-export/policy.js';
 
@@ -10,6 +10,8 @@ export { psdExportStream } from './events.js';
 export interface ExportableFacts {
   status: string;
   mode: 'raw_pair' | 'image_only';
+  /** The photo's size as the analysis decoded it (orientation applied): the canvas. Null when not recorded (the build checks it then). */
+  canvas: { width: number; height: number } | null;
 }
 
 export interface BuiltFile {
@@ -86,6 +88,9 @@ export const psdExportDecider: Decider<PsdExportState, PsdExportCommand, typeof 
         if (verification.status !== 'completed') throw notExportable('not_completed', verification.status);
         // Idempotent: an export that exists and has neither failed nor expired is returned unchanged.
         if (!needsNewExport(state)) return [];
+        // Too large to be a PSD (or for one export's memory): refused before anything is reserved.
+        const tooLarge = verification.canvas && canvasRefusal(verification.canvas.width, verification.canvas.height);
+        if (tooLarge) throw tooLarge;
         return [{ type: 'PsdExportRequested', data: { export_id: command.export_id, regeneration: state.status !== 'none', requested_at: at } }];
       }
       case 'Start':

@@ -1,6 +1,6 @@
 import { AppError, ConflictError, NotFoundError, StateValidationError } from '../../core/errors.js';
 import { defineErrors } from '../../core/errors.js';
-import { PSD_DOWNLOADS_LIMIT } from '../../../workflows/psd-export/policy.js';
+import { PSD_DOWNLOADS_LIMIT, PSD_MAX_CANVAS_PIXELS, PSD_MAX_SIDE } from '../../../workflows/psd-export/policy.js';
 
 /** Error codes of this feature and their HTTP statuses (docs/errors.md documents each). */
 export const psdExportErrors = defineErrors({
@@ -12,6 +12,8 @@ export const psdExportErrors = defineErrors({
   PSD_NOT_READY: 409,
   /** Spec 7: the export is older than its 30 days; its file is deleted. */
   EXPIRED: 410,
+  /** The photo is larger than a PSD export can be: a side beyond the PSD format's 30,000 px, or more pixels than one export's memory allows. */
+  PSD_CANVAS_TOO_LARGE: 422,
 });
 
 type Codes = typeof psdExportErrors;
@@ -53,3 +55,27 @@ export const notExportable = (why: 'not_completed' | 'image_only', status: strin
       details: { reason: why, verification_status: status },
     },
   );
+
+const megapixels = (pixels: number) => `${Math.round(pixels / 100_000) / 10} MP`;
+
+/**
+ * The canvas (the photo's size, orientation applied) refused, or null when it fits: a side beyond
+ * PSD_MAX_SIDE (the format stops there), or more than PSD_MAX_CANVAS_PIXELS (one export's memory).
+ * The one check: the request's decision runs it before anything is reserved, the build before it renders.
+ */
+export function canvasRefusal(width: number, height: number): AppError | null {
+  const details = { canvas_width: width, canvas_height: height, max_side: PSD_MAX_SIDE, max_pixels: PSD_MAX_CANVAS_PIXELS };
+  if (Math.max(width, height) > PSD_MAX_SIDE) {
+    return new AppError('PSD_CANVAS_TOO_LARGE', `The photo is ${width}x${height} px: a PSD stops at ${PSD_MAX_SIDE.toLocaleString('en')} px a side, so it cannot be exported.`, {
+      suggestion: `A PSD export needs a photo at most ${PSD_MAX_SIDE.toLocaleString('en')} px a side and at most ${megapixels(PSD_MAX_CANVAS_PIXELS)}; nothing was charged.`,
+      details,
+    });
+  }
+  if (width * height > PSD_MAX_CANVAS_PIXELS) {
+    return new AppError('PSD_CANVAS_TOO_LARGE', `The photo is ${width}x${height} px (${megapixels(width * height)}): more than the ${megapixels(PSD_MAX_CANVAS_PIXELS)} a PSD export can have.`, {
+      suggestion: `A PSD export needs a photo of at most ${megapixels(PSD_MAX_CANVAS_PIXELS)} (${PSD_MAX_CANVAS_PIXELS.toLocaleString('en')} pixels) and ${PSD_MAX_SIDE.toLocaleString('en')} px a side; nothing was charged.`,
+      details,
+    });
+  }
+  return null;
+}

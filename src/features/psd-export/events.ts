@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineEvent, type EventOf } from '../../core/events.js';
-import { streamName } from '../../core/streams.js';
+import { defineEvent, type EventOf } from '../../core/es/events.js';
+import { streamName } from '../../core/es/streams.js';
 
 /**
  * The PSD exports of one verification, in the stream `psdexport-<verification_id>` (apart from

@@ -1,12 +1,13 @@
-import type { WorkflowDeps } from '../../core/deps.js';
-import type { FeatureModule } from '../../core/module.js';
-import { registerWorkflow } from '../../core/workflow.js';
+import type { WorkflowDeps } from '../../core/module/deps.js';
+import type { FeatureModule } from '../../core/module/module.js';
+import { accountStreams } from '../../core/es/stream-read-rules.js';
+import { psdExportStream } from './events.js';
+import { registerWorkflow } from '../../core/es/workflow.js';
 import { createPsdExportActivities, psdExportSweep } from './activities.js';
 import { createPsdCleanupActivities, psdExportDeletionSweep, psdReservationReleaseSweep } from './cleanup-activities.js';
 import { psdExportErrors } from './errors.js';
 import { psdExportEvents } from './events.js';
-import { verificationPsdExportExtension } from './extension.js';
-import { psdExportsProjector } from '../../../projections/psd-export/projection.js';
+import { usagePsdExportExtension, verificationPsdExportExtension } from './extension.js';
 import { psdExportRoutes } from './routes.js';
 import { psdExportTools } from './tools.js';
 import { psdExportWorkflow } from '../../../workflows/psd-export/workflow.js';
@@ -17,12 +18,13 @@ import { psdReservationReleaseWorkflow } from '../../../workflows/psd-export/res
 export const psdExportModule = {
   name: 'psd-export',
   events: [psdExportEvents],
-  projectors: [psdExportsProjector],
   routes: psdExportRoutes,
   tools: psdExportTools,
   workflows: psdExportWorkflows,
   errors: psdExportErrors,
-  extensions: [verificationPsdExportExtension],
+  extensions: [verificationPsdExportExtension, usagePsdExportExtension],
+  // Their history: for every user of the owning account, as the feature's own reads.
+  streamReadRules: [accountStreams(psdExportStream)],
 } satisfies FeatureModule;
 
 /** The export's lifecycle, and the recovery of what a crash or a verification's deletion leaves: a reservation no export names, a deleted verification's file. */

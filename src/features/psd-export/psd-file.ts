@@ -11,9 +11,10 @@ import { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import type { Affine } from '../../analysis/image/affine.js';
 import { FileError, StateValidationError } from '../../core/errors.js';
-import type { AppDeps } from '../../core/deps.js';
-import { jsonColumn } from '../../core/json.js';
-import { findVerification, imageOf, rawOf, renditionsOf, verificationNotFound } from '../verifications/index.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import { jsonColumn } from '../../core/es/json.js';
+import { findVerification, imageOf, rawOf, renditionsOf, verificationNotFound, type VerificationRow } from '../verifications/index.js';
+import { canvasRefusal } from './errors.js';
 import type { PsdJob, RenderedPsd } from './psd-render.js';
 import type { PsdReply } from './psd-thread.js';
 
@@ -61,6 +62,9 @@ async function readJob(deps: PsdBuildDeps, verificationId: string): Promise<PsdJ
       suggestion: row.verification_mode === 'raw_pair' ? 'Wait until the verification is completed.' : 'Submit the photo together with its RAW file.',
     });
   }
+  const canvas = canvasOf(row);
+  const tooLarge = canvas && canvasRefusal(canvas.width, canvas.height);
+  if (tooLarge) throw tooLarge;
   const raw = rawOf(row);
   const renditions = renditionsOf(row);
   const heatmap = renditions.heatmap;
@@ -86,6 +90,12 @@ async function readJob(deps: PsdBuildDeps, verificationId: string): Promise<PsdJ
     imageToReference: registration.imageToReference,
     facts: { verificationId, shortCode: row.short_code, assuranceLevel: row.assurance_level ?? 'unrated', name: row.name },
   };
+}
+
+/** The photo's size as the analysis decoded it (orientation applied), which is the PSD's canvas; null when not recorded. */
+export function canvasOf(row: VerificationRow): { width: number; height: number } | null {
+  const { width, height } = jsonColumn<{ width?: unknown; height?: unknown }>(row.image_metadata) ?? {};
+  return Number.isInteger(width) && Number.isInteger(height) ? { width: width as number, height: height as number } : null;
 }
 
 /** Renders in a thread of its own, terminated when done or when `signal` aborts (a synchronous PSD write cannot be interrupted otherwise). */

@@ -11,6 +11,7 @@ import sharp from 'sharp';
 import { decodeRaw, renderReference, shutdownRawDecoders } from '../../analysis/raw/index.js';
 import type { RgbImage } from '../../analysis/types.js';
 import { StateValidationError } from '../../core/errors.js';
+import { canvasRefusal } from './errors.js';
 import { type PsdFacts, writePsdDocument } from './psd-document.js';
 import { heatmapPixels, photoPixels, registeredRendition } from './psd-pixels.js';
 
@@ -39,6 +40,9 @@ export async function renderPsd(job: PsdJob): Promise<RenderedPsd> {
   let reference: RgbImage | undefined = job.rawLayer.kind === 'rendition' ? await pngPixels(job.rawLayer.png) : await renderRawReference(job.rawLayer.raw);
   const photo = await photoPixels(job.image);
   const { width, height } = photo;
+  // A pair whose size was not recorded (verified before it was) is checked here, before any other canvas-sized buffer.
+  const tooLarge = canvasRefusal(width, height);
+  if (tooLarge) throw tooLarge;
   const rendition = registeredRendition(reference, job.imageToReference, width, height);
   reference = undefined;
   const heatmap = await heatmapPixels(job.heatmapPng, width, height);

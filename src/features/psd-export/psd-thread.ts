@@ -10,7 +10,13 @@ export type PsdReply =
   | { ok: true; psd: RenderedPsd }
   | { ok: false; appError?: { code: AppError['code']; message: string; suggestion?: string }; message: string };
 
-parentPort?.once('message', async (job: PsdJob) => {
+parentPort?.once('message', (job: PsdJob) => {
+  // Every failure of the render is a reply; a reply that cannot be posted fails the thread: thrown
+  // outside the promise, it reaches renderInThread as the worker's 'error'.
+  answer(job).catch((error: unknown) => queueMicrotask(() => { throw error; }));
+});
+
+async function answer(job: PsdJob): Promise<void> {
   let reply: PsdReply;
   try {
     const psd = await renderPsd(job);
@@ -24,4 +30,4 @@ parentPort?.once('message', async (job: PsdJob) => {
         : { ok: false, message: (error as Error)?.stack ?? String(error) };
   }
   parentPort!.postMessage(reply);
-});
+}

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import type { AppDeps } from '../../core/deps.js';
-import { queryInteger } from '../../core/query-integer.js';
-import { redirect, route, type RouteSpec } from '../../core/route-spec.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import { queryInteger } from '../../core/http/query-integer.js';
+import { redirect, route, type RouteSpec } from '../../core/http/route-spec.js';
 import { verificationIdParam } from '../verifications/index.js';
 import { downloadPsdExport, getPsdExport, MAX_WAIT_SECONDS, PSD_DOWNLOAD_URL_TTL_SECONDS, requestPsdExport } from './use-cases.js';
 import { psdExportStatusSchema } from './view.js';
+import { PSD_MAX_CANVAS_PIXELS, PSD_MAX_SIDE } from '../../../workflows/psd-export/policy.js';
 
 export const waitQuery = z.strictObject({
   wait: queryInteger({ min: 0, max: MAX_WAIT_SECONDS, default: 0 }).describe(`Seconds to wait (0-${MAX_WAIT_SECONDS}) for the export to complete or fail before answering; the answer goes out as soon as it does.`),
@@ -32,6 +33,7 @@ export function psdExportRoutes(deps: AppDeps): RouteSpec[] {
         403: { description: 'NOT_ENTITLED: the plan is below Professional' },
         404: { description: 'VERIFICATION_NOT_FOUND (also when not yours)' },
         409: { description: 'VALIDATION_ERROR: the verification is not completed, or image-only' },
+        422: { description: `PSD_CANVAS_TOO_LARGE: the photo is more than ${PSD_MAX_SIDE.toLocaleString('en')} px a side (the PSD format's limit) or more than ${PSD_MAX_CANVAS_PIXELS.toLocaleString('en')} pixels (one export's memory); nothing is reserved or charged. Also a \`wait\` outside 0-20.` },
       },
       handler: async ({ params, query, call }) => ({
         status: 202,
@@ -54,13 +56,13 @@ export function psdExportRoutes(deps: AppDeps): RouteSpec[] {
       path: `${path}/download`,
       tag: 'psd-export',
       summary: 'Download the PSD: a redirect to a signed URL, one of the export’s 5 downloads',
-      description: `Each answered redirect counts one download (downloads_used + 1); the signed URL is valid ${PSD_DOWNLOAD_URL_TTL_SECONDS / 60} minutes. A HEAD request checks the same conditions and answers 204 without a URL and without counting.`,
+      description: `Each answered redirect counts one download (downloads_used + 1): a change, so a read-scope API key is refused (403 ACCESS_DENIED), as the MCP tool refuses it. The signed URL is valid ${PSD_DOWNLOAD_URL_TTL_SECONDS / 60} minutes. A HEAD request checks the same conditions and answers 204 without a URL and without counting (a read-scope key may send it).`,
       auth: 'any',
       params: verificationIdParam,
       responses: {
         302: { description: `Redirect to a signed URL of the file, valid ${PSD_DOWNLOAD_URL_TTL_SECONDS / 60} minutes` },
         204: { description: 'HEAD only: a download would be answered (nothing counted)' },
-        403: { description: 'DOWNLOAD_LIMIT_REACHED: all 5 downloads used' },
+        403: { description: 'DOWNLOAD_LIMIT_REACHED: all 5 downloads used; ACCESS_DENIED: a read-scope API key (a download spends one of 5)' },
         404: notFound,
         409: { description: 'PSD_NOT_READY: the export is queued, in progress or failed' },
         410: { description: 'EXPIRED: 30 days have passed since the export completed; its file is deleted' },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { AppDeps } from '../../core/deps.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { callerOf } from '../../core/principal.js';
-import { tool, type ToolSpec } from '../../core/tool-spec.js';
+import { tool, type ToolSpec } from '../../core/http/tool-spec.js';
 import { verificationIdParam } from '../verifications/index.js';
 import { downloadPsdExport, getPsdExport, MAX_WAIT_SECONDS, PSD_DOWNLOAD_URL_TTL_SECONDS, requestPsdExport } from './use-cases.js';
 import { psdExportStatusSchema } from './view.js';

@@ -1,16 +1,17 @@
 import crypto from 'node:crypto';
-import { commandContext, execute } from '../../core/commands.js';
-import { foldStream } from '../../core/decider.js';
-import type { AppDeps } from '../../core/deps.js';
-import { AppError } from '../../core/errors.js';
-import { callerOf, type Call, type Principal } from '../../core/principal.js';
+import { commandContext, execute } from '../../core/es/commands.js';
+import { foldStream } from '../../core/es/decider.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import { assertMayChange, callerOf, type Call, type Principal } from '../../core/principal.js';
 import { assertPsdExportAllowed, releasePsdExport } from '../usage/index.js';
 import { findVerification, verificationNotFound, type VerificationRow } from '../verifications/index.js';
-import { psdExportDecider, psdExportStream, type PsdExportCommand } from './decider.js';
+import { psdExportDecider, psdExportStream, type ExportableFacts, type PsdExportCommand } from './decider.js';
 import { psdExportNotFound } from './errors.js';
-import { findPsdExportStatus } from './queries.js';
-import type { PsdExportStatusView } from './view.js';
+import { canvasOf } from './psd-file.js';
+import { findPsdExportStatus } from '../../../projections/psd-export/index.js';
+import { psdExportStatusOf, type PsdExportStatusView } from './view.js';
 import { PSD_EXPORT_WORKFLOW_TYPE } from '../../../workflows/psd-export/workflow.js';
+import { PSD_DOWNLOADS_LIMIT } from '../../../workflows/psd-export/policy.js';
 
 /** Content type of the signed download (Adobe's registered media type for PSD). */
 export const PSD_CONTENT_TYPE = 'image/vnd.adobe.photoshop';
@@ -32,7 +33,7 @@ async function ownedRow(deps: AppDeps, principal: Principal, verificationId: str
 }
 
 async function currentStatus(deps: AppDeps, verificationId: string): Promise<PsdExportStatusView | undefined> {
-  return (await findPsdExportStatus(deps.knex, verificationId)) as PsdExportStatusView | undefined;
+  return (await findPsdExportStatus(deps.knex, verificationId, PSD_DOWNLOADS_LIMIT)) as PsdExportStatusView | undefined;
 }
 
 /**
@@ -48,11 +49,11 @@ export async function requestPsdExport(deps: AppDeps, call: Call, verificationId
   const row = await ownedRow(deps, principal, verificationId);
   if (!row) throw verificationNotFound();
   const stream = psdExportStream(verificationId);
-  const folded = await foldStream(deps.store, stream, psdExportDecider);
+  let folded = await foldStream(deps.store, stream, psdExportDecider);
   const context = commandContext(deps, call);
   const exportId = crypto.randomUUID();
-  const command: PsdExportCommand = { type: 'Request', export_id: exportId, verification: { status: row.status, mode: row.verification_mode }, now: context.now };
-  // What the request would record (pure): 409 for a verification that cannot be exported comes first.
+  const command: PsdExportCommand = { type: 'Request', export_id: exportId, verification: exportableFacts(row), now: context.now };
+  // What the request would record (pure): 409 for a verification that cannot be exported, 422 for a canvas too large, come first.
   const [wouldRecord] = psdExportDecider.decide(command, folded.state);
   if (wouldRecord?.type === 'PsdExportRequested') {
     const charge = { accountId: row.account_id, exportId, requestedAt: context.now };
@@ -61,6 +62,8 @@ export async function requestPsdExport(deps: AppDeps, call: Call, verificationId
     try {
       const outcome = await execute(deps, call, stream, psdExportDecider, command, context, folded);
       recorded = outcome.events.some((e) => e.type === 'PsdExportRequested' && e.data.export_id === exportId);
+      // The stream as the command left it: a concurrent request that recorded the export first is in it.
+      folded = { state: outcome.state, revision: folded.revision };
     } finally {
       // A concurrent request made the export first (or the append failed): this one's reservation goes back.
       if (!recorded) await releasePsdExport(deps, context, charge);
@@ -72,23 +75,25 @@ export async function requestPsdExport(deps: AppDeps, call: Call, verificationId
         .catch((error) => deps.log.warn({ err: error, verification: verificationId }, 'PSD export workflow not started; the sweep will start it'));
     }
   }
-  if (waitSeconds > 0) await untilEnded(deps, verificationId, Math.min(waitSeconds, MAX_WAIT_SECONDS) * 1000);
-  const status = await currentStatus(deps, verificationId);
-  if (!status) {
-    // Recorded, but the read models have not caught up within READ_MODEL_WAIT_MS.
-    throw new AppError('SERVICE_UNAVAILABLE', 'The export is requested, but its status cannot be read yet.', {
-      suggestion: 'Read it with GET /v1/verifications/{verification_id}/psd-export in a second.',
-      details: { retry_after_seconds: 1 },
-    });
+  let state = folded.state;
+  if (waitSeconds > 0 && !ended(psdExportStatusOf(state))) {
+    await untilEnded(deps, verificationId, Math.min(waitSeconds, MAX_WAIT_SECONDS) * 1000);
+    state = (await foldStream(deps.store, stream, psdExportDecider)).state;
   }
+  // From the stream (the command's outcome, or the stream read after the wait), never a read model that may lag.
+  const status = psdExportStatusOf(state);
+  if (!status) throw new Error(`the PSD export stream of ${verificationId} holds no export after its request was decided`);
   return status;
 }
+
+/** What the decision needs of the verification, from its row: state, mode and the photo's size (the canvas). */
+const exportableFacts = (row: VerificationRow): ExportableFacts => ({ status: row.status, mode: row.verification_mode, canvas: canvasOf(row) });
 
 const ended = (status: PsdExportStatusView | undefined) => status !== undefined && (status.status === 'completed' || status.status === 'failed');
 
 /**
- * Resolves when the verification's export has completed or failed, as the read models say, or
- * after `ms`. Woken by the read models applying the export's events, not by polling.
+ * Resolves when the verification's export has completed or failed, as its stream says, or after
+ * `ms`. Woken by the read models applying the export's events, not by polling.
  */
 async function untilEnded(deps: AppDeps, verificationId: string, ms: number): Promise<void> {
   const stream = psdExportStream(verificationId);
@@ -103,7 +108,7 @@ async function untilEnded(deps: AppDeps, verificationId: string, ms: number): Pr
   try {
     for (;;) {
       // Read after subscribing: an end applied in between is seen here or wakes the wait.
-      if (ended(await currentStatus(deps, verificationId))) return;
+      if (ended(psdExportStatusOf((await foldStream(deps.store, stream, psdExportDecider)).state))) return;
       if ((await Promise.race([next, timer])) === 'timeout') return;
       next = woken();
     }
@@ -138,6 +143,8 @@ export async function downloadPsdExport(deps: AppDeps, call: Call, verificationI
     psdExportDecider.decide(command, (await foldStream(deps.store, stream, psdExportDecider)).state);
     return null;
   }
+  // Spends one of the export's downloads: a change, which a read-scope key may not make (REST and MCP alike).
+  assertMayChange(principal, 'download the PSD (each download spends one of its 5)');
   const { state } = await execute(deps, call, stream, psdExportDecider, command, context);
   if (state.status !== 'completed' || !state.file) throw new Error(`a recorded download of ${verificationId} left the export ${state.status}`);
   return deps.urlSigner.sign(state.file.blob_key, { now: context.now, ttlSeconds: PSD_DOWNLOAD_URL_TTL_SECONDS, contentType: PSD_CONTENT_TYPE });

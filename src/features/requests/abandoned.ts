@@ -1,12 +1,12 @@
-import { execute, systemContext } from '../../core/commands.js';
-import type { CommandContext } from '../../core/decider.js';
-import { runCommand } from '../../core/decider.js';
-import type { AppDeps } from '../../core/deps.js';
+import { execute, systemContext } from '../../core/es/commands.js';
+import type { CommandContext } from '../../core/es/decider.js';
+import { runCommand } from '../../core/es/decider.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import type { Call } from '../../core/principal.js';
-import type { ActivityImplementations, SweepSource } from '../../core/workflow.js';
+import type { ActivityImplementations, SweepSource } from '../../core/es/workflow.js';
 import { verificationStream } from '../verifications/events.js';
 import { requestDecider, requestStream } from './decider.js';
-import { abandonedSubmissions, abandonedSubmissionsBefore } from './queries.js';
+import { abandonedSubmissions, abandonedSubmissionsBefore } from '../../../projections/requests/index.js';
 import { submissionReleaseId, type SubmissionReleaseActivities, type SubmissionReleaseInput } from '../../../workflows/requests/abandoned-workflow.js';
 
 /**

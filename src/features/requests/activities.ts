@@ -1,9 +1,9 @@
-import { systemContext } from '../../core/commands.js';
-import { runCommand } from '../../core/decider.js';
-import type { AppDeps } from '../../core/deps.js';
-import type { ActivityImplementations, SweepSource } from '../../core/workflow.js';
+import { systemContext } from '../../core/es/commands.js';
+import { runCommand } from '../../core/es/decider.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import type { ActivityImplementations, SweepSource } from '../../core/es/workflow.js';
 import { requestDecider, requestStream } from './decider.js';
-import { unrecordedExpiries } from './queries.js';
+import { unrecordedExpiries } from '../../../projections/requests/index.js';
 import { expiryRunId, type RequestExpiryActivities, type RequestExpiryInput } from '../../../workflows/requests/workflow.js';
 
 export type RequestActivityDeps = Pick<AppDeps, 'store' | 'now' | 'config'>;

@@ -20,6 +20,7 @@ const submit = (verification_id: string, now = LATER): RequestCommand => ({ type
 const withdraw = (verification_id: string): RequestCommand => ({ type: 'Withdraw', verification_id, reason: 'QUOTA_EXCEEDED', now: LATER });
 const expire = (now: Date, expires_at = DEADLINE): RequestCommand => ({ type: 'Expire', expires_at, now });
 const remove = (): RequestCommand => ({ type: 'Delete', now: LATER });
+const acceptCapture = (now = LATER): RequestCommand => ({ type: 'AcceptCapture', now });
 
 const created = (s: Partial<RequestSettings> = {}): RequestEvent => ({ type: 'RequestCreated', data: { ...settings, ...s, token: TOKEN, token_sha256: DIGEST, created_at: T0.toISOString() } });
 const received = (verification_id: string, submission_count: number): RequestEvent => ({ type: 'RequestSubmissionReceived', data: { verification_id, submission_count, received_at: LATER.toISOString() } });
@@ -69,6 +70,16 @@ describe('verification request decider', () => {
       given(requestDecider, [created(), received(V1, 1)]).when(withdraw(V1)).then([withdrawn(V1, 0)]);
       given(requestDecider, [created(), received(V1, 1), withdrawn(V1, 0)]).when(withdraw(V1)).thenNothing();
     });
+  });
+
+  describe('capture calls through the link (challenge, attestation)', () => {
+    const capture = (s: Partial<RequestSettings> = {}) => created({ mode: 'capture', ...s });
+    it('a capture request that takes a submission accepts them, recording nothing', () => given(requestDecider, [capture()]).when(acceptCapture()).thenNothing());
+    it('an existing_original request refuses them (409 REQUEST_NOT_CAPTURE)', () => given(requestDecider, [created()]).when(acceptCapture()).thenThrows('REQUEST_NOT_CAPTURE'));
+    it('a closed capture request refuses them', () => given(requestDecider, [capture(), closed()]).when(acceptCapture()).thenThrows('REQUEST_CLOSED'));
+    it('at and after the deadline they are refused', () => given(requestDecider, [capture()]).when(acceptCapture(AFTER)).thenThrows('REQUEST_EXPIRED'));
+    it('a full capture request refuses them', () => given(requestDecider, [capture({ max_submissions: 1 }), received(V1, 1)]).when(acceptCapture()).thenThrows('REQUEST_FULL'));
+    it('a deleted request is not found', () => given(requestDecider, [capture(), { type: 'RequestDeleted', data: { deleted_at: LATER.toISOString() } }]).when(acceptCapture()).thenThrows('REQUEST_NOT_FOUND'));
   });
 
   describe('expiry', () => {

@@ -1,6 +1,6 @@
-import type { Decider } from '../../core/decider.js';
-import { assertNever } from '../../core/events.js';
-import { invalidUpdate, requestClosed, requestExpired, requestFull, requestHasSubmissions, requestNotFound } from './errors.js';
+import type { Decider } from '../../core/es/decider.js';
+import { assertNever } from '../../core/es/events.js';
+import { invalidUpdate, requestClosed, requestExpired, requestFull, requestHasSubmissions, requestNotCapture, requestNotFound } from './errors.js';
 import { requestEvents, type RequestEvent, type RequestMode } from './events.js';
 
 export { requestStream } from './events.js';
@@ -20,6 +20,8 @@ export type RequestCommand =
   | { type: 'Update'; changes: Partial<RequestSettings>; close: boolean; now: Date }
   | { type: 'Delete'; now: Date }
   | { type: 'Submit'; verification_id: string; now: Date }
+  /** A capture call (challenge, attestation) through the request's link: records nothing, or is refused. */
+  | { type: 'AcceptCapture'; now: Date }
   | { type: 'Withdraw'; verification_id: string; reason: string; now: Date }
   /** The expiry workflow's timer fired for the `expires_at` it was scheduled for. */
   | { type: 'Expire'; expires_at: string; now: Date };
@@ -51,6 +53,13 @@ function checkSettings(next: RequestSettings, submissions: number, changed: Part
   if ('max_submissions' in changed && next.max_submissions < submissions) {
     throw invalidUpdate(`max_submissions cannot be below the ${submissions} submissions already received.`, `Give at least ${submissions}.`);
   }
+}
+
+/** Whether the request takes a submission now: open, before its deadline, with a place left (else the refusal). */
+function assertAcceptsSubmissions(state: Live, now: Date): void {
+  if (state.status === 'closed') throw requestClosed();
+  if (isExpired(state.settings, now)) throw requestExpired(state.settings.expires_at);
+  if (state.submissions.length >= state.settings.max_submissions) throw requestFull(state.settings.max_submissions);
 }
 
 export const requestDecider: Decider<RequestState, RequestCommand, typeof requestEvents> = {
@@ -112,12 +121,16 @@ export const requestDecider: Decider<RequestState, RequestCommand, typeof reques
         return [{ type: 'RequestDeleted', data: { deleted_at: at } }];
       case 'Submit': {
         if (!live(state)) throw requestNotFound();
-        if (state.status === 'closed') throw requestClosed();
-        if (isExpired(state.settings, command.now)) throw requestExpired(state.settings.expires_at);
-        if (state.submissions.length >= state.settings.max_submissions) throw requestFull(state.settings.max_submissions);
+        assertAcceptsSubmissions(state, command.now);
         if (state.submissions.includes(command.verification_id)) return [];
         return [{ type: 'RequestSubmissionReceived', data: { verification_id: command.verification_id, submission_count: state.submissions.length + 1, received_at: at } }];
       }
+      case 'AcceptCapture':
+        // Only a capture request issues challenges and takes attestations, and only while it takes a submission.
+        if (!live(state)) throw requestNotFound();
+        if (state.settings.mode !== 'capture') throw requestNotCapture();
+        assertAcceptsSubmissions(state, command.now);
+        return [];
       case 'Withdraw':
         if (!live(state) || !state.submissions.includes(command.verification_id)) return [];
         return [{ type: 'RequestSubmissionWithdrawn', data: { verification_id: command.verification_id, submission_count: state.submissions.length - 1, reason: command.reason, withdrawn_at: at } }];

@@ -13,6 +13,8 @@ export const requestErrors = defineErrors({
   REQUEST_CLOSED: 409,
   /** A submission to a request whose max_submissions are all used. */
   REQUEST_FULL: 409,
+  /** A capture call (challenge, attestation) through the link of a request whose mode is not `capture`. */
+  REQUEST_NOT_CAPTURE: 409,
   /** A submission after the request's expires_at. */
   REQUEST_EXPIRED: 410,
 });
@@ -50,6 +52,11 @@ export const requestFull = (max: number) =>
   new ConflictError('REQUEST_FULL', `This verification request has received all ${max} submission${max === 1 ? '' : 's'} it accepts.`, {
     suggestion: 'Ask the requester for a new link.',
     details: { max_submissions: max },
+  });
+
+export const requestNotCapture = () =>
+  new ConflictError('REQUEST_NOT_CAPTURE', 'This verification request asks for an existing original, not a capture: it issues no capture challenge and takes no attestation.', {
+    suggestion: 'Upload the photo (and its RAW) with the form on the request’s page.',
   });
 
 export const requestExpired = (expiresAt: string) =>

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineEvent, type EventOf } from '../../core/events.js';
-import { streamName } from '../../core/streams.js';
+import { defineEvent, type EventOf } from '../../core/es/events.js';
+import { streamName } from '../../core/es/streams.js';
 
 /**
  * One verification request, in the stream `request-<request_id>`: its creation, changes, closing

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { ResourceExtension } from '../../core/extensions.js';
-import { requestIdColumn, verificationsOfRequest } from './queries.js';
+import type { ResourceExtension } from '../../core/module/extensions.js';
+import { requestIdColumn, verificationsOfRequest } from '../../../projections/requests/index.js';
 
 /**
  * What verification requests add to the Verification (spec 2.1, 4.1): its `request_id`, the

@@ -1,4 +1,4 @@
-import type { LogRedaction } from '../../core/log-redaction.js';
+import type { LogRedaction } from '../../core/http/log-redaction.js';
 import { PROVIDER_PAGE_PREFIX } from './view.js';
 
 /** The provider page's path (and what follows it: its uploads, its progress), wherever a URL has it. */

@@ -1,6 +1,8 @@
-import type { WorkflowDeps } from '../../core/deps.js';
-import type { FeatureModule } from '../../core/module.js';
-import { registerWorkflow } from '../../core/workflow.js';
+import type { WorkflowDeps } from '../../core/module/deps.js';
+import type { FeatureModule } from '../../core/module/module.js';
+import { accountStreams } from '../../core/es/stream-read-rules.js';
+import { requestStream } from './events.js';
+import { registerWorkflow } from '../../core/es/workflow.js';
 import { createRequestActivities, requestExpirySweep } from './activities.js';
 import { createSubmissionReleaseActivities, submissionReleaseSweep } from './abandoned.js';
 import { requestErrors } from './errors.js';
@@ -8,7 +10,6 @@ import { createSubmissionMailActivities, submissionMailSweep } from './submissio
 import { requestEvents } from './events.js';
 import { verificationRequestExtension } from './extension.js';
 import { requestTokenRedaction } from './log-redaction.js';
-import { requestsProjector } from '../../../projections/requests/projection.js';
 import { requestRoutes } from './routes.js';
 import { providerPageRoutes } from './provider-page-routes.js';
 import { requestExpiryWorkflow } from '../../../workflows/requests/workflow.js';
@@ -19,13 +20,14 @@ import { submissionMailWorkflow } from '../../../workflows/requests/submission-m
 export const requestsModule = {
   name: 'requests',
   events: [requestEvents],
-  projectors: [requestsProjector],
   routes: (deps) => [...requestRoutes(deps), ...providerPageRoutes(deps)],
   workflows: requestWorkflows,
   errors: requestErrors,
   extensions: [verificationRequestExtension],
   // A request link's token is its credential (the provider page's URLs carry it).
   logRedactions: [requestTokenRedaction],
+  // Their history: for every user of the owning account, as the feature's own reads.
+  streamReadRules: [accountStreams(requestStream)],
 } satisfies FeatureModule;
 
 function requestWorkflows(deps: WorkflowDeps) {

@@ -1,19 +1,20 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
 import { publicBasePath } from '../../core/config.js';
-import type { AppDeps } from '../../core/deps.js';
-import { route, type ErrorPageInput, type Reply, type RouteSpec } from '../../core/route-spec.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import { route, type ErrorPageInput, type Reply, type RouteSpec } from '../../core/http/route-spec.js';
 import { NotFoundError } from '../../core/errors.js';
 import { newCall, type Call } from '../../core/principal.js';
-import { RateLimiter } from '../../core/rate-limit.js';
+import { RateLimiter } from '../../core/http/rate-limit.js';
 import { attestCapture, issueChallenge } from '../attestations/index.js';
 import { getShare, shareVerification } from '../sharing/index.js';
 import { findVerification } from '../verifications/index.js';
-import { requestClosed, requestExpired, requestFull, unknownRequestToken } from './errors.js';
-import { requestStream } from './events.js';
+import { foldStream } from '../../core/es/decider.js';
+import { requestDecider, requestStream } from './decider.js';
+import { unknownRequestToken } from './errors.js';
 import { providerPageHeaders, renderProviderErrorPage, renderProviderPage, type ProviderPageModel, type SubmissionStatus } from './provider-page.js';
 import { providerRequest, requesterPrincipal, requestOfToken, submitToRequest, type ProviderRequestView } from './submissions.js';
-import { PROVIDER_PAGE_PREFIX, statusAt } from './view.js';
+import { PROVIDER_PAGE_PREFIX } from './view.js';
 
 /**
  * The provider's page at a request's url (issue 24, spec 2.7) and what it calls: the upload
@@ -83,10 +84,9 @@ export function providerPageRoutes(deps: AppDeps): RouteSpec[] {
     const row = await requestOfToken(deps, token);
     await new RateLimiter(deps.knex, 'request-capture-address', CAPTURE_CALLS_PER_ADDRESS_PER_HOUR, HOUR_MS).take(call.clientAddress, 'capture calls from this address');
     await new RateLimiter(deps.knex, 'request-capture-token', CAPTURE_CALLS_PER_TOKEN_PER_HOUR, HOUR_MS).take(row.token_sha256, 'capture calls through this link');
-    const status = statusAt(row, deps.now());
-    if (status === 'closed') throw requestClosed();
-    if (status === 'expired') throw requestExpired(new Date(row.expires_at).toISOString());
-    if (row.submission_count >= row.max_submissions) throw requestFull(row.max_submissions);
+    // The request's decider says whether it takes a capture now (its mode, open, before the deadline, a place left).
+    const { state } = await foldStream(deps.store, requestStream(row.id), requestDecider);
+    requestDecider.decide({ type: 'AcceptCapture', now: deps.now() }, state);
     return requesterCall(row.id, row.account_id, call.correlationId, call.clientAddress);
   }
 
@@ -136,7 +136,7 @@ export function providerPageRoutes(deps: AppDeps): RouteSpec[] {
       tag: 'requests',
       summary: 'Submit a photo (and its RAW) through a verification request’s link',
       description:
-        'The upload form of the provider page (multipart: `image`, optional `raw`, `attestation_id` required for `mode: capture`; the same checks and limits as POST /v1/verifications). The submission becomes a verification of the requester’s account. Answers 303 to the submission’s page. Rate-limited per link and per client address. Errors are HTML pages.',
+        'The upload form of the provider page (multipart: `image`, optional `raw`, `attestation_id` required for `mode: capture` and refused otherwise; the same checks and limits as POST /v1/verifications). The submission becomes a verification of the requester’s account. Answers 303 to the submission’s page. Rate-limited per link and per client address. Errors are HTML pages.',
       auth: 'none',
       params: tokenParam,
       multipart: z.object({ image: z.string(), raw: z.string().optional(), attestation_id: z.string().optional() }),
@@ -146,7 +146,7 @@ export function providerPageRoutes(deps: AppDeps): RouteSpec[] {
         303: { description: 'Received: the submission’s page' },
         400: { description: 'A file of the wrong format, empty or truncated; an invalid attestation' },
         404: { description: 'REQUEST_NOT_FOUND' },
-        409: { description: 'The request is closed, expired or full' },
+        409: { description: 'The request is closed, expired or full (REQUEST_CLOSED, REQUEST_FULL), or asks for an existing original and an attestation_id was sent (REQUEST_NOT_CAPTURE)' },
         413: { description: 'A file larger than MAX_UPLOAD_BYTES' },
         422: { description: 'The files differ from the attestation, or a missing field' },
         429: { description: 'RATE_LIMIT_EXCEEDED: too many uploads through this link or from this address' },
@@ -175,13 +175,13 @@ export function providerPageRoutes(deps: AppDeps): RouteSpec[] {
       path: `${PROVIDER_PAGE_PREFIX}{request_token}/capture/challenge`,
       tag: 'requests',
       summary: 'A capture challenge through a verification request’s link (for a provider’s capture app)',
-      description: 'As POST /capture/challenge, with the request’s token as the credential: the challenge is the requester’s account’s, so the attestation it leads to is redeemed by an upload through this link. Only while the request accepts submissions.',
+      description: 'As POST /capture/challenge, with the request’s token as the credential: the challenge is the requester’s account’s, so the attestation it leads to is redeemed by an upload through this link. Only for a request in `capture` mode, while it accepts submissions.',
       auth: 'none',
       params: tokenParam,
       responses: {
         201: { description: 'Challenge issued (nonce, expires_at), as POST /capture/challenge' },
         404: { description: 'REQUEST_NOT_FOUND' },
-        409: { description: 'REQUEST_CLOSED or REQUEST_FULL' },
+        409: { description: 'REQUEST_NOT_CAPTURE (the request’s mode is existing_original), REQUEST_CLOSED or REQUEST_FULL' },
         410: { description: 'REQUEST_EXPIRED' },
         429: { description: 'RATE_LIMIT_EXCEEDED: too many capture calls through this link or from this address' },
       },
@@ -200,7 +200,7 @@ export function providerPageRoutes(deps: AppDeps): RouteSpec[] {
         201: { description: 'Attestation accepted, as POST /capture/attestation' },
         400: { description: 'INVALID_ATTESTATION' },
         404: { description: 'REQUEST_NOT_FOUND' },
-        409: { description: 'REQUEST_CLOSED or REQUEST_FULL' },
+        409: { description: 'REQUEST_NOT_CAPTURE (the request’s mode is existing_original), REQUEST_CLOSED or REQUEST_FULL' },
         410: { description: 'REQUEST_EXPIRED' },
         429: { description: 'RATE_LIMIT_EXCEEDED: too many capture calls through this link or from this address' },
       },

@@ -1,4 +1,4 @@
-import { html } from '../../core/html.js';
+import { html } from '../../core/text/html.js';
 
 /**
  * The provider page's look: the shared report page's palette, type and cards (one service, one

@@ -1,6 +1,8 @@
-import { contentSecurityPolicy, html, htmlDocument, privatePageHeaders, type Html } from '../../core/html.js';
-import { levelWords } from '../verifications/index.js';
-import { SCRIPT } from './provider-page-script.js';
+import { supportedRawFormats } from '../../analysis/raw/format-detect.js';
+import { rawExtensions } from '../../analysis/types.js';
+import { contentSecurityPolicy, html, htmlDocument, privatePageHeaders, type Html } from '../../core/text/html.js';
+import { levelWords, UPLOAD_FORM_SCRIPT } from '../verifications/index.js';
+import { PROGRESS_SCRIPT } from './provider-page-script.js';
 import { ICON, STYLE } from './provider-page-style.js';
 
 /**
@@ -10,8 +12,9 @@ import { ICON, STYLE } from './provider-page-style.js';
  * other submissions); every value goes through `html`, which escapes it, and the texts a
  * requester writes are isolated with <bdi>/dir="auto" so a right-to-left override in a name
  * cannot reorder the page's own words. The page works without script (the form posts natively,
- * a submission page has a "Check again" link); the one inline script (provider-page-script.ts)
- * adds the upload's progress bar and follows the verification's progress.
+ * a submission page has a "Check again" link); its inline script is the upload form's
+ * (UPLOAD_FORM_SCRIPT, the web app's upload page's too: the progress bar) and its own
+ * (provider-page-script.ts: follows the verification's progress).
  */
 
 export type ProviderPageState = 'open' | 'closed' | 'expired' | 'full';
@@ -147,8 +150,8 @@ function uploadForm(model: ProviderPageModel): Html {
 </div>
 <div class="field">
 <label for="raw">Camera RAW file (recommended)</label>
-<span class="hint" id="raw-hint">The RAW the camera recorded with the photo (CR2, CR3, ARW, NEF, DNG, RAF, ORF, RW2, PEF, SRW): with it the service can check that the photo is a faithful rendering of the sensor data. Up to ${limit}.</span>
-<input type="file" id="raw" name="raw" aria-describedby="raw-hint" accept=".cr2,.cr3,.arw,.nef,.dng,.raf,.orf,.rw2,.pef,.srw">
+<span class="hint" id="raw-hint">The RAW the camera recorded with the photo (${supportedRawFormats}): with it the service can check that the photo is a faithful rendering of the sensor data. Up to ${limit}.</span>
+<input type="file" id="raw" name="raw" aria-describedby="raw-hint" accept="${rawExtensions.map((e) => `.${e}`).join(',')}">
 </div>
 ${capture
   ? html`<div class="field">
@@ -225,7 +228,7 @@ ${body}
 </main>
 <footer>This page shows what the requester asked for. Nothing else of their account is shown, and no other submission.</footer>
 </div>`,
-    ...(script ? { script: SCRIPT } : {}),
+    ...(script ? { script: html`${UPLOAD_FORM_SCRIPT}${PROGRESS_SCRIPT}` } : {}),
   });
 }
 

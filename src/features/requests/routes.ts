@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import type { AppDeps } from '../../core/deps.js';
-import { queryInteger } from '../../core/query-integer.js';
-import { route, type RouteSpec } from '../../core/route-spec.js';
-import { oneLineText, storableString } from '../../core/text-schemas.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import { queryInteger } from '../../core/http/query-integer.js';
+import { route, type RouteSpec } from '../../core/http/route-spec.js';
+import { multiLineText, oneLineText } from '../../core/text/text-schemas.js';
 import { requestModes } from './events.js';
 import { createRequest, deleteRequest, getRequest, listRequests, REQUEST_DEFAULTS, updateRequest } from './use-cases.js';
 import { requestSchema } from './view.js';
 
-/** Bounds of a request's fields (docs/decisions.md, D-137). */
+/** Bounds of a request's fields (docs/decisions/, D-137). */
 export const MAX_SUBJECT_LENGTH = 200;
 export const MAX_INSTRUCTIONS_LENGTH = 5000;
 export const MAX_SUBMISSIONS_LIMIT = 1000;
@@ -16,7 +16,7 @@ const requestIdParam = z.strictObject({ request_id: z.uuid() });
 
 const settings = {
   subject: oneLineText().min(1).max(MAX_SUBJECT_LENGTH).describe(`What is asked for, shown to the provider (1-${MAX_SUBJECT_LENGTH} characters).`),
-  instructions: storableString().max(MAX_INSTRUCTIONS_LENGTH).describe(`Instructions shown to the provider (at most ${MAX_INSTRUCTIONS_LENGTH} characters).`),
+  instructions: multiLineText().max(MAX_INSTRUCTIONS_LENGTH).describe(`Instructions shown to the provider (at most ${MAX_INSTRUCTIONS_LENGTH} characters; tab and line breaks are the only control characters allowed, and no bidirectional formatting or invisible characters, as in a comment).`),
   expires_at: z.iso.datetime({ offset: true }).describe('The deadline (date-time with a time zone, in the future): after it the request is expired and accepts nothing.'),
   max_submissions: z.number().int().min(1).max(MAX_SUBMISSIONS_LIMIT).describe(`How many submissions the request accepts (1-${MAX_SUBMISSIONS_LIMIT}).`),
   share_with_provider: z.boolean().describe("Whether the provider sees the verification's report page after submitting."),

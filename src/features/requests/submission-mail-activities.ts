@@ -1,5 +1,5 @@
-import type { AppDeps } from '../../core/deps.js';
-import type { ActivityImplementations, SweepSource } from '../../core/workflow.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import type { ActivityImplementations, SweepSource } from '../../core/es/workflow.js';
 import { queuedMailIds, queueOwedMail } from '../mail/index.js';
 import { submissionMessage } from './submission-mail.js';
 import {

@@ -1,7 +1,7 @@
-import type { CommandContext } from '../../core/decider.js';
-import type { AppDeps } from '../../core/deps.js';
-import { parseEvent } from '../../core/events.js';
-import type { EventActor, StoredEvent } from '../../core/event-store.js';
+import type { CommandContext } from '../../core/es/decider.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import { parseEvent } from '../../core/es/events.js';
+import type { EventActor, StoredEvent } from '../../core/es/event-store.js';
 import { findUser, listUsersOfAccount } from '../accounts/index.js';
 import { actingUserId } from '../apikeys/index.js';
 import { queueMail, type OutgoingMail } from '../mail/index.js';

@@ -1,22 +1,22 @@
 import crypto from 'node:crypto';
 import type { ParsedUpload } from '../../core/blob-store.js';
-import { commandContext, execute } from '../../core/commands.js';
-import type { AppDeps } from '../../core/deps.js';
+import { commandContext, execute } from '../../core/es/commands.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { AppError } from '../../core/errors.js';
-import type { EventActor } from '../../core/event-store.js';
+import type { EventActor } from '../../core/es/event-store.js';
 import { newCall, type Call, type Principal } from '../../core/principal.js';
-import { RateLimiter } from '../../core/rate-limit.js';
+import { RateLimiter } from '../../core/http/rate-limit.js';
 import { sameHash } from '../../core/secrets.js';
 import { findAccount } from '../accounts/index.js';
 import { createVerification } from '../verifications/index.js';
 import { withdrawAbandoned } from './abandoned.js';
 import { requestDecider, requestStream } from './decider.js';
 import { tellRequester } from './submission-mail.js';
-import { unknownRequestToken } from './errors.js';
-import { findRequestByTokenHash, type RequestRow } from './queries.js';
+import { requestNotCapture, unknownRequestToken } from './errors.js';
+import { findRequestByTokenHash, type RequestRow } from '../../../projections/requests/index.js';
 import { tokenSha256 } from './use-cases.js';
 import { statusAt } from './view.js';
-import { invalidRequest } from '../../core/validation.js';
+import { invalidRequest } from '../../core/http/validation.js';
 
 /** A provider token as issued: 32 random bytes, base64url. Anything else is not looked up. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
@@ -120,6 +120,8 @@ export async function submitToRequest(deps: AppDeps, token: string, input: Submi
         if (row.mode === 'capture' && !upload.fields.attestation_id) {
           throw invalidRequest([{ loc: ['body', 'attestation_id'], msg: 'This request asks for a capture: upload with the attestation_id of a capture attestation.', type: 'missing' }]);
         }
+        // An existing_original request takes no attestation, through its upload as through its capture calls.
+        if (row.mode !== 'capture' && upload.fields.attestation_id !== undefined) throw requestNotCapture();
         return upload;
       },
     });

@@ -1,13 +1,13 @@
 import crypto from 'node:crypto';
-import { commandContext, execute } from '../../core/commands.js';
-import type { AppDeps } from '../../core/deps.js';
+import { commandContext, execute } from '../../core/es/commands.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { AppError } from '../../core/errors.js';
 import { callerOf, type Call, type Principal } from '../../core/principal.js';
 import { findAccount } from '../accounts/index.js';
 import { withdrawAbandoned } from './abandoned.js';
 import { requestDecider, requestStream, type RequestSettings } from './decider.js';
 import { accountNameRequired, requestNotFound } from './errors.js';
-import { findRequest, listRequests as listRows, type RequestRow, type RequestStatusFilter } from './queries.js';
+import { findRequest, listRequests as listRows, type RequestRow, type RequestStatusFilter } from '../../../projections/requests/index.js';
 import { toRequestView, type RequestView } from './view.js';
 import { expiryRunId, REQUEST_EXPIRY_WORKFLOW_TYPE } from '../../../workflows/requests/workflow.js';
 
@@ -18,7 +18,7 @@ export const tokenSha256 = (token: string) => crypto.createHash('sha256').update
 
 export type CreateRequestInput = Pick<RequestSettings, 'subject' | 'expires_at'> & Partial<Omit<RequestSettings, 'subject' | 'expires_at'>>;
 
-/** What POST /v1/requests leaves out (docs/decisions.md, D-137). */
+/** What POST /v1/requests leaves out (docs/decisions/, D-137). */
 export const REQUEST_DEFAULTS = { instructions: '', max_submissions: 1, share_with_provider: false, mode: 'existing_original' } as const;
 
 async function ownedRow(deps: AppDeps, principal: Principal, id: string): Promise<RequestRow> {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { isoDate } from '../../core/schemas.js';
+import { isoDate } from '../../core/http/schemas.js';
 import { isExpired } from './decider.js';
 import { requestModes } from './events.js';
-import type { RequestRow } from './queries.js';
+import type { RequestRow } from '../../../projections/requests/index.js';
 
 /** Where a request's provider page is served: `<PUBLIC_BASE_URL>/r/<token>` (the `url` handed to the provider). */
 export const PROVIDER_PAGE_PREFIX = '/r/';

@@ -1,14 +1,14 @@
-import type { AppDeps } from '../../core/deps.js';
-import { parseEvent } from '../../core/events.js';
-import type { StoredEvent } from '../../core/event-store.js';
-import type { ActivityImplementations } from '../../core/workflow.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import { parseEvent } from '../../core/es/events.js';
+import type { StoredEvent } from '../../core/es/event-store.js';
+import type { ActivityImplementations } from '../../core/es/workflow.js';
 import { queuedMailIds, queueOwedMail, type OutgoingMail } from '../mail/index.js';
 import { findVerification } from '../verifications/index.js';
 import { shareDecider, shareStream, type ShareState } from './decider.js';
 import { accessChangedMessage, actingUser, invitationMessage, sharerOf, toldOfAccessChange } from './notifications.js';
 import type { ShareMailActivities, ShareMailInput } from '../../../workflows/sharing/workflow.js';
-import type { SweepSource } from '../../core/workflow.js';
-import { owedShareMails } from './queries.js';
+import type { SweepSource } from '../../core/es/workflow.js';
+import { owedShareMails } from '../../../projections/sharing/index.js';
 import { SHARE_MAIL_RECOVERY_MS } from '../../../workflows/sharing/workflow.js';
 
 type ShareActivityDeps = Pick<AppDeps, 'store' | 'blobs' | 'knex' | 'config' | 'now'>;

@@ -1,7 +1,7 @@
-import type { Decider } from '../../core/decider.js';
+import type { Decider } from '../../core/es/decider.js';
 import { AccessDeniedError, AppError, NotFoundError, ValidationError } from '../../core/errors.js';
-import { assertNever } from '../../core/events.js';
-import { streamName } from '../../core/streams.js';
+import { assertNever } from '../../core/es/events.js';
+import { streamName } from '../../core/es/streams.js';
 import { verificationNotFound } from '../verifications/index.js';
 import { shareEvents, shareViewEvents, type AccessType, type ShareEvent, type ShareViewEvent } from './events.js';
 

@@ -1,10 +1,11 @@
-import type { WorkflowDeps } from '../../core/deps.js';
-import type { FeatureModule } from '../../core/module.js';
-import { registerWorkflow } from '../../core/workflow.js';
+import type { WorkflowDeps } from '../../core/module/deps.js';
+import type { FeatureModule } from '../../core/module/module.js';
+import { accountStreams } from '../../core/es/stream-read-rules.js';
+import { shareStream, shareViewsStream } from './decider.js';
+import { registerWorkflow } from '../../core/es/workflow.js';
 import { shareMailSweep, createShareMailActivities } from './activities.js';
 import { sharingErrors } from './errors.js';
 import { shareEvents, shareViewEvents } from './events.js';
-import { sharesProjector } from '../../../projections/sharing/projection.js';
 import { reportPageRoutes } from './page-routes.js';
 import { sharingRoutes } from './routes.js';
 import { sharingTools } from './tools.js';
@@ -15,13 +16,14 @@ import { shareMailWorkflow } from '../../../workflows/sharing/workflow.js';
 export const sharingModule = {
   name: 'sharing',
   events: [shareEvents, shareViewEvents],
-  projectors: [sharesProjector],
   routes: (deps) => [...sharingRoutes(deps), ...reportPageRoutes(deps)],
   tools: sharingTools,
   workflows: sharingWorkflows,
   errors: sharingErrors,
   // A share link's token (and an invitation's proof) is its credential.
   logRedactions: [{ url: withoutLinkTokens, request: withoutLinkTokensInRequest }],
+  // Their history: for every user of the owning account, as the feature's own reads.
+  streamReadRules: [accountStreams(shareStream), accountStreams(shareViewsStream)],
 } satisfies FeatureModule;
 
 /** The recovery of notifications a crash left unqueued (workflows/sharing/workflow.ts). */

@@ -1,5 +1,5 @@
-import type { AppDeps } from '../../core/deps.js';
-import type { EventActor } from '../../core/event-store.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import type { EventActor } from '../../core/es/event-store.js';
 import { findAccount, findUser } from '../accounts/index.js';
 import { findApiKey } from '../apikeys/index.js';
 import type { OutgoingMail } from '../mail/index.js';
@@ -7,7 +7,7 @@ import type { VerificationRow } from '../verifications/index.js';
 import type { Invitation, ShareState } from './decider.js';
 import type { AccessType } from './events.js';
 import { accessChangedMail, invitationMail, type ShareMailFacts } from './mail.js';
-import { accessChangedMailId, invitationMailId } from '../../../projections/sharing/mail-ids.js';
+import { accessChangedMailId, invitationMailId } from '../../../projections/sharing/index.js';
 import { inviteUrl, linkKey, linkToken } from './tokens.js';
 
 /**

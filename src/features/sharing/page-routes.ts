@@ -1,17 +1,18 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
 import { publicBasePath } from '../../core/config.js';
-import type { AppDeps } from '../../core/deps.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { NotFoundError } from '../../core/errors.js';
-import { route, type ErrorPageInput, type Reply, type RouteSpec } from '../../core/route-spec.js';
+import { route, type ErrorPageInput, type Reply, type RouteSpec } from '../../core/http/route-spec.js';
 import { pageHeaders, renderErrorPage, renderReportPage } from './report-page.js';
 import { sharedFileKinds, type SharedFileKind } from './report.js';
 import { INVITE_PARAM, SHARE_PATH_PREFIX } from './tokens.js';
 import { openSharedFile, openSharedReport } from './use-cases.js';
+import { untrustedFileHeaders } from '../../core/http/http-headers.js';
 
 /**
- * The report page at the share URL and the files it shows (docs/decisions.md, "The report
- * page"). Public routes: the share token (and, for a restricted share, the invitation proof in
+ * The report page at the share URL and the files it shows (docs/decisions/, D-031 "The
+ * report page"). Public routes: the share token (and, for a restricted share, the invitation proof in
  * `?invite=`) is the credential; a signed-in caller is recognised when credentials are sent.
  * Errors render as an HTML page with the catalogue's status: 404 for an unknown, removed or
  * malformed link (the same page whatever the reason), 403 for a restricted share without a
@@ -119,14 +120,11 @@ export function reportPageRoutes(deps: AppDeps): RouteSpec[] {
         return {
           status: 200,
           headers: {
-            'Content-Type': contentType,
-            'Content-Disposition': 'inline',
+            ...untrustedFileHeaders(contentType),
             // Access is checked on every request: a removed share or invitation stops the files at once.
             'Cache-Control': 'private, no-store',
             'X-Robots-Tag': 'noindex, nofollow',
             'Referrer-Policy': 'no-referrer',
-            'X-Content-Type-Options': 'nosniff',
-            'Content-Security-Policy': "default-src 'none'; sandbox",
           },
           stream,
         };

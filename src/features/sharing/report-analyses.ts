@@ -1,4 +1,4 @@
-import { html, type Html } from '../../core/html.js';
+import { html, type Html } from '../../core/text/html.js';
 import type { SharedReport } from './report.js';
 import { validationWords } from './report-credentials.js';
 import { dict, list, num, str, type Dict } from './report-values.js';

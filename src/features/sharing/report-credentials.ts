@@ -1,4 +1,4 @@
-import { html, type Html } from '../../core/html.js';
+import { html, type Html } from '../../core/text/html.js';
 import type { SharedReport } from './report.js';
 import { dict, fact, list, str, time, type Dict } from './report-values.js';
 

@@ -1,4 +1,4 @@
-import { html, type Html } from '../../core/html.js';
+import { html, type Html } from '../../core/text/html.js';
 import type { SharedFileUrl, SharedReport } from './report.js';
 import { fact, num, str, time } from './report-values.js';
 

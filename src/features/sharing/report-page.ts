@@ -1,4 +1,4 @@
-import { contentSecurityPolicy, html, htmlDocument, privatePageHeaders, type Html } from '../../core/html.js';
+import { contentSecurityPolicy, html, htmlDocument, privatePageHeaders, type Html } from '../../core/text/html.js';
 import { analysesSection } from './report-analyses.js';
 import { anchorSection } from './report-anchor.js';
 import { flickerSection, FLICKER_SCRIPT, heatmapSection } from './report-comparison.js';
@@ -9,7 +9,7 @@ import { verdictSection } from './report-verdict.js';
 import type { SharedFileUrl, SharedReport } from './report.js';
 
 /**
- * The public report page (docs/decisions.md, "The report page"): what a shared verification
+ * The public report page (docs/decisions/, D-031 "The report page"): what a shared verification
  * shows a journalist or a contest judge without an account. Pure rendering of a SharedReport,
  * which carries no account, user or internal ids, no e-mail addresses and no blob keys; every
  * value goes through `html`, which escapes it. One stylesheet and one small script, both inline

@@ -1,4 +1,4 @@
-import { html } from '../../core/html.js';
+import { html } from '../../core/text/html.js';
 
 /** The report page's look: its icon and its one stylesheet (inline, under the response's CSP nonce). */
 
@@ -26,6 +26,7 @@ img{display:block;max-width:100%;height:auto}
 .photo img{margin:0 auto;max-height:75vh;width:auto;border-radius:.25rem}
 .level{display:inline-block;margin:0 0 .5rem;padding:.2rem .8rem;border-radius:999px;font-weight:700;font-size:1.25rem;color:#fff;background:#4b5563}
 .level-verified{background:#0f6b34}.level-provisional{background:#8a5300}.level-provenance{background:#1d4ed8}.level-unrated{background:#4b5563}.level-flagged{background:#b42318}
+.level.state-failed{background:#fff;color:#374151;border:2px dashed #6b7280}
 .verdict-label{font-weight:700;font-size:1.1rem;margin:0 0 .25rem}
 .meaning{margin:0 0 .75rem}
 .reason{margin:0 0 .5rem;overflow-wrap:anywhere}

@@ -1,4 +1,4 @@
-import { html, type Html } from '../../core/html.js';
+import { html, type Html } from '../../core/text/html.js';
 
 /**
  * Reading a report's untyped JSON (analysis details, the evidence report) and the small

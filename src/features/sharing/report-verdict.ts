@@ -1,5 +1,5 @@
-import { html, type Html } from '../../core/html.js';
-import { levelWords, reasonWords, verdictWords } from '../verifications/index.js';
+import { html, type Html } from '../../core/text/html.js';
+import { FAILED_LABEL, levelWords, reasonWords, verdictWords } from '../verifications/index.js';
 import type { SharedReport } from './report.js';
 
 /**
@@ -12,10 +12,16 @@ export function verdictSection(report: SharedReport, live = false): Html {
   const level = report.assurance_level;
   const mode = report.verification_mode;
   if (report.status === 'failed') {
-    return html`<section class="card verdict" aria-labelledby="verdict-title">
+    // A grey state of its own (never Flagged's red): what happened, whose fault, what to do next (verifications' explainFailure).
+    const failure = report.failure;
+    return html`<section class="card verdict" aria-labelledby="verdict-title" data-state="failed"${failure ? html` data-fault="${failure.fault}"` : html``}>
 <h2 id="verdict-title" class="visually-hidden">Result</h2>
-<p class="level level-flagged">Not completed</p>
-<p class="meaning">The verification could not be completed${report.failure_reason ? html`: ${report.failure_reason}` : '.'}</p>
+<p class="level state-failed">${failure?.label ?? FAILED_LABEL}</p>
+${failure
+  ? html`<p class="meaning">${failure.summary}</p>
+<p class="reason"><strong>What to do next:</strong> ${failure.next}</p>
+${failure.recorded ? html`<p class="muted">What the service recorded: ${failure.recorded}</p>` : html``}`
+  : html`<p class="meaning">The verification could not be completed${report.failure_reason ? html`: ${report.failure_reason}` : '.'}</p>`}
 </section>`;
   }
   if (!level) {

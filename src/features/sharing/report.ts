@@ -1,5 +1,5 @@
-import { isoDate } from '../../core/schemas.js';
-import { captureOf, imageOf, renditionsOf, resultFields, verificationFields, type ResultRow, type VerificationRow } from '../verifications/index.js';
+import { isoDate } from '../../core/http/schemas.js';
+import { captureOf, imageOf, renditionsOf, resultFields, verificationFields, type FailureExplanation, type ResultRow, type VerificationRow } from '../verifications/index.js';
 import type { AnchorSummary } from '../anchors/index.js';
 import type { AccessType } from './events.js';
 
@@ -17,6 +17,8 @@ export interface SharedReport {
   short_code: string;
   status: VerificationRow['status'];
   failure_reason: string | null;
+  /** A failed verification's failure in plain words, from its VerificationFailed (verifications' explainFailure); null otherwise. */
+  failure: FailureExplanation | null;
   verification_mode: 'raw_pair' | 'image_only';
   result: boolean | null;
   result_confidence: number;
@@ -79,7 +81,7 @@ export function sharedFileOf(row: VerificationRow, kind: SharedFileKind): { blob
 export function toSharedReport(
   row: VerificationRow,
   results: ResultRow[],
-  extra: { processingRegion: string | null; accessType: AccessType | null; viewer: ViewerAccess; anchor: AnchorSummary | null },
+  extra: { processingRegion: string | null; accessType: AccessType | null; viewer: ViewerAccess; anchor: AnchorSummary | null; failure: FailureExplanation | null },
 ): SharedReport {
   const capture = captureOf(row);
   return {
@@ -93,6 +95,7 @@ export function toSharedReport(
         }
       : null,
     processing_region: extra.processingRegion,
+    failure: extra.failure,
     anchor: extra.anchor,
     files: Object.fromEntries(sharedFileKinds.map((kind) => [kind, Boolean(sharedFileOf(row, kind))])) as Record<SharedFileKind, boolean>,
     access_type: extra.accessType,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { AppDeps } from '../../core/deps.js';
-import { route, type RouteSpec } from '../../core/route-spec.js';
-import { confirmationSchema } from '../../core/schemas.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import { route, type RouteSpec } from '../../core/http/route-spec.js';
+import { confirmationSchema } from '../../core/http/schemas.js';
 import { verificationIdParam } from '../verifications/index.js';
 import { accessTypes } from './events.js';
 import { getShare, inviteToShare, revokeInvite, shareVerification, unshareVerification, viewAnalytics } from './use-cases.js';

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { dataDirSecret } from '../../core/secrets.js';
 
 /**
- * Share and invitation links (docs/decisions.md, D-029). A link token is never stored: it is
+ * Share and invitation links (docs/decisions/, D-029). A link token is never stored: it is
  * an HMAC, under a key kept in DATA_DIR/secrets/share-link-key, of a random per-share (or
  * per-invitation) nonce that the events keep. The read model finds a share by the token's
  * SHA-256, so neither the log nor the read models hold a token, and nothing there can be

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { AppDeps } from '../../core/deps.js';
-import { tool, type ToolSpec } from '../../core/tool-spec.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import { tool, type ToolSpec } from '../../core/http/tool-spec.js';
 import { readerOf, verificationIdParam } from '../verifications/index.js';
 import { shareBody, shareSchema } from './routes.js';
 import { getShare, shareVerification, unshareVerification } from './use-cases.js';

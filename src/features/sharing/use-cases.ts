@@ -1,19 +1,19 @@
 import crypto from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { commandContext, execute, readModelsCaughtUp, systemContext } from '../../core/commands.js';
-import { appendFacts, foldStream, type CommandContext } from '../../core/decider.js';
-import type { AppDeps } from '../../core/deps.js';
+import { commandContext, execute, readModelsCaughtUp, systemContext } from '../../core/es/commands.js';
+import { appendFacts, foldStream, type CommandContext } from '../../core/es/decider.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { AccessDeniedError, AppError, NotFoundError, ValidationError } from '../../core/errors.js';
 import { callerOf, type Call, type Principal } from '../../core/principal.js';
 import { findUser, findUserByEmail, normaliseEmail } from '../accounts/index.js';
 import { queueMail, type OutgoingMail } from '../mail/index.js';
 import { verificationStream } from '../verifications/events.js';
-import { findVerification, resultsOf, verificationNotFound, type VerificationRow } from '../verifications/index.js';
+import { failureOf, findVerification, resultsOf, verificationNotFound, type VerificationRow } from '../verifications/index.js';
 import { anchorOf } from '../anchors/index.js';
 import { checkOwner, decideView, notShared, shareDecider, shareStream, shareViewsStream, type ShareCommand, type ShareState, type VerificationFacts } from './decider.js';
 import { shareViewEvents, type AccessType } from './events.js';
 import { accessChangedMessage, invitationMessage, sharerOf, toldOfAccessChange } from './notifications.js';
-import { dailyViewCounts, findInviteByTokenHash, findInvite, findShare, findShareByTokenHash, invitesOf, viewCounted, type ShareRow } from './queries.js';
+import { dailyViewCounts, findInviteByTokenHash, findInvite, findShare, findShareByTokenHash, invitesOf, viewCounted, type ShareRow } from '../../../projections/sharing/index.js';
 import { sharedFileOf, toSharedReport, type SharedFileKind, type SharedReport, type ViewerAccess } from './report.js';
 import { linkKey, linkToken, newNonce, shareUrl, TOKEN_PATTERN, tokenSha256, visitorHash } from './tokens.js';
 
@@ -287,8 +287,8 @@ export async function openSharedReport(deps: AppDeps, request: SharedReportReque
 
 /** A verification's report from the facts every report is made of (the shared one and the owner's alike). */
 async function reportOf(deps: AppDeps, row: VerificationRow, accessType: AccessType | null, viewer: ViewerAccess): Promise<SharedReport> {
-  const [results, processingRegion, anchor] = await Promise.all([resultsOf(deps.knex, [row.id]), processingRegionOf(deps, row.id), anchorOf(deps, row.id)]);
-  return toSharedReport(row, results, { processingRegion, accessType, viewer, anchor });
+  const [results, processingRegion, anchor, failure] = await Promise.all([resultsOf(deps.knex, [row.id]), processingRegionOf(deps, row.id), anchorOf(deps, row.id), failureOf(deps.store, row)]);
+  return toSharedReport(row, results, { processingRegion, accessType, viewer, anchor, failure });
 }
 
 /** The caller's account's own verification; any other (another account's, a keyless one) is VERIFICATION_NOT_FOUND, as on GET /v1/verifications/{id}. */

@@ -1,7 +1,7 @@
-import type { Decider } from '../../core/decider.js';
+import type { Decider } from '../../core/es/decider.js';
 import { ConflictError, NotFoundError, UnprocessableError } from '../../core/errors.js';
-import { assertNever } from '../../core/events.js';
-import { streamName } from '../../core/streams.js';
+import { assertNever } from '../../core/es/events.js';
+import { streamName } from '../../core/es/streams.js';
 import { verificationNotFound } from '../verifications/index.js';
 import { tagEvents, verificationTagEvents, type TagEvent, type VerificationTagEvent } from './events.js';
 import { checkColor, checkTagName, MAX_TAGS_PER_ACCOUNT, MAX_TAGS_PER_VERIFICATION, tagKey, tooManyTags } from './names.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, type EventOf } from '../../core/events.js';
+import { defineEvent, type EventOf } from '../../core/es/events.js';
 
 const color = z.string().regex(/^#[0-9a-f]{6}$/).nullable();
 const tagRef = z.object({ id: z.uuid(), name: z.string() });

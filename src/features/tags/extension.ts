@@ -1,19 +1,23 @@
 import { z } from 'zod';
-import { ValidationError } from '../../core/errors.js';
-import type { ResourceExtension } from '../../core/extensions.js';
+import type { ResourceExtension } from '../../core/module/extensions.js';
 import { MAX_TAG_FILTER_NAMES, tagKey } from './names.js';
-import { tagsColumn, verificationsTagged, verificationsWithTagLike } from './queries.js';
+import { tagsColumn, verificationsTagged, verificationsWithTagLike } from '../../../projections/tags/index.js';
 
 /**
  * What tags adds to the Verification resource (spec 2.1, 4.1): its `tags` field, the `tags` and
  * `tag_match` list filters, and list search by tag name. The verifications feature applies it
- * without knowing the tag tables (core/extensions.ts).
+ * without knowing the tag tables (core/module/extensions.ts).
  */
 export const verificationTagsExtension: ResourceExtension = {
   resource: 'verification',
   fieldColumns: (knex, idColumn) => ({ tags: tagsColumn(knex, idColumn) }),
   listParameters: {
-    tags: z.string().optional().describe(`Comma-separated tag names, case-insensitive, at most ${MAX_TAG_FILTER_NAMES}.`),
+    // A validation failure like every other filter's: 422 naming query.tags (issue 36 item 11).
+    tags: z
+      .string()
+      .optional()
+      .refine((value) => filterKeys(value).length <= MAX_TAG_FILTER_NAMES, `At most ${MAX_TAG_FILTER_NAMES} tag names may be given in the tags filter.`)
+      .describe(`Comma-separated tag names, case-insensitive, at most ${MAX_TAG_FILTER_NAMES}.`),
     tag_match: z.enum(['all', 'any']).default('all').describe('all: verifications carrying every named tag; any: at least one.'),
   },
   filter({ knex, accountId, query }) {
@@ -24,14 +28,11 @@ export const verificationTagsExtension: ResourceExtension = {
   search: { matches: 'part of a tag name', ids: ({ knex, accountId, term }) => verificationsWithTagLike(knex, accountId, term) },
 };
 
-/** The `tags` filter: comma-separated names, case-insensitive, at most 10 (spec 4.1); blanks ignored, repeats counted once. */
+/**
+ * The `tags` filter's names: comma-separated, case-insensitive (spec 4.1); blanks ignored,
+ * repeats counted once. At most MAX_TAG_FILTER_NAMES: the list parameter's schema refuses more.
+ */
 function filterKeys(value: unknown): string[] {
   if (typeof value !== 'string') return [];
-  const keys = [...new Set(value.split(',').map(tagKey).filter(Boolean))];
-  if (keys.length > MAX_TAG_FILTER_NAMES) {
-    throw new ValidationError(`At most ${MAX_TAG_FILTER_NAMES} tag names may be given in the tags filter; got ${keys.length}.`, {
-      suggestion: `Narrow the filter to ${MAX_TAG_FILTER_NAMES} names.`,
-    });
-  }
-  return keys;
+  return [...new Set(value.split(',').map(tagKey).filter(Boolean))];
 }

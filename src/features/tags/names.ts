@@ -1,5 +1,5 @@
 import { UnprocessableError } from '../../core/errors.js';
-import { hasNameUnsafeCharacter } from '../../core/text.js';
+import { hasNameUnsafeCharacter } from '../../core/text/text.js';
 
 /** Spec 8: tag names are 1-40 characters without commas; at most 20 tags on a verification; at most 10 names in the list filter. */
 export const MAX_TAG_NAME_LENGTH = 40;
@@ -33,7 +33,7 @@ export function checkTagName(raw: string): string {
 }
 
 /** The key names are unique by within an account (the read side stores it, so it lives there). */
-export { tagKey } from '../../../projections/tags/tag-key.js';
+export { tagKey } from '../../../projections/tags/index.js';
 
 /** A colour as stored: `#rrggbb` in lower case; null clears it. Throws 422 VALIDATION_ERROR otherwise. */
 export function checkColor(color: string | null): string | null {

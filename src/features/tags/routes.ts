@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { AppDeps } from '../../core/deps.js';
-import { route, type RouteSpec } from '../../core/route-spec.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import { route, type RouteSpec } from '../../core/http/route-spec.js';
 import { verificationIdParam } from '../verifications/index.js';
 import { MAX_TAG_NAME_LENGTH, MAX_TAGS_PER_ACCOUNT, MAX_TAGS_PER_VERIFICATION } from './names.js';
 import { changeVerificationTags, createTag, deleteTag, listTags, updateTag } from './use-cases.js';

@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
-import { execute } from '../../core/commands.js';
-import { foldStream } from '../../core/decider.js';
-import type { AppDeps } from '../../core/deps.js';
-import { isoDate } from '../../core/schemas.js';
+import { execute } from '../../core/es/commands.js';
+import { foldStream } from '../../core/es/decider.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import { isoDate } from '../../core/http/schemas.js';
 import { callerOf, type Call, type Principal } from '../../core/principal.js';
 import { findVerification } from '../verifications/index.js';
 import {
@@ -19,7 +19,7 @@ import {
   type VocabularyState,
 } from './decider.js';
 import { checkTagName, MAX_TAGS_PER_VERIFICATION, tagKey, tooManyTags } from './names.js';
-import { tagsWithCounts, verificationCount } from './queries.js';
+import { tagsWithCounts, verificationCount } from '../../../projections/tags/index.js';
 
 /** The spec's Tag (2.4) as the tag endpoints answer it. */
 export interface TagView {
@@ -39,7 +39,7 @@ export interface TagRef {
 }
 
 const compare = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
-/** The read models' order (queries.ts): name key, then name, in code-point order. */
+/** The read models' order (projections/tags/queries.ts): name key, then name, in code-point order. */
 const byName = (a: TagRef, b: TagRef) => compare(tagKey(a.name), tagKey(b.name)) || compare(a.name, b.name) || compare(a.id, b.id);
 
 const toView = (tag: Tag, verificationCount: number): TagView => ({

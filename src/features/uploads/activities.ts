@@ -1,15 +1,15 @@
 import type { BlobStore } from '../../core/blob-store.js';
-import { systemContext } from '../../core/commands.js';
+import { systemContext } from '../../core/es/commands.js';
 import type { Config } from '../../core/config.js';
-import { runCommand } from '../../core/decider.js';
-import type { EventStore } from '../../core/event-store.js';
-import type { ActivityImplementations } from '../../core/workflow.js';
+import { runCommand } from '../../core/es/decider.js';
+import type { EventStore } from '../../core/es/event-store.js';
+import type { ActivityImplementations } from '../../core/es/workflow.js';
 import { uploadDecider, uploadStream } from './decider.js';
 import { uploadDeletableAt } from '../../../workflows/uploads/policy.js';
 import type { UploadExpiryActivities } from '../../../workflows/uploads/workflow.js';
-import type { SweepSource } from '../../core/workflow.js';
+import type { SweepSource } from '../../core/es/workflow.js';
 import { UPLOAD_EXPIRY_GRACE_MS } from '../../../workflows/uploads/policy.js';
-import { expiredReceivedUploads } from './queries.js';
+import { expiredReceivedUploads } from '../../../projections/uploads/index.js';
 
 export interface UploadActivityDeps {
   store: EventStore;

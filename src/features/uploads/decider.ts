@@ -1,6 +1,6 @@
-import type { Decider } from '../../core/decider.js';
-import { assertNever } from '../../core/events.js';
-import { streamName } from '../../core/streams.js';
+import type { Decider } from '../../core/es/decider.js';
+import { assertNever } from '../../core/es/events.js';
+import { streamName } from '../../core/es/streams.js';
 import { uploadAlreadyReceived, uploadExpired } from './errors.js';
 import { uploadEvents, type UploadEvent } from './events.js';
 import { uploadDeletableAt } from '../../../workflows/uploads/policy.js';

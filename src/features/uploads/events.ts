@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, type EventOf } from '../../core/events.js';
+import { defineEvent, type EventOf } from '../../core/es/events.js';
 
 /**
  * One upload in the stream `upload-<nonce>` (the nonce of its upload id, tokens.ts): its file

@@ -1,4 +1,4 @@
-import type { LogRedaction } from '../../core/log-redaction.js';
+import type { LogRedaction } from '../../core/http/log-redaction.js';
 
 /** create_upload's PUT target (routes.ts): the upload id in the path is the credential. */
 const UPLOAD_PATH_PREFIX = '/uploads/';

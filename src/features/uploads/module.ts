@@ -1,10 +1,11 @@
-import type { WorkflowDeps } from '../../core/deps.js';
-import type { FeatureModule } from '../../core/module.js';
-import { registerWorkflow } from '../../core/workflow.js';
+import type { WorkflowDeps } from '../../core/module/deps.js';
+import type { FeatureModule } from '../../core/module/module.js';
+import { accountStreams } from '../../core/es/stream-read-rules.js';
+import { uploadStream } from './decider.js';
+import { registerWorkflow } from '../../core/es/workflow.js';
 import { createUploadActivities, uploadExpirySweep } from './activities.js';
 import { uploadErrors } from './errors.js';
 import { uploadEvents } from './events.js';
-import { uploadsProjector } from '../../../projections/uploads/projection.js';
 import { uploadRoutes } from './routes.js';
 import { uploadTools } from './tools.js';
 import { uploadIdRedaction } from './log-redaction.js';
@@ -14,12 +15,13 @@ import { uploadExpiryWorkflow } from '../../../workflows/uploads/workflow.js';
 export const uploadsModule = {
   name: 'uploads',
   events: [uploadEvents],
-  projectors: [uploadsProjector],
   routes: uploadRoutes,
   tools: uploadTools,
   workflows: uploadWorkflows,
   errors: uploadErrors,
   logRedactions: [uploadIdRedaction],
+  // Their history: for every user of the owning account, as the feature's own reads.
+  streamReadRules: [accountStreams(uploadStream)],
 } satisfies FeatureModule;
 
 function uploadWorkflows(deps: WorkflowDeps) {

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
-import { route, type RouteSpec } from '../../core/route-spec.js';
-import type { AppDeps } from '../../core/deps.js';
+import { route, type RouteSpec } from '../../core/http/route-spec.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { uploadIdSchema } from './schemas.js';
 import { receiveUpload } from './use-cases.js';
 

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { UrlSigner } from '../../core/signed-urls.js';
+import type { UrlSigner } from '../../core/http/signed-urls.js';
 
 /**
  * An upload id is self-verifying and opaque: `up_<sealed>.<hmac>`. The service keeps no table of

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { AppDeps } from '../../core/deps.js';
-import { cleanFileName } from '../../core/text.js';
-import { fileNameInput } from '../../core/text-schemas.js';
-import { tool, type ToolSpec } from '../../core/tool-spec.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import { cleanFileName } from '../../core/text/text.js';
+import { fileNameInput } from '../../core/text/text-schemas.js';
+import { tool, type ToolSpec } from '../../core/http/tool-spec.js';
 import { createUpload } from './use-cases.js';
 
 const ticketSchema = z.object({

@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import { BlobTooLargeError, type UploadedFile } from '../../core/blob-store.js';
-import { commandContext, execute, systemContext } from '../../core/commands.js';
-import { foldStream } from '../../core/decider.js';
-import type { AppDeps } from '../../core/deps.js';
+import { commandContext, execute, systemContext } from '../../core/es/commands.js';
+import { foldStream } from '../../core/es/decider.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { AppError } from '../../core/errors.js';
 import type { Call } from '../../core/principal.js';
 import { uploadDecider, uploadStream } from './decider.js';

@@ -1,10 +1,10 @@
 import { AppError } from '../../core/errors.js';
 import type { Plan } from '../accounts/events.js';
-import type { Decider } from '../../core/decider.js';
-import { assertNever } from '../../core/events.js';
+import type { Decider } from '../../core/es/decider.js';
+import { assertNever } from '../../core/es/events.js';
 import { usageEvents, type UsageEvent } from './events.js';
 import { includedPerMonth, OVERAGE_PRICE, PSD_EXPORT_OVERAGE_PRICE, psdExportEntitled, psdExportsIncluded } from './plans.js';
-import { streamName } from '../../core/streams.js';
+import { streamName } from '../../core/es/streams.js';
 
 /** One stream per account and calendar month: its revision serialises reservations at the quota and budget edge. */
 export const usageStream = (accountId: string, month: string) => streamName('usage', `${accountId}-${month}`);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, type EventOf } from '../../core/events.js';
+import { defineEvent, type EventOf } from '../../core/es/events.js';
 
 export const usageEvents = {
   VerificationMetered: defineEvent(

@@ -5,7 +5,7 @@
 export { meterVerification, notBilled, refundMetering, releaseMetering, type Billing } from './metering.js';
 export { monthOf } from './plans.js';
 /**
- * PSD exports (psd-export feature; spec 4.1, 8; the decision in docs/decisions.md):
+ * PSD exports (psd-export feature; spec 4.1, 8; D-120 and D-123 in docs/decisions/):
  * - `assertPsdExportAllowed(deps, ctx, { accountId, verificationId, exportId, regeneration? })` when
  *   an export is requested, before anything is recorded: throws AppError NOT_ENTITLED (403) below
  *   Professional, AppError BUDGET_EXCEEDED (402) when one more export at 0.50 beyond the 50 included
@@ -21,7 +21,9 @@ export { monthOf } from './plans.js';
  */
 export { assertPsdExportAllowed, meterPsdExport, releasePsdExport, type PsdExportCharge, type PsdExportRequest } from './psd-export-metering.js';
 /** Reservations not ended, for psd-export's release of those a crash left without their export (src/features/psd-export/cleanup-activities.ts). */
-export { reservedPsdExportsBefore } from './queries.js';
+export { reservedPsdExportsBefore } from '../../../projections/usage/index.js';
 export { getMonthlyUsage } from './use-cases.js';
+/** What getMonthlyUsage answers (the web app's usage page shows it). */
+export type { MonthlyUsage } from './schemas.js';
 export { includedPerMonth, monthlyPrice } from './plans.js';
 export { usageErrors } from './errors.js';

@@ -1,7 +1,7 @@
-import type { CommandContext } from '../../core/decider.js';
-import { runCommand } from '../../core/decider.js';
-import type { AppDeps } from '../../core/deps.js';
-import type { EventStore } from '../../core/event-store.js';
+import type { CommandContext } from '../../core/es/decider.js';
+import { runCommand } from '../../core/es/decider.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import type { EventStore } from '../../core/es/event-store.js';
 import { findAccount } from '../accounts/index.js';
 import { usageDecider, usageStream } from './decider.js';
 import { monthOf } from './plans.js';

@@ -1,9 +1,10 @@
-import type { WorkflowDeps } from '../../core/deps.js';
-import type { FeatureModule } from '../../core/module.js';
-import { registerWorkflow } from '../../core/workflow.js';
+import type { WorkflowDeps } from '../../core/module/deps.js';
+import type { FeatureModule } from '../../core/module/module.js';
+import { accountStreams } from '../../core/es/stream-read-rules.js';
+import { usageStream } from './decider.js';
+import { registerWorkflow } from '../../core/es/workflow.js';
 import { usageErrors } from './errors.js';
 import { usageEvents } from './events.js';
-import { usageProjector } from '../../../projections/usage/projection.js';
 import { createMeteringReleaseActivities, meteringReleaseSweep } from './release-activities.js';
 import { meteringReleaseWorkflow } from '../../../workflows/usage/release-workflow.js';
 import { usageRoutes } from './routes.js';
@@ -12,11 +13,12 @@ import { usageTools } from './tools.js';
 export const usageModule = {
   name: 'usage',
   events: [usageEvents],
-  projectors: [usageProjector],
   routes: usageRoutes,
   tools: usageTools,
   workflows: usageWorkflows,
   errors: usageErrors,
+  // Their history: for every user of the owning account, as the feature's own reads.
+  streamReadRules: [accountStreams(usageStream)],
 } satisfies FeatureModule;
 
 /** The release of reservations a crash left without their verification (workflows/usage/release-workflow.ts). */

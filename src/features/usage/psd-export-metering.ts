@@ -1,6 +1,6 @@
-import type { CommandContext } from '../../core/decider.js';
-import { runCommand } from '../../core/decider.js';
-import type { AppDeps } from '../../core/deps.js';
+import type { CommandContext } from '../../core/es/decider.js';
+import { runCommand } from '../../core/es/decider.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { findAccount } from '../accounts/index.js';
 import { assertPsdExportEntitled, usageDecider, usageStream } from './decider.js';
 import { monthOf } from './plans.js';

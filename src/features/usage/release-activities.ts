@@ -1,12 +1,12 @@
-import { systemContext } from '../../core/commands.js';
-import type { AppDeps } from '../../core/deps.js';
-import type { ActivityImplementations } from '../../core/workflow.js';
+import { systemContext } from '../../core/es/commands.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import type { ActivityImplementations } from '../../core/es/workflow.js';
 import { verificationStream } from '../verifications/events.js';
 import { usageStream } from './decider.js';
 import { refundMetering } from './metering.js';
 import type { MeteringReleaseActivities } from '../../../workflows/usage/release-workflow.js';
-import type { SweepSource } from '../../core/workflow.js';
-import { orphanedMeterings } from './queries.js';
+import type { SweepSource } from '../../core/es/workflow.js';
+import { orphanedMeterings } from '../../../projections/usage/index.js';
 import { METERING_RELEASE_RECOVERY_MS, meteringReleaseId } from '../../../workflows/usage/release-workflow.js';
 
 type ReleaseActivityDeps = Pick<AppDeps, 'store' | 'config' | 'now'>;

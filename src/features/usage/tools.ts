@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import type { AppDeps } from '../../core/deps.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { callerOf } from '../../core/principal.js';
-import { tool, type ToolSpec } from '../../core/tool-spec.js';
+import { tool, type ToolSpec } from '../../core/http/tool-spec.js';
 import { plans, type Plan } from '../accounts/events.js';
-import { usageQuery, usageSchema } from './routes.js';
-import { getMonthlyUsage, type PsdExportUsage } from './use-cases.js';
+import { usageQuery } from './routes.js';
+import { usageSchema, type PsdExportUsage } from './schemas.js';
+import { getMonthlyUsage } from './use-cases.js';
 import { includedPerMonth, monthlyPrice, psdExportsIncluded } from './plans.js';
 
 const upgradeSchema = z.object({

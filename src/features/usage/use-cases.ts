@@ -1,39 +1,13 @@
-import type { AppDeps } from '../../core/deps.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import { extensionColumns, extensionsOf } from '../../core/module/extensions.js';
 import { assertAccountAccess, type Principal } from '../../core/principal.js';
 import type { Plan } from '../accounts/events.js';
 import { billingCurrency, findAccount } from '../accounts/index.js';
 import { includedPerMonth, monthOf, OVERAGE_PRICE, PSD_EXPORT_OVERAGE_PRICE, psdExportEntitled, psdExportsIncluded } from './plans.js';
-import { chargedMeterings, heldPsdExports } from './queries.js';
+import { chargedMeterings, heldPsdExports } from '../../../projections/usage/index.js';
+import type { MonthlyUsage, PsdExportUsage } from './schemas.js';
 
-export interface MonthlyUsage {
-  account_id: string;
-  month: string;
-  plan: Plan;
-  currency: 'EUR' | 'USD';
-  included: number | null;
-  included_used: number;
-  included_remaining: number | null;
-  overage_count: number;
-  overage_price: number;
-  overage_amount: number;
-  monthly_budget_cap: number | null;
-  /** The month's overage the cap covers: verifications', and PSD exports' charged or in progress. */
-  budget_used: number;
-  /** What the cap leaves for more overage (0 without a cap, and always on the Free plan). */
-  budget_remaining: number;
-  psd_exports: PsdExportUsage;
-}
-
-export interface PsdExportUsage {
-  entitled: boolean;
-  included: number | null;
-  included_used: number;
-  included_remaining: number | null;
-  in_progress: number;
-  overage_count: number;
-  overage_price: number;
-  overage_amount: number;
-}
+export type { MonthlyUsage, PsdExportUsage } from './schemas.js';
 
 const cents = (amount: number) => Math.round(amount * 100);
 
@@ -67,7 +41,18 @@ export async function getMonthlyUsage(deps: AppDeps, principal: Principal, accou
     budget_used: budgetUsed / 100,
     budget_remaining: Math.max(0, budgetCapCents - budgetUsed) / 100,
     psd_exports: psdExportUsage(account.plan, exports),
+    psd_export_stored_bytes: 0,
+    // What other features add to the usage (core/module/extensions.ts): the PSD exports' disk.
+    ...(await usageExtensionFields(deps, accountId)),
   };
+}
+
+async function usageExtensionFields(deps: AppDeps, accountId: string): Promise<Partial<MonthlyUsage>> {
+  const columns = extensionColumns(deps.knex, extensionsOf(deps.extensions, 'account_usage'), 'a.id');
+  if (Object.keys(columns).length === 0) return {};
+  const selected = Object.entries(columns).map(([field, column]) => deps.knex.raw('(?) as ??', [column, field]));
+  const row = await deps.knex.select(selected).from(deps.knex.raw('(select ?::uuid as id) as a', [accountId])).first();
+  return Object.fromEntries(Object.entries(row ?? {}).map(([field, value]) => [field, typeof value === 'string' ? Number(value) : value]));
 }
 
 /** Exports this month: charged ones counted as used, reserved ones in progress (each holds its place). */

@@ -3,13 +3,13 @@ import sharp from 'sharp';
 import type { Logger } from 'pino';
 import { inspectJpeg } from '../../analysis/image/jpeg-structure.js';
 import type { AnalysisResult, Grade, RgbImage } from '../../analysis/types.js';
-import { streamCorrelations, systemContext } from '../../core/commands.js';
-import { foldStream, runCommand, type Folded } from '../../core/decider.js';
+import { streamCorrelations, systemContext } from '../../core/es/commands.js';
+import { foldStream, runCommand, type Folded } from '../../core/es/decider.js';
 import { VERIFICATION_DEADLINE_MS, verificationDecider, verificationStream, type RenditionInput, type VerificationCommand, type VerificationState } from './decider.js';
-import type { AnalysisData, RenditionKind } from './events.js';
+import { legacyFailureFault, type AnalysisData, type FailureFault, type RenditionKind } from './events.js';
 import { AppError } from '../../core/errors.js';
 import type { BlobStore } from '../../core/blob-store.js';
-import type { EventStore } from '../../core/event-store.js';
+import type { EventStore } from '../../core/es/event-store.js';
 import { renderBadge } from '../../provenance/badge.js';
 import { checkCredentials } from '../../provenance/check.js';
 import { gradeFromCredentials } from '../../provenance/grade.js';
@@ -18,11 +18,11 @@ import type { SignerConfig } from '../../provenance/signer-config.js';
 import { makeThumbnail } from '../../provenance/thumbnail.js';
 import type { TrustAnchors } from '../../provenance/trust.js';
 import { AnalysisServiceFault, type AnalysisPool } from './analysis-pool.js';
-import { ActivityError, type ActivityContext, type ActivityImplementations } from '../../core/workflow.js';
+import { ActivityError, type ActivityContext, type ActivityImplementations } from '../../core/es/workflow.js';
 import { monthOf, refundMetering } from '../usage/index.js';
-import { GENERIC_REASON, isServiceFaultReason, REJECTED, SERVICE_FAULT, SERVICE_FAULT_REASON, STEP_FAILED, type VerificationWorkflowActivities } from '../../../workflows/verifications/workflow.js';
-import type { SweepSource } from '../../core/workflow.js';
-import { unfinishedVerificationIds } from './queries.js';
+import { GENERIC_REASON, REJECTED, SERVICE_FAULT, SERVICE_FAULT_REASON, STEP_FAILED, type VerificationWorkflowActivities } from '../../../workflows/verifications/workflow.js';
+import type { SweepSource } from '../../core/es/workflow.js';
+import { unfinishedVerificationIds } from '../../../projections/verifications/index.js';
 import type { RetentionSteps } from './retention.js';
 
 export interface ActivityDeps {
@@ -78,7 +78,7 @@ export function createVerificationActivities(deps: ActivityDeps) {
    * crash between the two finds the verification failed and releases it then).
    */
   async function refundServiceFault(id: string, state: VerificationState): Promise<void> {
-    if (state.status !== 'failed' || state.mode !== 'raw_pair' || !state.accountId || !state.queuedAt || !isServiceFaultReason(state.failureReason)) return;
+    if (state.status !== 'failed' || state.mode !== 'raw_pair' || !state.accountId || !state.queuedAt || state.failureFault !== 'service') return;
     const ctx = await systemFor(id, state.accountId);
     if (await refundMetering(deps.store, { accountId: state.accountId, verificationId: id, month: monthOf(state.queuedAt) }, ctx)) {
       deps.log.info({ verification: id }, 'metering released: the verification failed by a service fault');
@@ -222,8 +222,8 @@ export function createVerificationActivities(deps: ActivityDeps) {
     },
 
     /** Records the failure; a service fault's metering is then released (a failure by the files stays metered), and the RAW discarded. */
-    async fail(id: string, accountId: string | null, reason: string): Promise<void> {
-      const failed = await record(id, { type: 'Fail', reason, now: deps.now() }, accountId);
+    async fail(id: string, accountId: string | null, reason: string, fault: FailureFault): Promise<void> {
+      const failed = await record(id, { type: 'Fail', reason, fault, now: deps.now() }, accountId);
       await refundServiceFault(id, failed.state);
       await deps.retention.discardRaw(id, failed);
     },
@@ -267,7 +267,12 @@ export function createVerificationWorkflowActivities(steps: VerificationActiviti
     signAndRender: (context, id) => guard('signAndRender', id, context, () => steps.signAndRender(id, context.signal)),
     thumbnail: (context, id) => guard('thumbnail', id, context, () => steps.thumbnail(id)),
     complete: (context, id, accountId) => guard('complete', id, context, () => steps.complete(id, accountId as string)),
-    fail: (context, id, accountId, reason) => guard('fail', id, context, () => steps.fail(id, accountId, reason ?? failureReason(null))),
+    fail: (context, id, accountId, reason, fault) =>
+      guard('fail', id, context, () => {
+        const recorded = reason ?? failureReason(null);
+        // No fault: a call an earlier version's run scheduled; it is read as that version decided it.
+        return steps.fail(id, accountId, recorded, fault ?? legacyFailureFault(recorded));
+      }),
   };
 }
 

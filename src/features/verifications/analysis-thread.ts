@@ -36,7 +36,13 @@ export type AnalysisReply =
       message: string;
     };
 
-parentPort?.on('message', async (job: AnalysisJob) => {
+parentPort?.on('message', (job: AnalysisJob) => {
+  // Every failure of the job is a reply; a reply that cannot be posted fails the thread: thrown
+  // outside the promise, it reaches the pool as the worker's 'error'.
+  answer(job).catch((error: unknown) => queueMicrotask(() => { throw error; }));
+});
+
+async function answer(job: AnalysisJob): Promise<void> {
   let reply: AnalysisReply;
   try {
     if ('render' in job) {
@@ -57,7 +63,7 @@ parentPort?.on('message', async (job: AnalysisJob) => {
         : { ok: false, message: (error as Error)?.stack ?? String(error), ...((error as { serviceFault?: unknown })?.serviceFault === true ? { serviceFault: true } : {}) };
   }
   parentPort!.postMessage(reply);
-});
+}
 
 /** The rendering the analysis makes (pipeline.ts: renderReference, default options), as its PNG; null when the decoder cannot render this RAW. */
 async function renderRaw(bytes: Uint8Array): Promise<Uint8Array | null> {

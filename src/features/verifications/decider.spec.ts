@@ -1,7 +1,10 @@
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { given } from '../../../test/support/decider-spec.js';
+import type { StoredEvent } from '../../core/es/event-store.js';
+import { parseEvent } from '../../core/es/events.js';
+import { DEADLINE_REASON, GENERIC_REASON, SERVICE_FAULT_REASON } from '../../../workflows/verifications/workflow.js';
 import { verificationDecider, type RenditionInput, type VerificationCommand } from './decider.js';
-import type { AnalysisData, GradeData, StoredFile, VerificationEvent } from './events.js';
+import { verificationEvents, type AnalysisData, type GradeData, type StoredFile, type VerificationEvent } from './events.js';
 
 const VERIFICATION = '0d000000-0000-4000-8000-000000000001';
 const OWNER = '0a000000-0000-4000-8000-000000000001';
@@ -79,7 +82,7 @@ type Kind = RenditionInput['kind'];
 const rendition = (kind: Kind): RenditionInput => ({ kind, blob_key: `verifications/${VERIFICATION}/${kind}.png`, content_type: 'image/png', sha256: 'c'.repeat(64) });
 const renditionStored = (kind: Kind, at = T): VerificationEvent => ({ type: 'RenditionStored', data: { ...rendition(kind), stored_at: at } });
 const completed: VerificationEvent = { type: 'VerificationCompleted', data: { completed_at: T } };
-const failed: VerificationEvent = { type: 'VerificationFailed', data: { failure_reason: 'Deadline passed.', failed_at: T } };
+const failed: VerificationEvent = { type: 'VerificationFailed', data: { failure_reason: 'Deadline passed.', fault: 'service', failed_at: T } };
 const claimed: VerificationEvent = {
   type: 'VerificationClaimed',
   data: { previous_owner_account_id: ANONYMOUS, new_owner_account_id: NEW_OWNER, claimed_at: T },
@@ -93,7 +96,7 @@ const gradeWith = (results: AnalysisInput[], renditions: Kind[] = []): Verificat
 const storeRenditions = (...kinds: Kind[]): VerificationCommand => ({ type: 'StoreRenditions', renditions: kinds.map(rendition), now: NOW });
 const completeWith = (...kinds: Kind[]): VerificationCommand => ({ type: 'Complete', renditions: kinds.map(rendition), now: NOW });
 const complete = completeWith();
-const fail: VerificationCommand = { type: 'Fail', reason: 'Deadline passed.', now: NOW };
+const fail: VerificationCommand = { type: 'Fail', reason: 'Deadline passed.', fault: 'service', now: NOW };
 const deleteBy = (accountId: string): VerificationCommand => ({ type: 'Delete', account_id: accountId, now: NOW });
 const claim = (anonymousId = ANONYMOUS): VerificationCommand => ({ type: 'Claim', anonymous_account_id: anonymousId, new_owner_account_id: NEW_OWNER, now: NOW });
 const discardRaw: VerificationCommand = { type: 'DiscardRaw', now: NOW };
@@ -338,6 +341,29 @@ describe('verificationDecider', () => {
     });
   });
 
+  describe('a failure records whose fault it is (VerificationFailed.fault)', () => {
+    it('Fail records the fault the workflow gives', () => {
+      const reason = 'The RAW is not a Canon CR2 this service can read.';
+      given(verificationDecider, [queued(), started]).when({ type: 'Fail', reason, fault: 'input', now: NOW }).then([{ type: 'VerificationFailed', data: { failure_reason: reason, fault: 'input', failed_at: T } }]);
+    });
+
+    const stored = (data: Record<string, unknown>): StoredEvent => ({
+      id: '0e000000-0000-4000-8000-000000000001', type: 'VerificationFailed', version: 1, data, stream: `verification-${VERIFICATION}`, revision: 2, position: 3n, recorded_at: T,
+      metadata: { account_id: OWNER, actor: { type: 'system', id: 'workflow' }, causation_id: 'c', correlation_id: 'c', processing_region: 'eu', occurred_at: T },
+    } as StoredEvent);
+    const faultOf = (data: Record<string, unknown>) => (parseEvent(verificationEvents, stored(data))!.data as { fault: string }).fault;
+
+    it('an event recorded with its fault keeps it, whatever its reason says', () => {
+      expect(faultOf({ failure_reason: DEADLINE_REASON, fault: 'input', failed_at: T })).toBe('input');
+      expect(faultOf({ failure_reason: 'The file is not a JPEG.', fault: 'service', failed_at: T })).toBe('service');
+    });
+
+    it('an event recorded before the field is upcast from its reason: the service\'s own reasons are its fault, any other the input\'s', () => {
+      for (const reason of [DEADLINE_REASON, SERVICE_FAULT_REASON, GENERIC_REASON]) expect(faultOf({ failure_reason: reason, failed_at: T })).toBe('service');
+      expect(faultOf({ failure_reason: 'The file is not a JPEG.', failed_at: T })).toBe('input');
+    });
+  });
+
   describe('given a deleted verification', () => {
     const history = [queued({ account_id: ANONYMOUS, anonymous: true }), started, deleted([image.blob_key, raw.blob_key])];
 
@@ -450,8 +476,20 @@ describe('verificationDecider', () => {
       given(verificationDecider, [...anonymous, windowClosed(end, [])]).when(closeClaimWindow(end)).thenNothing();
     });
 
-    it('a claim after it closed moves nothing (the claim answers CLAIM_EXPIRED)', () => {
-      given(verificationDecider, [...anonymous, windowClosed(end, [])]).when(claim()).thenNothing();
+    it('a claim after it closed is refused with CLAIM_EXPIRED, even one decided before the end (the sweep won the stream)', () => {
+      given(verificationDecider, [...anonymous, windowClosed(end, [])]).when(claim()).thenThrows('CLAIM_EXPIRED');
+      given(verificationDecider, [...anonymous, windowClosed(end, [])]).when({ ...claim(), now: new Date(end.getTime() - 1) } as VerificationCommand).thenThrows('CLAIM_EXPIRED');
+    });
+
+    it('at the instant it ends a claim is refused with CLAIM_EXPIRED and the sweep closes it: never both', () => {
+      given(verificationDecider, anonymous).when({ ...claim(), now: end } as VerificationCommand).thenThrows('CLAIM_EXPIRED');
+      given(verificationDecider, anonymous).when(closeClaimWindow(end)).then([windowClosed(end, [image.blob_key, raw.blob_key, `verifications/${VERIFICATION}/thumbnail.png`])]);
+    });
+
+    it('a millisecond before it ends a claim moves the record and the sweep then leaves it', () => {
+      const before = new Date(end.getTime() - 1);
+      const [moved] = given(verificationDecider, anonymous).when({ ...claim(), now: before } as VerificationCommand).then([{ ...claimed, data: { ...claimed.data, claimed_at: before.toISOString() } } as VerificationEvent]);
+      given(verificationDecider, [...anonymous, moved!]).when(closeClaimWindow(end)).thenNothing();
     });
 
     it('a deletion after it closed lists no file', () => {

@@ -1,7 +1,7 @@
-import type { Decider } from '../../core/decider.js';
-import { assertNever } from '../../core/events.js';
-import { verificationNotFound } from './errors.js';
-import { verificationEvents, type RenditionKind, type AnalysisData, type GradeData, type StoredFile, type VerificationEvent } from './events.js';
+import type { Decider } from '../../core/es/decider.js';
+import { assertNever } from '../../core/es/events.js';
+import { claimExpired, verificationNotFound } from './errors.js';
+import { verificationEvents, type FailureFault, type RenditionKind, type AnalysisData, type GradeData, type StoredFile, type VerificationEvent } from './events.js';
 
 export { verificationStream } from './events.js';
 
@@ -28,7 +28,7 @@ export type VerificationCommand =
   | { type: 'Grade'; renditions: RenditionInput[]; results: Omit<AnalysisData, 'recorded_at'>[]; grade: Omit<GradeData, 'graded_at'>; now: Date }
   | { type: 'StoreRenditions'; renditions: RenditionInput[]; now: Date }
   | { type: 'Complete'; renditions: RenditionInput[]; now: Date }
-  | { type: 'Fail'; reason: string; now: Date }
+  | { type: 'Fail'; reason: string; fault: FailureFault; now: Date }
   | { type: 'Delete'; account_id: string; now: Date }
   | { type: 'Claim'; anonymous_account_id: string; new_owner_account_id: string; now: Date }
   /** `renditions`: the full-size rendering made just before, for a pair analysed before it was kept. */
@@ -47,8 +47,9 @@ export interface VerificationState {
   analyses: Set<string>;
   graded?: GradeData;
   renditions: Map<string, string>;
-  /** Set once failed: the workflow's fail step releases the metering of a service fault by it. */
+  /** Set once failed: the workflow's fail step releases the metering of a failure whose fault is the service's. */
   failureReason?: string;
+  failureFault?: FailureFault;
   /** RawFileDiscarded recorded: the RAW's file is (or is about to be) gone. */
   rawDiscarded?: boolean;
   /** ClaimWindowClosed recorded: every file is (or is about to be) gone. */
@@ -57,6 +58,13 @@ export interface VerificationState {
 
 /** Anonymous records can be claimed for 30 days (spec 8); then their files go. */
 export const CLAIM_WINDOW_MS = 30 * 86_400_000;
+
+/**
+ * Whether a record queued at `queuedAt` can still be claimed at `now`. The window's end is one
+ * instant for both sides: from it a claim is refused (CLAIM_EXPIRED) and the window may be
+ * closed, so a claim and the closing sweep at the same instant never both succeed.
+ */
+export const claimWindowOpen = (queuedAt: Date | string, now: Date): boolean => now.getTime() < new Date(queuedAt).getTime() + CLAIM_WINDOW_MS;
 
 const terminal = (state: VerificationState) => state.status === 'completed' || state.status === 'failed' || state.status === 'deleted';
 /** Whether the workflow's steps may still record facts: queued and not finished. */
@@ -120,7 +128,7 @@ export const verificationDecider: Decider<VerificationState, VerificationCommand
       case 'VerificationCompleted':
         return { ...state, status: 'completed' };
       case 'VerificationFailed':
-        return { ...state, status: 'failed', failureReason: event.data.failure_reason };
+        return { ...state, status: 'failed', failureReason: event.data.failure_reason, failureFault: event.data.fault };
       case 'VerificationClaimed':
         return { ...state, accountId: event.data.new_owner_account_id, anonymous: false };
       case 'VerificationDeleted':
@@ -155,7 +163,7 @@ export const verificationDecider: Decider<VerificationState, VerificationCommand
         return [...renditionsStored(state, command.renditions, command.now), { type: 'VerificationCompleted', data: { completed_at: command.now.toISOString() } }];
       case 'Fail':
         if (!open(state)) return [];
-        return [{ type: 'VerificationFailed', data: { failure_reason: command.reason, failed_at: command.now.toISOString() } }];
+        return [{ type: 'VerificationFailed', data: { failure_reason: command.reason, fault: command.fault, failed_at: command.now.toISOString() } }];
       case 'Delete': {
         if (state.status === 'none' || state.status === 'deleted' || state.accountId !== command.account_id) {
           throw verificationNotFound();
@@ -172,12 +180,13 @@ export const verificationDecider: Decider<VerificationState, VerificationCommand
       case 'CloseClaimWindow':
         // Only a record still anonymous (unclaimed), not deleted, whose window has run out.
         if (state.status === 'none' || state.status === 'deleted' || !state.anonymous || state.filesExpired || !state.queuedAt) return [];
-        if (command.now.getTime() < state.queuedAt.getTime() + CLAIM_WINDOW_MS) return [];
+        if (claimWindowOpen(state.queuedAt, command.now)) return [];
         return [{ type: 'ClaimWindowClosed', data: { closed_at: command.now.toISOString(), blob_keys: filesOf(state) } }];
       case 'Claim':
         // Only a record still owned by that anonymous id moves; anything else is not this claim's.
-        // A record whose claim window closed stays with its anonymous owner (the claim answers CLAIM_EXPIRED).
-        if (state.status === 'none' || state.status === 'deleted' || !state.anonymous || state.filesExpired || state.accountId !== command.anonymous_account_id) return [];
+        if (state.status === 'none' || state.status === 'deleted' || !state.anonymous || state.accountId !== command.anonymous_account_id) return [];
+        // A record whose window has ended, or was closed (by a sweep that won the stream's revision), stays with its anonymous owner.
+        if (state.filesExpired || !state.queuedAt || !claimWindowOpen(state.queuedAt, command.now)) throw claimExpired();
         return [
           {
             type: 'VerificationClaimed',

@@ -1,4 +1,4 @@
-import { defineErrors, NotFoundError } from '../../core/errors.js';
+import { AppError, defineErrors, NotFoundError } from '../../core/errors.js';
 
 /** Error codes of this feature and their HTTP statuses (docs/errors.md documents each). */
 export const verificationErrors = defineErrors({
@@ -19,3 +19,6 @@ declare module '../../core/errors.js' {
  */
 export const verificationNotFound = (message = 'Verification not found.', suggestion = 'List your verifications with GET /v1/verifications/.') =>
   new NotFoundError('VERIFICATION_NOT_FOUND', message, { suggestion });
+
+/** A claim of anonymous verifications whose 30-day window has ended (the decider's refusal, and the use case's when none is left to claim). */
+export const claimExpired = () => new AppError('CLAIM_EXPIRED', 'These verifications are older than the 30-day claim window.', { suggestion: 'Verify the files again from your account.' });

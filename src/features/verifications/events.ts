@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { analysisNames, assuranceLevels, verdictReasons, verdicts } from '../../analysis/types.js';
-import { defineEvent, type EventOf } from '../../core/events.js';
-import { streamName } from '../../core/streams.js';
+import { defineEvent, type EventOf } from '../../core/es/events.js';
+import { streamName } from '../../core/es/streams.js';
+import { DEADLINE_REASON, GENERIC_REASON, SERVICE_FAULT_REASON } from '../../../workflows/verifications/workflow.js';
 
 /** The stream holding one verification's events: part of their contract (usage's metering release reads it). */
 export const verificationStream = (id: string) => streamName('verification', id);
@@ -15,6 +16,31 @@ export type VerificationStatus = (typeof verificationStatuses)[number];
  * the PSD export's RAW layer needs no RAW once it is discarded (RawFileDiscarded).
  */
 export const renditionKinds = ['thumbnail', 'signed_image', 'badge', 'heatmap', 'raw_reference', 'raw_rendition'] as const;
+
+/**
+ * Whose a verification's failure is: `service` (the deadline, a stalled decoder, an unexpected
+ * error: not metered, D-094) or `input` (the files or a rule refused them: metered).
+ */
+export const failureFaults = ['service', 'input'] as const;
+export type FailureFault = (typeof failureFaults)[number];
+
+/**
+ * The upcast of a VerificationFailed recorded before it carried `fault`: the fault is read from
+ * its reason as the service then decided refunds, by the service's own reasons' words (every
+ * other reason was a rejection's, the input's). Used for those events only; new ones record it.
+ */
+function upcastFailure<D extends { failure_reason: string; fault?: FailureFault }>(data: D): D & { fault: FailureFault } {
+  return data.fault ? (data as D & { fault: FailureFault }) : { ...data, fault: legacyFailureFault(data.failure_reason) };
+}
+
+/**
+ * The rule of before `fault` was recorded, for what was decided before it only: the upcast above,
+ * and a fail step scheduled by a run of an earlier version (its call carries no fault).
+ */
+export function legacyFailureFault(reason: string): FailureFault {
+  const serviceReasons: readonly string[] = [DEADLINE_REASON, SERVICE_FAULT_REASON, GENERIC_REASON];
+  return serviceReasons.includes(reason) ? 'service' : 'input';
+}
 
 const storedFile = z.object({
   blob_key: z.string(),
@@ -97,7 +123,8 @@ export const verificationEvents = {
     z.object({ kind: z.enum(renditionKinds), blob_key: z.string(), content_type: z.string(), sha256: z.string(), stored_at: z.iso.datetime() }),
   ),
   VerificationCompleted: defineEvent('VerificationCompleted', z.object({ completed_at: z.iso.datetime() })),
-  VerificationFailed: defineEvent('VerificationFailed', z.object({ failure_reason: z.string(), failed_at: z.iso.datetime() })),
+  /** `fault`: whose the failure is (failureFaults); recorded since issue 36, upcast for the events before it. */
+  VerificationFailed: defineEvent('VerificationFailed', z.object({ failure_reason: z.string(), fault: z.enum(failureFaults).optional(), failed_at: z.iso.datetime() }).transform(upcastFailure)),
   VerificationClaimed: defineEvent(
     'VerificationClaimed',
     z.object({ previous_owner_account_id: z.uuid(), new_owner_account_id: z.uuid(), claimed_at: z.iso.datetime() }),

@@ -5,10 +5,12 @@
 export { readerOf } from './anonymous.js';
 export { verificationNotFound } from './errors.js';
 export { verificationIdParam } from './params.js';
-export { findVerification, imageOf, rawOf, renditionsOf, resultsOf, verificationsTable, type ResultRow, type VerificationRow } from './queries.js';
+export { findVerification, imageOf, rawOf, renditionsOf, resultsOf, verificationsTable, type ResultRow, type VerificationRow } from '../../../projections/verifications/index.js';
 export { captureOf, resultFields, verificationFields } from './view.js';
 export { levelWords, reasonWords, verdictWords } from './words.js';
 export { createVerification, getVerification, listVerifications } from './use-cases.js';
 export { listQuery } from './routes.js';
 export { deleteVerification, fileUrl } from './use-cases.js';
 export { UPLOAD_PARTS } from './use-cases.js';
+export { UPLOAD_FORM_SCRIPT } from './upload-form-script.js';
+export { FAILED_LABEL, failureOf, type FailureExplanation } from './failure.js';

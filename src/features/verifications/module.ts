@@ -1,12 +1,13 @@
 import { shutdownRawDecoders } from '../../analysis/raw/index.js';
-import type { WorkflowDeps } from '../../core/deps.js';
-import type { FeatureModule } from '../../core/module.js';
-import { registerWorkflow } from '../../core/workflow.js';
+import type { WorkflowDeps } from '../../core/module/deps.js';
+import type { FeatureModule } from '../../core/module/module.js';
+import { accountStreams } from '../../core/es/stream-read-rules.js';
+import { verificationStream } from './events.js';
+import { registerWorkflow } from '../../core/es/workflow.js';
 import { createVerificationActivities, createVerificationWorkflowActivities, verificationSweep } from './activities.js';
 import { AnalysisPool } from './analysis-pool.js';
 import { verificationErrors } from './errors.js';
 import { verificationEvents } from './events.js';
-import { verificationsProjector } from '../../../projections/verifications/projection.js';
 import { verificationRoutes } from './routes.js';
 import { verificationDependencies } from './dependencies.js';
 import { verificationTools } from './tools.js';
@@ -19,11 +20,12 @@ export const verificationsModule = {
   name: 'verifications',
   dependencies: verificationDependencies,
   events: [verificationEvents],
-  projectors: [verificationsProjector],
   routes: verificationRoutes,
   tools: verificationTools,
   workflows: verificationWorkflows,
   errors: verificationErrors,
+  // Their history: for every user of the owning account, as the feature's own reads.
+  streamReadRules: [accountStreams(verificationStream)],
 } satisfies FeatureModule;
 
 /**
@@ -34,7 +36,7 @@ function verificationWorkflows(deps: WorkflowDeps) {
   const analysisPool = new AnalysisPool(deps.config.WORKFLOW_CONCURRENCY, { idleMs: 30_000 });
   deps.onStop(async () => {
     await analysisPool.close();
-    await shutdownRawDecoders();
+    shutdownRawDecoders();
   });
   const retention = createRetentionSteps({
     store: deps.store,

@@ -1,6 +1,6 @@
 import type { NotFoundError } from '../../core/errors.js';
 import { verificationNotFound } from './errors.js';
-import type { VerificationRow } from './queries.js';
+import type { VerificationRow } from '../../../projections/verifications/index.js';
 
 /** The files a verification's owner fetches through a pre-signed redirect (use-cases.ts FileKind and fileUrl). */
 const NAMES = { thumbnail: 'thumbnail', image: 'image', badge: 'signed original with the badge strip' } as const;

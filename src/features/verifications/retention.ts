@@ -11,15 +11,15 @@
  * whenever it finds the event recorded: a run killed between the two resumes at the deletion.
  * Deleting a missing file is not an error.
  */
-import { streamCorrelations, systemContext } from '../../core/commands.js';
+import { streamCorrelations, systemContext } from '../../core/es/commands.js';
 import type { BlobStore } from '../../core/blob-store.js';
 import type { Config } from '../../core/config.js';
-import { foldStream, runCommand, type Folded } from '../../core/decider.js';
-import type { EventStore } from '../../core/event-store.js';
-import type { ActivityImplementations, SweepSource } from '../../core/workflow.js';
+import { foldStream, runCommand, type Folded } from '../../core/es/decider.js';
+import type { EventStore } from '../../core/es/event-store.js';
+import type { ActivityImplementations, SweepSource } from '../../core/es/workflow.js';
 import type { Logger } from 'pino';
 import { CLAIM_WINDOW_MS, verificationDecider, verificationStream, type RenditionInput, type VerificationCommand, type VerificationState } from './decider.js';
-import { claimWindowsDue, rawsToDiscard } from './queries.js';
+import { claimWindowsDue, rawsToDiscard } from '../../../projections/verifications/index.js';
 import type { RawDiscardActivities, RawDiscardInput, RawDiscardOutcome } from '../../../workflows/verifications/raw-discard-workflow.js';
 import type { ClaimWindowActivities, ClaimWindowInput, ClaimWindowStep } from '../../../workflows/verifications/claim-window-workflow.js';
 
@@ -59,7 +59,7 @@ export function createRetentionSteps(deps: RetentionDeps) {
     if (state.rawDiscarded) return 'discarded';
     if (!state.raw || state.status === 'deleted') return 'nothing';
     // A pair analysed before the full-size rendering was kept: the rendering is made now, from the
-    // RAW, and recorded with the discard; its PSD export needs it (decisions-RETAIN).
+    // RAW, and recorded with the discard; its PSD export needs it (D-189).
     const renditions: RenditionInput[] = [];
     if (needsRawForExport(state)) {
       if (!deps.renderRaw) return 'kept';

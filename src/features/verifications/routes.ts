@@ -1,16 +1,31 @@
 import { z } from 'zod';
-import { confirmationSchema } from '../../core/schemas.js';
-import { redirect, route, type RouteSpec } from '../../core/route-spec.js';
-import { queryInteger } from '../../core/query-integer.js';
-import type { AppDeps } from '../../core/deps.js';
-import { extensionListParameters, extensionsOf, searchDescription, type ResourceExtension } from '../../core/extensions.js';
+import { assuranceLevels } from '../../analysis/types.js';
+import { supportedRawFormats } from '../../analysis/raw/index.js';
+import { confirmationSchema } from '../../core/http/schemas.js';
+import { redirect, route, type RouteSpec } from '../../core/http/route-spec.js';
+import { queryInteger } from '../../core/http/query-integer.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import { extensionListParameters, extensionsOf, searchDescription, type ResourceExtension } from '../../core/module/extensions.js';
 import { claimVerifications, createVerification, deleteVerification, fileUrl, getVerification, listVerifications, UPLOAD_PARTS, type FileKind } from './use-cases.js';
 import { verificationIdParam } from './params.js';
 import { verificationSchema } from './view.js';
 
+/** The `assurance_level` filter's description (its values: the grading's levels). */
+const ASSURANCE_LEVEL_FILTER =
+  `Comma-separated subset of ${assuranceLevels.join(', ')}: only the verifications whose assurance_level (the field each item shows, as grading recorded it) is one of them. ` +
+  'A verification not graded yet (assurance_level null) matches none; one that failed after it was graded keeps its level (add status=completed for finished ones only). ' +
+  'An unknown level is refused with 422 VALIDATION_ERROR.';
+
+/** What the legacy `result` filter admits, exactly (docs/verdicts.md "The legacy `result` and the `assurance_level` filter"). */
+const RESULT_FILTER =
+  'Legacy (clients key on assurance_level): the stored boolean result. true: graded verified or provisional (a RAW+image pair), or provenance (image-only). ' +
+  'false: every other graded verification, i.e. assurance_level unrated or flagged in either mode. So false includes unsigned plain images (unrated, no evidence), ' +
+  'valid Content Credentials from an untrusted or unchecked signer (unrated), AI-declared files (unrated) and pairs the evidence cannot decide (unrated), beside the flagged ones (tampered, mismatched): ' +
+  'it is not a judgement against them. To list the flagged ones only, use assurance_level=flagged. Verifications not graded yet (result null) match neither value.';
+
 /**
  * The list's query: its own parameters, then those other features' extensions filter on (tags,
- * tag_match: core/extensions.ts), which also complete the search parameter's description. One
+ * tag_match: core/module/extensions.ts), which also complete the search parameter's description. One
  * schema for the route, its OpenAPI parameters and the MCP tool's input.
  */
 export function listQuery(extensions: readonly ResourceExtension[]) {
@@ -22,7 +37,8 @@ export function listQuery(extensions: readonly ResourceExtension[]) {
     sort_order: z.string().default('desc'),
     search: z.string().max(200).optional().describe(searchDescription(['the file name (part of it, case-insensitive)', 'the id', 'a photo hash (sha256:<hex> or <hex>)'], others)),
     status: z.string().optional(),
-    result: z.enum(['true', 'false']).optional(),
+    assurance_level: z.string().max(200).optional().describe(ASSURANCE_LEVEL_FILTER),
+    result: z.enum(['true', 'false']).optional().describe(RESULT_FILTER),
   };
   return z.strictObject({ ...own, ...extensionListParameters(others, own) });
 }
@@ -34,7 +50,7 @@ export const listEnvelope = z
 export const uploadBody = z
   .object({
     image: z.string().openapi({ type: 'string', format: 'binary' }).describe('The image. Pair mode: JPEG or HEIF/HEIC. Image-only: JPEG, PNG, WebP, HEIF/HEIC, AVIF, TIFF or GIF.'),
-    raw: z.string().optional().openapi({ type: 'string', format: 'binary' }).describe('The camera RAW (CR2, CR3, ARW, NEF, DNG, RAF, ORF, RW2, PEF, SRW). Omit for image-only.'),
+    raw: z.string().optional().openapi({ type: 'string', format: 'binary' }).describe(`The camera RAW, named by its content (the file name is ignored): ${supportedRawFormats}, the formats LibRaw decodes; whether a given file decodes is LibRaw's answer on its bytes. Omit for image-only.`),
     attestation_id: z.string().optional(),
   })
   .openapi('VerificationUpload');
@@ -109,7 +125,11 @@ export function verificationRoutes(deps: AppDeps): RouteSpec[] {
       summary: 'List your verifications',
       auth: 'any',
       query: listQuery(deps.extensions),
-      responses: { 200: { description: 'List envelope', schema: listEnvelope }, 400: { description: 'Invalid status filter or sort parameter (VALIDATION_ERROR)' } },
+      responses: {
+        200: { description: 'List envelope', schema: listEnvelope },
+        400: { description: 'Invalid status filter or sort parameter (VALIDATION_ERROR)' },
+        422: { description: 'VALIDATION_ERROR: an unknown assurance_level (in the envelope, naming the levels); or a malformed query (the list form)' },
+      },
       handler: async ({ query, principal }) => ({ status: 200, body: await listVerifications(deps, principal, query) }),
     }),
     route({

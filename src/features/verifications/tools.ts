@@ -2,12 +2,12 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { UploadedFile } from '../../core/blob-store.js';
-import type { AppDeps } from '../../core/deps.js';
+import type { AppDeps } from '../../core/module/deps.js';
 import { AppError } from '../../core/errors.js';
 import type { Call, Principal } from '../../core/principal.js';
-import { cleanFileName } from '../../core/text.js';
-import { fileNameInput } from '../../core/text-schemas.js';
-import { tool, type ToolProgress, type ToolSpec } from '../../core/tool-spec.js';
+import { cleanFileName } from '../../core/text/text.js';
+import { fileNameInput } from '../../core/text/text-schemas.js';
+import { tool, type ToolProgress, type ToolSpec } from '../../core/http/tool-spec.js';
 import { openUpload, uploadIdSchema } from '../uploads/index.js';
 import { anonymousPrincipal, readerOf } from './anonymous.js';
 import { verificationStatuses } from './events.js';
@@ -123,7 +123,7 @@ export function verificationTools(deps: AppDeps): ToolSpec[] {
     tool({
       name: 'list_verifications',
       title: 'List verifications',
-      description: 'Your verifications, newest first by default, with the same filters as GET /v1/verifications/ (status, result, search, sort, paging). Keyless callers pass their anonymous_user_id.',
+      description: 'Your verifications, newest first by default, with the same filters as GET /v1/verifications/ (status, assurance_level, result, search, sort, paging). Keyless callers pass their anonymous_user_id.',
       access: 'keyless',
       readOnly: true,
       input: listQuery(deps.extensions).extend({ anonymous_user_id: anonymousUserId.optional() }),

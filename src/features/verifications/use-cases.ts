@@ -1,23 +1,24 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { ParsedUpload, UploadedFile } from '../../core/blob-store.js';
-import { commandContext, execute } from '../../core/commands.js';
-import type { CommandContext } from '../../core/decider.js';
-import type { AppDeps } from '../../core/deps.js';
-import { extensionsOf } from '../../core/extensions.js';
-import { runPrepared } from '../../core/prepared.js';
-import { AppError, ValidationError } from '../../core/errors.js';
+import { commandContext, execute } from '../../core/es/commands.js';
+import type { CommandContext } from '../../core/es/decider.js';
+import type { AppDeps } from '../../core/module/deps.js';
+import { extensionsOf } from '../../core/module/extensions.js';
+import { runPrepared } from '../../core/es/prepared.js';
+import { AppError, UnprocessableError, ValidationError } from '../../core/errors.js';
+import { assuranceLevels, type AssuranceLevel } from '../../analysis/types.js';
 import { callerOf, type Call, type Principal } from '../../core/principal.js';
-import { invalidRequest } from '../../core/validation.js';
+import { invalidRequest } from '../../core/http/validation.js';
 import type { ImageFormat } from '../../provenance/format.js';
 import { redeemAttestation, validateAttestationForUpload, type CaptureFacts } from '../attestations/index.js';
 import { meterVerification, notBilled, releaseMetering, type Billing } from '../usage/index.js';
 import { anonymousAccountId, anonymousPrincipal, isAnonymousUserId, newAnonymousUserId } from './anonymous.js';
-import { CLAIM_WINDOW_MS, verificationDecider, verificationStream } from './decider.js';
+import { claimWindowOpen, verificationDecider, verificationStream } from './decider.js';
 import { verificationStatuses, type StoredFile } from './events.js';
-import { verificationNotFound } from './errors.js';
+import { claimExpired, verificationNotFound } from './errors.js';
 import { checkImage, checkRaw } from './file-checks.js';
-import { findVerification, findVerificationWithResults, imageOf, parseReadRows, readColumns, readRowsJson, renditionsOf, selectReadRows, verificationCount, verificationsTable, type ReadRow, type RenditionRef, type VerificationRow } from './queries.js';
+import { findVerification, findVerificationWithResults, imageOf, parseReadRows, readColumns, readRowsJson, renditionsOf, selectReadRows, verificationCount, verificationsTable, type ReadRow, type RenditionRef, type VerificationRow } from '../../../projections/verifications/index.js';
 import { missingRendition } from './rendition-advice.js';
 import { toVerificationView, type VerificationView } from './view.js';
 import { VERIFICATION_WORKFLOW_TYPE } from '../../../workflows/verifications/workflow.js';
@@ -188,8 +189,10 @@ export interface ListQuery {
   sort_order: string;
   search?: string;
   status?: string;
+  /** Comma-separated assurance levels (routes.ts describes it). */
+  assurance_level?: string;
   result?: 'true' | 'false';
-  /** Parameters other features' extensions declare and read (tags, tag_match: core/extensions.ts). */
+  /** Parameters other features' extensions declare and read (tags, tag_match: core/module/extensions.ts). */
   [extensionParameter: string]: unknown;
 }
 
@@ -213,8 +216,11 @@ export async function listVerifications(deps: AppDeps, principal: Principal, que
   if (invalid.length) {
     throw new ValidationError(`Invalid status filter: ${invalid.join(', ')}.`, { suggestion: `Use a comma-separated subset of: ${verificationStatuses.join(', ')}.` });
   }
+  const levels = levelFilter(query.assurance_level);
   const base = verificationsTable(deps.knex).where({ account_id: principal.accountId });
   if (statuses.length) base.whereIn('status', statuses);
+  // The level the grading recorded, as the read model stores it (projections/verifications/replay.ts): never recomputed here.
+  if (levels.length) base.whereIn('assurance_level', levels);
   if (query.result) base.where({ result: query.result === 'true' });
   // Filters other features own (tags, tag_match): each admits a subquery of ids.
   const extensions = extensionsOf(deps.extensions, 'verification');
@@ -247,7 +253,7 @@ export async function listVerifications(deps: AppDeps, principal: Principal, que
     matches = elsewhere.length ? own.union(elsewhere) : own;
     base.whereIn('id', deps.knex(SEARCH_MATCHES).select('id'));
   }
-  const filtered = statuses.length > 0 || Boolean(query.result) || Boolean(query.search) || narrowedElsewhere;
+  const filtered = statuses.length > 0 || levels.length > 0 || Boolean(query.result) || Boolean(query.search) || narrowedElsewhere;
   const columns = readColumns(deps);
   const order: { column: string; order: 'asc' | 'desc' }[] = [{ column: query.sort_by, order: query.sort_order as 'asc' | 'desc' }, { column: 'id', order: 'asc' }];
   const page = readRowsJson(deps.knex, selectReadRows(deps.knex, base.clone().orderBy(order).offset(query.offset).limit(query.size), columns), order);
@@ -266,12 +272,28 @@ export async function listVerifications(deps: AppDeps, principal: Principal, que
   // for a search alone which of its three kinds of term): the unfiltered list and a search with
   // no other filter. A search's custom plan cost more to make than the generic one it gets
   // prepared (D-073); other filters' lists vary too much in text to keep each prepared.
-  const fewShapes = !statuses.length && !query.result && !narrowedElsewhere;
+  const fewShapes = !statuses.length && !levels.length && !query.result && !narrowedElsewhere;
   const [found] = fewShapes ? await runPrepared(deps.knex, statement) : ((await statement) as Record<string, unknown>[]);
   const total = Number(found?.total ?? 0);
   const rows = parseReadRows(found?.page ?? '[]', columns);
   const items = views(deps, rows);
   return { items, total, offset: query.offset, size: items.length, total_pages: Math.ceil(total / query.size) };
+}
+
+/**
+ * The `assurance_level` filter's levels: a comma-separated subset of the grading's levels. Any
+ * other value is refused (422 VALIDATION_ERROR in the envelope, naming the valid values) before a
+ * query is built; the values then reach the query as bound parameters only.
+ */
+function levelFilter(value: string | undefined): AssuranceLevel[] {
+  const levels = value?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+  const invalid = levels.filter((level) => !(assuranceLevels as readonly string[]).includes(level));
+  if (invalid.length) {
+    throw new UnprocessableError(`Invalid assurance_level filter: ${invalid.map((level) => JSON.stringify(level.slice(0, 40))).join(', ')}.`, {
+      suggestion: `Use a comma-separated subset of: ${assuranceLevels.join(', ')}.`,
+    });
+  }
+  return [...new Set(levels as AssuranceLevel[])];
 }
 
 export async function getVerification(deps: AppDeps, principal: Principal, id: string): Promise<VerificationView> {
@@ -323,28 +345,35 @@ export async function claimVerifications(deps: AppDeps, call: Call, anonymousUse
   const rows = await verificationsTable(deps.knex).where({ anonymous_origin: anonymousAccount }).select('id', 'account_id', 'created_at');
   const now = deps.now();
   const unclaimed = rows.filter((r) => r.account_id === anonymousAccount);
-  const claimable = unclaimed.filter((r) => now.getTime() - new Date(r.created_at).getTime() <= CLAIM_WINDOW_MS);
+  const claimable = unclaimed.filter((r) => claimWindowOpen(r.created_at, now));
   if (claimable.length === 0) {
     if (rows.some((r) => r.account_id !== anonymousAccount && r.account_id !== principal.accountId) && !rows.some((r) => r.account_id === principal.accountId)) {
       throw new AppError('ALREADY_CLAIMED', 'These verifications have already been claimed by another account.', {
         suggestion: 'Ask the owner of that account; anonymous verifications can be claimed once.',
       });
     }
-    if (unclaimed.length > 0) {
-      throw new AppError('CLAIM_EXPIRED', 'These verifications are older than the 30-day claim window.', { suggestion: 'Verify the files again from your account.' });
-    }
+    if (unclaimed.length > 0) throw claimExpired();
     return { claimed: 0, verification_ids: [] };
   }
   const context = commandContext(deps, call);
   const claimed: string[] = [];
+  let expired = 0;
   for (const row of claimable) {
-    const outcome = await execute(deps, call, verificationStream(row.id), verificationDecider, {
-      type: 'Claim',
-      anonymous_account_id: anonymousAccount,
-      new_owner_account_id: principal.accountId,
-      now: context.now,
-    }, context);
-    if (outcome.events.length > 0) claimed.push(row.id);
+    try {
+      const outcome = await execute(deps, call, verificationStream(row.id), verificationDecider, {
+        type: 'Claim',
+        anonymous_account_id: anonymousAccount,
+        new_owner_account_id: principal.accountId,
+        now: context.now,
+      }, context);
+      if (outcome.events.length > 0) claimed.push(row.id);
+    } catch (error) {
+      // The decider refused on the stream: its window ended or was closed (the sweep won the race). The others still move.
+      if (!(error instanceof AppError && error.code === 'CLAIM_EXPIRED')) throw error;
+      expired++;
+    }
   }
+  // Every record this claim could have moved went with its window: the caller is told so, not "0 claimed".
+  if (claimed.length === 0 && expired > 0) throw claimExpired();
   return { claimed: claimed.length, verification_ids: claimed };
 }

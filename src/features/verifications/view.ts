@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { assuranceLevels, verdicts } from '../../analysis/types.js';
 import { verificationModes, verificationStatuses } from './events.js';
 import { verdictReasons } from '../../analysis/types.js';
-import { isoDate } from '../../core/schemas.js';
-import { jsonColumn } from '../../core/json.js';
-import { imageOf, rawOf, type ResultRow, type VerificationRow } from './queries.js';
+import { isoDate } from '../../core/http/schemas.js';
+import { jsonColumn } from '../../core/es/json.js';
+import { imageOf, rawOf, type ResultRow, type VerificationRow } from '../../../projections/verifications/index.js';
+import { verificationSummary, type ReplayedResult, type VerificationState } from '../../../projections/verifications/index.js';
 
 export const resultEntrySchema = z
   .object({
@@ -68,37 +69,63 @@ export type VerificationView = z.infer<typeof verificationSchema>;
 
 const parseJson = (value: unknown): Record<string, any> => jsonColumn<Record<string, any> | null>(value) ?? {};
 
-/**
- * The fields of a read-model row that every view of a verification shows the same way: the
- * owner's Verification (below) and the shared report (sharing/report.ts) both start from these,
- * so a column is read, defaulted and formatted in one place.
- */
-export function verificationFields(row: VerificationRow) {
-  const raw = rawOf(row);
+/** A read-model row as the fold's state (projections/verifications/replay.ts): JSON columns parsed, times as the row has them. */
+export function stateOfRow(row: VerificationRow): VerificationState {
+  const json = (value: unknown) => (value === null || value === undefined ? null : parseJson(value));
   return {
-    name: row.name,
-    short_code: row.short_code,
+    account_id: row.account_id,
     status: row.status,
     failure_reason: row.failure_reason ?? null,
     verification_mode: row.verification_mode,
+    name: row.name,
+    short_code: row.short_code,
+    pipeline_build: row.pipeline_build,
+    image: imageOf(row),
+    raw: rawOf(row),
+    billing: parseJson(row.billing),
+    capture: json(row.capture),
+    anonymous: row.anonymous_origin !== null && row.anonymous_origin !== undefined,
     result: row.result ?? null,
     result_confidence: Number(row.result_confidence ?? 0),
     assurance_level: row.assurance_level ?? null,
     assurance_reason: row.assurance_reason ?? null,
     verdict: row.verdict ?? null,
     verdict_reason: row.verdict_reason ?? null,
+    evidence_report: json(row.evidence_report),
     capture_verified: row.capture_verified ?? null,
-    evidence_report: row.evidence_report ? parseJson(row.evidence_report) : null,
     raw_metadata: parseJson(row.raw_metadata),
     image_metadata: parseJson(row.image_metadata),
     rendition_info: parseJson(row.rendition_info),
     rendition_corrected_info: parseJson(row.rendition_corrected_info),
-    image_photo_hash: `sha256:${imageOf(row).sha256}`,
-    raw_photo_hash: raw ? `sha256:${raw.sha256}` : '',
     created_at: isoDate(row.created_at)!,
     updated_at: isoDate(row.updated_at)!,
+    raw_discarded_at: isoDate(row.raw_discarded_at),
+    files_expired_at: isoDate(row.files_expired_at),
   };
 }
+
+/** A result row as the fold records it. */
+export const replayedResultOfRow = (r: ResultRow): ReplayedResult => ({
+  id: r.id,
+  analysis: r.analysis,
+  result: r.result,
+  confidence_score: Number(r.confidence_score),
+  details: parseJson(r.details),
+  created_at: isoDate(r.created_at)!,
+});
+
+/**
+ * The fields of a read-model row that every view of a verification shows the same way: the
+ * owner's Verification (below), the shared report (sharing/report.ts) and the audit bundle all
+ * start from these, computed by the fold's own summary (replay.ts), so a column is read,
+ * defaulted and formatted in one place and an auditor's replay of the events gives the same.
+ */
+export function verificationFields(row: VerificationRow): Omit<ReturnType<typeof verificationSummary>, keyof EnumFields> & EnumFields {
+  // The fold reads events as stored (plain strings); the row's enum columns keep their types.
+  return verificationSummary(stateOfRow(row)) as Omit<ReturnType<typeof verificationSummary>, keyof EnumFields> & EnumFields;
+}
+
+type EnumFields = Pick<VerificationRow, 'status' | 'verification_mode' | 'assurance_level' | 'verdict' | 'verdict_reason'>;
 
 /** An analysis's outcome as every view shows it (the owner's adds its ids, the shared report hides them). */
 export function resultFields(r: ResultRow) {
@@ -110,7 +137,7 @@ export const captureOf = (row: VerificationRow): Record<string, any> | null => (
 
 /**
  * Read-model rows to the spec's Verification (2.1). Fields other features add (tags,
- * comment_count: core/extensions.ts) are merged over these defaults by the use cases.
+ * comment_count: core/module/extensions.ts) are merged over these defaults by the use cases.
  */
 export function toVerificationView(row: VerificationRow, results: ResultRow[], thumbnailUrl: string): VerificationView {
   return {

@@ -80,7 +80,7 @@ async function main(): Promise<void> {
       }
     }
   }
-  await shutdownRawDecoders();
+  shutdownRawDecoders();
 }
 
 if (process.argv[1]?.endsWith('calibrate.ts')) await main();

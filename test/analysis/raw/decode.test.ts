@@ -125,10 +125,20 @@ describe('decodeRaw: files without usable sensor data get a specific error', () 
     expect(error.message).toMatch(/^This file is a JPEG image, not a camera RAW/);
   });
 
-  it('a Kodak KDC is named as an unsupported RAW format', async () => {
-    const error = await decodeError(fixture('raw/kodak_dc50.kdc'));
+  it.each([
+    ['raw/kodak_dc50.kdc', 'KDC', 768, 512, 'GRBG'],
+    ['pairs/canon_powershot_g2_crw/CRW_0304.CRW', 'CRW', 2272, 1704, 'RGGB'],
+    ['pairs/apple_quicktake100_qtk/Image__1.qtk', 'QTK', 640, 480, 'GRBG'],
+  ])('%s, a format beyond the spec\'s ten, decodes as LibRaw reads it (issue 40)', async (file, format, width, height, cfa) => {
+    const outcome = await decodeRaw(fixture(file));
+    if (outcome.kind !== 'decoded') throw new Error(`${file}: ${outcome.variant}`);
+    expect([outcome.raw.format, outcome.raw.width, outcome.raw.height, outcome.raw.cfaPattern]).toEqual([format, width, height, cfa]);
+  });
+
+  it('a Sigma X3F, which this LibRaw cannot decode, is named with why', async () => {
+    const error = await decodeError(Uint8Array.from('FOVb\0\0\0\0\0\0\0\0', (c) => c.charCodeAt(0)));
     expect(error.code).toBe('UNSUPPORTED_FORMAT');
-    expect(error.message).toBe('Kodak KDC/DCR is a camera RAW format this service does not support; supported: CR2, CR3, ARW, NEF, DNG, RAF, ORF, RW2, PEF, SRW.');
+    expect(error.message).toMatch(/^Sigma X3F is a camera RAW format this service cannot decode \(LibRaw 0\.21.*no longer includes a Foveon X3F decoder\); supported: CR2, .*Canon CRW, Kodak KDC\/DCR, Apple QuickTake/);
   });
 
   it('an empty buffer is rejected', async () => {

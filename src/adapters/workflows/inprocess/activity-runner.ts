@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { ActivityFailed, type ActivityOptions } from '../../../../workflows/definition.js';
-import { ActivityError, retryDelayMs, type ActivityContext } from '../../../core/workflow.js';
+import { ActivityError, retryDelayMs, type ActivityContext } from '../../../core/es/workflow.js';
 import type { Clock } from '../clock.js';
 
 export type ActivityImplementation = (context: ActivityContext, ...args: unknown[]) => Promise<unknown>;
@@ -48,9 +48,13 @@ export class ActivityRunner {
       if (signals.activity.aborted) throw signals.activity.reason; // the deadline cancelled it: not a failure of the activity
       const { type, message, nonRetryable } = classify(failure);
       const never = nonRetryable || (options.retry.nonRetryableErrorTypes ?? []).includes(type);
-      if (never || attempt >= options.retry.maximumAttempts) throw new ActivityFailed(name, type, message, never);
+      // The failure's message is logged (not only its type): what an operator needs to see why an export or a verification failed.
+      if (never || attempt >= options.retry.maximumAttempts) {
+        this.log.warn({ workflow: run.type, id: run.id, activity: name, attempt, type, message, retryable: !never }, never ? 'activity refused; not retried' : 'activity failed; attempts exhausted');
+        throw new ActivityFailed(name, type, message, never);
+      }
       const delay = retryDelayMs(options.retry, attempt);
-      this.log.warn({ workflow: run.type, id: run.id, activity: name, attempt, type, retryInMs: delay }, 'activity failed; retrying');
+      this.log.warn({ workflow: run.type, id: run.id, activity: name, attempt, type, message, retryInMs: delay }, 'activity failed; retrying');
       await this.clock.waitUntil(this.clock.now().getTime() + delay, signals.cancel);
     }
   }

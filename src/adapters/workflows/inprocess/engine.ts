@@ -1,5 +1,5 @@
 /**
- * The in-process workflow engine: the `WorkflowEngine` port (src/core/workflow.ts) served inside
+ * The in-process workflow engine: the `WorkflowEngine` port (src/core/es/workflow.ts) served inside
  * the server process, for deployments without Temporal. This module is its lifecycle (open,
  * start, stop, idle), the periodic sweep, and which runs execute when; the run's durable row
  * (runs-table.ts), the context its definition runs with (run-context.ts), activity calls
@@ -9,7 +9,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { checkRegistrations, type EngineHealth, type WorkflowEngine, type WorkflowRegistration } from '../../../core/workflow.js';
+import { checkRegistrations, type EngineHealth, type WorkflowEngine, type WorkflowRegistration } from '../../../core/es/workflow.js';
 import { systemClock, type Clock } from '../clock.js';
 import { ActivityRunner } from './activity-runner.js';
 import { failpoints } from './failpoints.js';
@@ -36,7 +36,7 @@ export interface InProcessEngineOptions {
 }
 
 /**
- * Runs workflow definitions (workflows/definition.ts, registered as src/core/workflow.ts says) inside the server process, with the
+ * Runs workflow definitions (workflows/definition.ts, registered as src/core/es/workflow.ts says) inside the server process, with the
  * semantics Temporal gives them:
  * - every activity call is retried per its policy (a non-retryable type fails at once) and
  *   bounded by its start-to-close timeout (the attempt's signal aborts, the attempt is retried);
@@ -64,6 +64,15 @@ export class InProcessWorkflowEngine implements WorkflowEngine {
   private readonly holdSleepsUpToMs: number;
   private readonly changeWaiters: (() => void)[] = [];
   private sweepTimer?: NodeJS.Timeout;
+  /**
+   * A read of the due rows describes each run as it was when the read began: a run that left
+   * memory meanwhile (it suspended until a later wake, or ended) must not be executed again from
+   * that row. Each read takes a tick; a run leaving memory records the tick it left at
+   * (`leftAt`); a row from a read that began before is skipped, and the next read sees it as it is.
+   */
+  private tick = 0;
+  private readonly leftAt = new Map<string, number>();
+  private readonly reading = new Set<number>();
   private stopped = false;
   private haltedBy?: Error;
 
@@ -144,7 +153,22 @@ export class InProcessWorkflowEngine implements WorkflowEngine {
   /** Executes the runs recorded as `running` that this process does not execute yet (an API process recorded one: run-recorder.ts). */
   async resumeRecorded(): Promise<void> {
     if (this.stopped) return;
-    for (const row of await this.table.due(this.clock.now().getTime() + this.holdSleepsUpToMs)) this.resume(row);
+    await this.resumeDue();
+  }
+
+  /** Executes the due rows, but none a run left memory after the read began (see `leftAt`). */
+  private async resumeDue(): Promise<void> {
+    const asOf = ++this.tick;
+    this.reading.add(asOf);
+    try {
+      const due = await this.table.due(this.clock.now().getTime() + this.holdSleepsUpToMs);
+      for (const row of due) if ((this.leftAt.get(runKey(row.type, row.id)) ?? 0) < asOf) this.resume(row);
+    } finally {
+      this.reading.delete(asOf);
+      // What no read still under way can be older than is no longer needed.
+      const oldest = Math.min(this.tick + 1, ...this.reading);
+      for (const [key, at] of this.leftAt) if (at < oldest) this.leftAt.delete(key);
+    }
   }
 
   private changed(): void {
@@ -152,8 +176,7 @@ export class InProcessWorkflowEngine implements WorkflowEngine {
   }
 
   private async sweep(): Promise<void> {
-    const due = await this.table.due(this.clock.now().getTime() + this.holdSleepsUpToMs);
-    for (const row of due) this.resume(row);
+    await this.resumeDue();
     for (const registration of this.types.values()) {
       if (!registration.sweep || this.stopped) continue;
       for (const { id, input } of await registration.sweep({ knex: this.knex, now: this.clock.now() })) await this.start(registration.definition.type, id, input);
@@ -174,6 +197,7 @@ export class InProcessWorkflowEngine implements WorkflowEngine {
         if (run.holdsSlot) this.slots.release();
         run.holdsSlot = false;
         this.runs.delete(key);
+        this.leftAt.set(key, ++this.tick);
         this.changed();
       });
   }

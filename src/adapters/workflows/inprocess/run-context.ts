@@ -8,7 +8,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DeadlineExceeded, type ActivityOptions, type WorkflowContext } from '../../../../workflows/definition.js';
-import type { WorkflowRegistration } from '../../../core/workflow.js';
+import type { WorkflowRegistration } from '../../../core/es/workflow.js';
 import type { Clock } from '../clock.js';
 import type { ActivityImplementation, ActivityRunner } from './activity-runner.js';
 import type { RunRow, RunsTable } from './runs-table.js';

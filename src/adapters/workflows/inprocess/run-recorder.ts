@@ -6,7 +6,7 @@
  * lost (the worker restarting) costs only time: the worker's sweep finds every `running` row.
  */
 import type { Knex } from 'knex';
-import { checkRegistrations, type EngineHealth, type WorkflowEngine, type WorkflowRegistration } from '../../../core/workflow.js';
+import { checkRegistrations, type EngineHealth, type WorkflowEngine, type WorkflowRegistration } from '../../../core/es/workflow.js';
 import { RunsTable } from './runs-table.js';
 
 /** The channel the engine's process listens on for runs recorded by API processes. */

@@ -71,7 +71,9 @@ export class RunsTable {
     await this.migrate();
     const rows = await this.knex(TABLE)
       .where({ status: 'running' })
-      .andWhere((q) => q.whereNull('wake_at_ms').orWhere('wake_at_ms', '<=', horizonMs))
+      .andWhere((q) => {
+        q.whereNull('wake_at_ms').orWhere('wake_at_ms', '<=', horizonMs);
+      })
       .orderBy('created_at');
     return rows.map(toRunRow);
   }

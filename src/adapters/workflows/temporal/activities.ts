@@ -1,5 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { ActivityError, checkRegistrations, type ActivityContext, type WorkflowRegistration } from '../../../core/workflow.js';
+import { ActivityError, checkRegistrations, type ActivityContext, type WorkflowRegistration } from '../../../core/es/workflow.js';
 
 /** How often an activity with a heartbeat timeout heartbeats (at most a third of that timeout). */
 const HEARTBEAT_MS = 5_000;

@@ -2,7 +2,7 @@ import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@tempo
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { checkRegistrations, type EngineHealth, type WorkflowEngine, type WorkflowRegistration } from '../../../core/workflow.js';
+import { checkRegistrations, type EngineHealth, type WorkflowEngine, type WorkflowRegistration } from '../../../core/es/workflow.js';
 import { createTemporalActivities } from './activities.js';
 import { temporalWorkflowId, temporalWorkflowType } from './shared.js';
 import { createWorker, routeTemporalLogs } from './worker.js';

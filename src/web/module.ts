@@ -1,0 +1,27 @@
+import type { FeatureModule } from '../core/module/module.js';
+import { accountRoutes } from './account-routes.js';
+import { collabRoutes } from './collab-routes.js';
+import { appContext } from './context.js';
+import { reportRoutes } from './report-routes.js';
+import { webappRoutes } from './routes.js';
+import { shareRoutes } from './share-routes.js';
+import { uploadRoutes } from './upload.js';
+
+/**
+ * The web app for the people of an account (issue 27): server-rendered pages under /app over the
+ * same use cases as the REST routes. One context for every section; each section adds its routes here.
+ */
+export const webappModule = {
+  name: 'webapp',
+  routes: (deps) => {
+    const ctx = appContext(deps);
+    return [
+      ...webappRoutes(ctx),
+      ...reportRoutes(ctx),
+      ...collabRoutes(ctx),
+      ...shareRoutes(ctx),
+      ...accountRoutes(ctx),
+      ...uploadRoutes(ctx),
+    ];
+  },
+} satisfies FeatureModule;
