@@ -11,6 +11,7 @@ import { databaseTargets } from '../support/databases.js';
 import { waitFor } from '../support/poll.js';
 import { serviceSuite } from '../support/suite.js';
 import { Gate, seedVerification } from './psd-export-support.js';
+import type { StubPsdDeps } from '../support/psd-stub.js';
 
 /**
  * What the PSD export's recovery workflows clean up, over a real service on each database (the
@@ -28,15 +29,16 @@ import { Gate, seedVerification } from './psd-export-support.js';
  */
 const gates = vi.hoisted(() => new Map<string, Promise<void>>());
 
-vi.mock('../../src/features/psd-export/psd-file.js', async (importOriginal) => ({
-  ...(await importOriginal<object>()),
-  async buildPsdExport(deps: { blobs: { put(key: string, bytes: Uint8Array): Promise<{ size: number; sha256: string }> } }, verificationId: string) {
-    await gates.get(verificationId);
-    const blobKey = `verifications/${verificationId}/export.psd`;
-    const stored = await deps.blobs.put(blobKey, Buffer.from(`8BPS stub export of ${verificationId}`));
-    return { blobKey, sha256: stored.sha256, fileSizeBytes: stored.size, canvasWidth: 30, canvasHeight: 20 };
-  },
-}));
+vi.mock('../../src/features/psd-export/psd-file.js', async (importOriginal) => {
+  const { storeStubPsd } = await import('../support/psd-stub.js');
+  return {
+    ...(await importOriginal<object>()),
+    async buildPsdExport(deps: StubPsdDeps, verificationId: string) {
+      await gates.get(verificationId);
+      return storeStubPsd(deps, verificationId);
+    },
+  };
+});
 
 const SWEEP_MS = 200;
 

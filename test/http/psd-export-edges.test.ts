@@ -6,6 +6,7 @@ import { databaseTargets } from '../support/databases.js';
 import { waitFor } from '../support/poll.js';
 import { serviceSuite } from '../support/suite.js';
 import { Gate, seedVerification } from './psd-export-support.js';
+import type { StubPsdDeps } from '../support/psd-stub.js';
 
 /**
  * The PSD export's edges a hostile client found (issue 36 items 3, 5, 6, 13), over real HTTP:
@@ -17,15 +18,16 @@ import { Gate, seedVerification } from './psd-export-support.js';
  */
 const stub = vi.hoisted(() => ({ gate: null as null | Promise<void>, blindReadModel: false, bytes: 4321 }));
 
-vi.mock('../../src/features/psd-export/psd-file.js', async (importOriginal) => ({
-  ...(await importOriginal<object>()),
-  async buildPsdExport(deps: { blobs: { put(key: string, bytes: Uint8Array): Promise<{ size: number; sha256: string }> } }, verificationId: string) {
-    if (stub.gate) await stub.gate;
-    const blobKey = `verifications/${verificationId}/export.psd`;
-    const stored = await deps.blobs.put(blobKey, Buffer.alloc(stub.bytes, 7));
-    return { blobKey, sha256: stored.sha256, fileSizeBytes: stored.size, canvasWidth: 3504, canvasHeight: 2336 };
-  },
-}));
+vi.mock('../../src/features/psd-export/psd-file.js', async (importOriginal) => {
+  const { CANVAS_30D, storeStubPsd } = await import('../support/psd-stub.js');
+  return {
+    ...(await importOriginal<object>()),
+    async buildPsdExport(deps: StubPsdDeps, verificationId: string) {
+      if (stub.gate) await stub.gate;
+      return storeStubPsd(deps, verificationId, { canvas: CANVAS_30D, bytes: Buffer.alloc(stub.bytes, 7) });
+    },
+  };
+});
 
 // The read model that "cannot answer yet" (issue 36 item 5): a request must not need it.
 vi.mock('../../projections/psd-export/queries.js', async (importOriginal) => {

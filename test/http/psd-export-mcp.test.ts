@@ -4,20 +4,17 @@ import { databaseTargets } from '../support/databases.js';
 import { callTool, connectMcp, type ToolOutcome } from '../support/mcp.js';
 import { serviceSuite } from '../support/suite.js';
 import { seedVerification } from './psd-export-support.js';
+import type { StubPsdDeps } from '../support/psd-stub.js';
 
 /**
  * An agent requests and fetches a PSD export through the MCP tool `export_psd` (issue 23,
  * must-work 3): the same use cases as REST, the same errors, each download counted. The builder
  * is a stub (the file's own suites build real ones).
  */
-vi.mock('../../src/features/psd-export/psd-file.js', async (importOriginal) => ({
-  ...(await importOriginal<object>()),
-  async buildPsdExport(deps: { blobs: { put(key: string, bytes: Uint8Array): Promise<{ size: number; sha256: string }> } }, verificationId: string) {
-    const blobKey = `verifications/${verificationId}/export.psd`;
-    const stored = await deps.blobs.put(blobKey, Buffer.from(`8BPS stub export of ${verificationId}`));
-    return { blobKey, sha256: stored.sha256, fileSizeBytes: stored.size, canvasWidth: 30, canvasHeight: 20 };
-  },
-}));
+vi.mock('../../src/features/psd-export/psd-file.js', async (importOriginal) => {
+  const { storeStubPsd } = await import('../support/psd-stub.js');
+  return { ...(await importOriginal<object>()), buildPsdExport: (deps: StubPsdDeps, verificationId: string) => storeStubPsd(deps, verificationId) };
+});
 
 function expectToolError(outcome: ToolOutcome, code: string) {
   expect(outcome.result.isError, JSON.stringify(outcome.result)).toBe(true);

@@ -3,6 +3,7 @@ import { psdExportStream } from '../../src/features/psd-export/events.js';
 import { databaseTargets } from '../support/databases.js';
 import { serviceSuite } from '../support/suite.js';
 import { Gate, seedVerification } from './psd-export-support.js';
+import type { StubPsdDeps } from '../support/psd-stub.js';
 
 /**
  * The PSD export over real HTTP (issue 23, must-work 2-4; spec 3.2, 4.1, 7, 8), on each database:
@@ -15,16 +16,15 @@ const stub = vi.hoisted(() => ({ builds: new Map<string, number>(), gate: null a
 
 vi.mock('../../src/features/psd-export/psd-file.js', async (importOriginal) => {
   const { AppError } = await import('../../src/core/errors.js');
+  const { CANVAS_30D, storeStubPsd } = await import('../support/psd-stub.js');
   return {
     ...(await importOriginal<object>()),
-    async buildPsdExport(deps: { blobs: { put(key: string, bytes: Uint8Array): Promise<{ size: number; sha256: string }> } }, verificationId: string, signal: AbortSignal) {
+    async buildPsdExport(deps: StubPsdDeps, verificationId: string, signal: AbortSignal) {
       stub.builds.set(verificationId, (stub.builds.get(verificationId) ?? 0) + 1);
       if (stub.gate) await stub.gate;
       signal.throwIfAborted();
       if (stub.refuse.has(verificationId)) throw new AppError('VALIDATION_ERROR', 'stub: this pair cannot be exported');
-      const blobKey = `verifications/${verificationId}/export.psd`;
-      const stored = await deps.blobs.put(blobKey, Buffer.from(`8BPS stub export of ${verificationId}`));
-      return { blobKey, sha256: stored.sha256, fileSizeBytes: stored.size, canvasWidth: 3504, canvasHeight: 2336 };
+      return storeStubPsd(deps, verificationId, { canvas: CANVAS_30D });
     },
   };
 });

@@ -9,6 +9,7 @@ import { uploadImage, uploadPair } from '../support/service.js';
 import { serviceSuite } from '../support/suite.js';
 import { appRequest, signIn, type AppSignIn } from '../support/webapp.js';
 import { seedVerification } from '../http/psd-export-support.js';
+import type { StubPsdDeps } from '../support/psd-stub.js';
 
 /**
  * The verification page's sharing, files and delete sections (issue 27, must-work 2) over HTTP,
@@ -18,14 +19,10 @@ import { seedVerification } from '../http/psd-export-support.js';
  * account's ids 404, a member as well as an admin. The PSD builder is a stub, as in the PSD
  * export suites (its own tests build real files): this suite is about the pages around it.
  */
-vi.mock('../../src/features/psd-export/psd-file.js', async (importOriginal) => ({
-  ...(await importOriginal<object>()),
-  async buildPsdExport(deps: { blobs: { put(key: string, bytes: Uint8Array): Promise<{ size: number; sha256: string }> } }, verificationId: string) {
-    const blobKey = `verifications/${verificationId}/export.psd`;
-    const stored = await deps.blobs.put(blobKey, Buffer.from(`8BPS stub export of ${verificationId}`));
-    return { blobKey, sha256: stored.sha256, fileSizeBytes: stored.size, canvasWidth: 3504, canvasHeight: 2336 };
-  },
-}));
+vi.mock('../../src/features/psd-export/psd-file.js', async (importOriginal) => {
+  const { CANVAS_30D, storeStubPsd } = await import('../support/psd-stub.js');
+  return { ...(await importOriginal<object>()), buildPsdExport: (deps: StubPsdDeps, verificationId: string) => storeStubPsd(deps, verificationId, { canvas: CANVAS_30D }) };
+});
 
 
 /** The text of the page's role="alert" paragraphs. */

@@ -7,6 +7,7 @@ import { databaseTargets } from '../support/databases.js';
 import { waitFor } from '../support/poll.js';
 import { serviceSuite } from '../support/suite.js';
 import { seedVerification } from '../http/psd-export-support.js';
+import type { StubPsdDeps } from '../support/psd-stub.js';
 
 /**
  * The expiry of a PSD export through the service's own durable workflow engine (in-process): the
@@ -16,14 +17,10 @@ import { seedVerification } from '../http/psd-export-support.js';
  * charge. The timer survives a restart (it is derived from the recorded completion). The builder
  * is a stub (the file's own suites build real ones).
  */
-vi.mock('../../src/features/psd-export/psd-file.js', async (importOriginal) => ({
-  ...(await importOriginal<object>()),
-  async buildPsdExport(deps: { blobs: { put(key: string, bytes: Uint8Array): Promise<{ size: number; sha256: string }> } }, verificationId: string) {
-    const blobKey = `verifications/${verificationId}/export.psd`;
-    const stored = await deps.blobs.put(blobKey, Buffer.from(`8BPS stub export of ${verificationId}`));
-    return { blobKey, sha256: stored.sha256, fileSizeBytes: stored.size, canvasWidth: 30, canvasHeight: 20 };
-  },
-}));
+vi.mock('../../src/features/psd-export/psd-file.js', async (importOriginal) => {
+  const { storeStubPsd } = await import('../support/psd-stub.js');
+  return { ...(await importOriginal<object>()), buildPsdExport: (deps: StubPsdDeps, verificationId: string) => storeStubPsd(deps, verificationId) };
+});
 
 const DAY = 86_400_000;
 
