@@ -9,18 +9,14 @@ import { decodeRaw, shutdownRawDecoders } from '../../../src/analysis/raw/index.
 import type { CameraMetadata } from '../../../src/analysis/types.js';
 import { badgeLayout } from '../../../src/provenance/badge.js';
 import { writeDng, type DngOptions } from './dng-writer.js';
-import { canon30d, fixture } from './fixtures.js';
+import { canon30dCrop } from './sensor-crop.js';
 
 const W = 256;
 const H = 192;
 let samples: Uint16Array;
 
 beforeAll(async () => {
-  const outcome = await decodeRaw(fixture(canon30d));
-  if (outcome.kind !== 'decoded') throw new Error('30D did not decode');
-  const r = outcome.raw;
-  samples = new Uint16Array(W * H);
-  for (let y = 0; y < H; y++) samples.set(r.cfa.subarray((800 + y) * r.width + 1000, (800 + y) * r.width + 1000 + W), y * W);
+  samples = await canon30dCrop(W, H);
 }, 120_000);
 afterAll(() => shutdownRawDecoders());
 
