@@ -1,14 +1,12 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CommandContext } from '../../src/core/es/decider.js';
 import { appendFacts, foldStream, runCommand } from '../../src/core/es/decider.js';
 import { accountDecider, accountStream, emailClaimDecider, emailClaimStream } from '../../src/features/accounts/decider.js';
 import { INVITATION_TTL_MS, invitationKey, invitationSha256, invitationToken } from '../../src/features/accounts/invitations.js';
 import { createInvitationMailActivities, invitationMailSweep } from '../../src/features/accounts/invitation-activities.js';
 import { invitationMailId } from '../../workflows/accounts/invitation-workflow.js';
 import { databaseTargets } from '../support/databases.js';
+import { mailRecovery } from '../support/mail-recovery.js';
 import { client, registerAccount, startTestService, type TestService } from '../support/service.js';
 
 /**
@@ -27,19 +25,8 @@ for (const target of databaseTargets) {
     let call: ReturnType<typeof client>;
     let admin: Awaited<ReturnType<typeof registerAccount>>;
 
-    const outbox = () => {
-      const dir = path.join(t.dataDir, 'outbox');
-      return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.eml')).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')) : [];
-    };
-    const events = async (type: string) => (await t.service.deps.store.readAll({ after: 0n, limit: 1_000_000 })).filter((e) => e.type === type);
-    const context = (): CommandContext => ({
-      accountId: admin.account.id,
-      actor: { type: 'user', id: admin.user.id },
-      correlationId: crypto.randomUUID(),
-      causationId: crypto.randomUUID(),
-      processingRegion: t.service.deps.config.PROCESSING_REGION,
-      now: new Date(),
-    });
+    const { outbox, events, mailed, ...recovery } = mailRecovery(() => t);
+    const context = () => recovery.context({ accountId: admin.account.id, userId: admin.user.id });
 
     /** The address claimed and the invitation decided, as addUser does; `append` records it (alone, or with what follows). */
     async function inviteCutOff(email: string) {
@@ -55,12 +42,6 @@ for (const target of databaseTargets) {
         now,
       };
       return { userId, command };
-    }
-
-    /** Waits until the outbox holds `count` messages and the log as many MailSent. */
-    async function mailed(count: number) {
-      for (let i = 0; i < 600 && (outbox().length < count || (await events('MailSent')).length < count); i++) await new Promise((r) => setTimeout(r, 100));
-      await t.settled();
     }
 
     beforeAll(async () => {

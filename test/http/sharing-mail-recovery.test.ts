@@ -1,14 +1,12 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CommandContext } from '../../src/core/es/decider.js';
 import { appendFacts, runCommand } from '../../src/core/es/decider.js';
 import { shareDecider, shareStream } from '../../src/features/sharing/decider.js';
 import { accessChangedMailId, invitationMailId } from '../../projections/sharing/mail-ids.js';
 import { linkKey, linkToken, newNonce, tokenSha256 } from '../../src/features/sharing/tokens.js';
 import { shareMailSweep } from '../../src/features/sharing/activities.js';
 import { databaseTargets } from '../support/databases.js';
+import { mailRecovery } from '../support/mail-recovery.js';
 import { client, registerAccount, startTestService, uploadImage, type TestService } from '../support/service.js';
 
 /**
@@ -28,20 +26,8 @@ for (const target of databaseTargets) {
     let verificationId: string;
     let owner: { accountId: string; userId: string };
 
-    const outbox = () => {
-      const dir = path.join(t.dataDir, 'outbox');
-      return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.eml')).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')) : [];
-    };
-    const events = async (type: string) => (await t.service.deps.store.readAll({ after: 0n, limit: 1_000_000 })).filter((e) => e.type === type);
-    /** What the killed request had recorded: its context, as the use case builds it. */
-    const context = (): CommandContext => ({
-      accountId: owner.accountId,
-      actor: { type: 'user', id: owner.userId },
-      correlationId: crypto.randomUUID(),
-      causationId: crypto.randomUUID(),
-      processingRegion: t.service.deps.config.PROCESSING_REGION,
-      now: new Date(),
-    });
+    const { outbox, events, mailed, ...recovery } = mailRecovery(() => t);
+    const context = () => recovery.context(owner);
     const facts = () => ({ account_id: owner.accountId, caller_anonymous: false, verification: { account_id: owner.accountId, anonymous: false }, now: new Date() });
 
     /** ShareInvited without its message; returns the message id the request would have queued. */
@@ -51,12 +37,6 @@ for (const target of databaseTargets) {
       const outcome = await runCommand(t.service.deps.store, shareStream(verificationId), shareDecider, { type: 'Invite', ...facts(), email, nonce, token_sha256 }, context());
       expect(outcome.events.map((e) => e.type)).toEqual(['ShareInvited']);
       return invitationMailId(verificationId, nonce);
-    }
-
-    /** Waits until the outbox holds `count` messages and the log as many MailSent. */
-    async function mailed(count: number) {
-      for (let i = 0; i < 600 && (outbox().length < count || (await events('MailSent')).length < count); i++) await new Promise((r) => setTimeout(r, 100));
-      await t.settled();
     }
 
     beforeAll(async () => {

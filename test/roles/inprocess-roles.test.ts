@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
 import { runNode } from '../support/processes.js';
 import { requires } from '../support/requires.js';
 import { client, registerAccount, startTestService, uploadImage } from '../support/service.js';
-import { eventually, startRole, type RoleProcess } from './processes.js';
+import { eventually, roleProcesses, startRole, type RoleProcess } from './processes.js';
 
 /**
  * Roles without Temporal (issue 26, D-205 and D-206): one process per PostgreSQL database runs
@@ -39,25 +39,7 @@ const shared = requires(
 );
 
 shared.describe('ROLE without Temporal: one in-process workflow engine per PostgreSQL database', () => {
-  let scratch: { url: string | undefined; drop(): Promise<void> };
-  let dataDir: string;
-  const processes: RoleProcess[] = [];
-  const env = (role: string) => ({ ROLE: role, DATA_DIR: dataDir, DATABASE_URL: scratch.url! });
-  const start = async (role: string) => {
-    const started = await startRole(env(role));
-    processes.push(started);
-    return started;
-  };
-
-  beforeAll(async () => {
-    scratch = await postgres!.scratchUrl();
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pv-roles-inprocess-'));
-  });
-  afterAll(async () => {
-    for (const p of processes) await p.kill();
-    await scratch?.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  const { env, start, processes } = roleProcesses(postgres!, 'inprocess');
 
   const history = async (api: RoleProcess, token: string, id: string) =>
     ((await api.call('GET', `/v1/audit/streams/verification-${id}`, { token })).body.events as { type: string }[]).map((e) => e.type);

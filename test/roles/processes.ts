@@ -1,6 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { allocatorEnv } from '../../src/core/allocator.js';
+import type { DatabaseTarget } from '../support/databases.js';
 import { waitFor } from '../support/poll.js';
 import { client } from '../support/service.js';
 import { freePort } from '../support/processes.js';
@@ -62,3 +66,31 @@ export async function startRole(env: Record<string, string>): Promise<RoleProces
 
 /** Polls `read` until it returns something truthy (bounded generously, never a timing assertion). */
 export const eventually = <T>(read: () => Promise<T | undefined | false>, what: string, limitMs = 180_000): Promise<T> => waitFor(read, what, { timeoutMs: limitMs, everyMs: 200 });
+
+/**
+ * Role processes of one suite on a scratch PostgreSQL database of `postgres` and one data
+ * directory (call inside the `describe`): `env(role)` is a process's environment (with `extra`,
+ * e.g. the Temporal address), `start` runs one, and every process in `processes` is killed after
+ * the suite, before the database and the directory go.
+ */
+export function roleProcesses(postgres: DatabaseTarget, name: string, extra: () => Record<string, string> = () => ({})) {
+  let scratch: { url: string | undefined; drop(): Promise<void> } | undefined;
+  let dataDir: string | undefined;
+  const processes: RoleProcess[] = [];
+  const env = (role: string): Record<string, string> => ({ ROLE: role, DATA_DIR: dataDir!, DATABASE_URL: scratch!.url!, ...extra() });
+  const start = async (role: string) => {
+    const started = await startRole(env(role));
+    processes.push(started);
+    return started;
+  };
+  beforeAll(async () => {
+    scratch = await postgres.scratchUrl();
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `pv-roles-${name}-`));
+  });
+  afterAll(async () => {
+    for (const p of processes) await p.kill();
+    await scratch?.drop();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  return { env, start, processes };
+}

@@ -1,12 +1,9 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
 import { requires } from '../support/requires.js';
 import { registerAccount, uploadImage } from '../support/service.js';
-import { eventually, startRole, type RoleProcess } from './processes.js';
+import { eventually, roleProcesses } from './processes.js';
 
 /**
  * Roles with Temporal (issue 26): an API process starts workflows and runs none; workers on the
@@ -23,27 +20,8 @@ const shared = requires(
 const gate = temporal.available ? shared : temporal;
 
 gate.describe(`API and worker roles on Temporal (${address})`, () => {
-  let scratch: { url: string | undefined; drop(): Promise<void> };
-  let dataDir: string;
-  const processes: RoleProcess[] = [];
-  let env: (role: string) => Record<string, string>;
-  const start = async (role: string) => {
-    const started = await startRole(env(role));
-    processes.push(started);
-    return started;
-  };
-
-  beforeAll(async () => {
-    scratch = await postgres!.scratchUrl();
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pv-roles-temporal-'));
-    const taskQueue = `pv-roles-${crypto.randomUUID()}`;
-    env = (role) => ({ ROLE: role, DATA_DIR: dataDir, DATABASE_URL: scratch.url!, TEMPORAL_ADDRESS: address!, TEMPORAL_TASK_QUEUE: taskQueue });
-  });
-  afterAll(async () => {
-    for (const p of processes) await p.kill();
-    await scratch?.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  const taskQueue = `pv-roles-${crypto.randomUUID()}`;
+  const { start } = roleProcesses(postgres!, 'temporal', () => ({ TEMPORAL_ADDRESS: address!, TEMPORAL_TASK_QUEUE: taskQueue }));
 
   it('the API runs no workflow; two workers run each one once, and answer only health', { timeout: 900_000 }, async () => {
     const api = await start('api');

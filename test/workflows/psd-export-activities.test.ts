@@ -22,22 +22,27 @@ for (const target of databaseTargets) describe(`PSD export steps resumed after a
   const { t, newAccount } = serviceSuite(target);
   const pro = newAccount({ plan: 'professional' });
 
-  /** An export reserved and recorded up to `end`, as a process killed right after recording it leaves it. */
-  async function endedWithoutCharge(end: 'Complete' | 'Fail') {
+  /** An export reserved (its charge too) and its build started, as the request and the run's first step record it. */
+  async function started() {
     const deps = t.service.deps;
     const pair = await seedVerification(t, pro.account.id);
     const exportId = crypto.randomUUID();
     const context = systemContext(deps, { actor: { type: 'user', id: pro.user.id }, correlationId: exportId, accountId: pro.account.id });
     await assertPsdExportAllowed(deps, context, { accountId: pro.account.id, verificationId: pair, exportId });
-    const stream = psdExportStream(pair);
-    const steps: PsdExportCommand[] = [
-      { type: 'Request', export_id: exportId, verification: { status: 'completed', mode: 'raw_pair', canvas: null }, now: context.now },
-      { type: 'Start', export_id: exportId, now: context.now },
+    const record = (command: PsdExportCommand) => runCommand(deps.store, psdExportStream(pair), psdExportDecider, command, context);
+    await record({ type: 'Request', export_id: exportId, verification: { status: 'completed', mode: 'raw_pair', canvas: null }, now: context.now });
+    await record({ type: 'Start', export_id: exportId, now: context.now });
+    return { deps, pair, exportId, record, now: context.now };
+  }
+
+  /** An export reserved and recorded up to `end`, as a process killed right after recording it leaves it. */
+  async function endedWithoutCharge(end: 'Complete' | 'Fail') {
+    const { pair, exportId, record, now } = await started();
+    await record(
       end === 'Complete'
-        ? { type: 'Complete', export_id: exportId, now: context.now, blob_key: `verifications/${pair}/export.psd`, sha256: 'a'.repeat(64), file_size_bytes: 1, canvas_width: 1, canvas_height: 1 }
-        : { type: 'Fail', export_id: exportId, reason: 'killed', now: context.now },
-    ];
-    for (const command of steps) await runCommand(deps.store, stream, psdExportDecider, command, context);
+        ? { type: 'Complete', export_id: exportId, now, blob_key: `verifications/${pair}/export.psd`, sha256: 'a'.repeat(64), file_size_bytes: 1, canvas_width: 1, canvas_height: 1 }
+        : { type: 'Fail', export_id: exportId, reason: 'killed', now },
+    );
     return { pair, exportId };
   }
   const usageOf = async (exportId: string) =>
@@ -61,17 +66,7 @@ for (const target of databaseTargets) describe(`PSD export steps resumed after a
   });
 
   it('a build that stored its file and then failed leaves no file behind; a later step of that run deletes nothing', async () => {
-    const deps = t.service.deps;
-    const pair = await seedVerification(t, pro.account.id);
-    const exportId = crypto.randomUUID();
-    const context = systemContext(deps, { actor: { type: 'user', id: pro.user.id }, correlationId: exportId, accountId: pro.account.id });
-    await assertPsdExportAllowed(deps, context, { accountId: pro.account.id, verificationId: pair, exportId });
-    const stream = psdExportStream(pair);
-    for (const command of [
-      { type: 'Request', export_id: exportId, verification: { status: 'completed', mode: 'raw_pair', canvas: null }, now: context.now },
-      { type: 'Start', export_id: exportId, now: context.now },
-    ] satisfies PsdExportCommand[])
-      await runCommand(deps.store, stream, psdExportDecider, command, context);
+    const { deps, pair, exportId } = await started();
     // What a build stores before its completion is recorded.
     const key = psdBlobKey(pair);
     await deps.blobs.put(key, Buffer.from('8BPS stored by a build that then failed'));
