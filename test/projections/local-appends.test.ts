@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { PostgresEventStore } from '../../src/adapters/eventstore/postgres.js';
-import type { NewEvent } from '../../src/core/es/event-store.js';
 import { databaseTargets } from '../support/databases.js';
+import { probeEvent } from '../support/probe-event.js';
 import { serviceSuite } from '../support/suite.js';
 
 /**
@@ -10,16 +10,7 @@ import { serviceSuite } from '../support/suite.js';
  * their checkpoints, and read the log otherwise (D-065). Another process's append between two
  * of ours must neither be skipped nor stop a projector at a "hole".
  */
-function event(stream: string): NewEvent {
-  const id = crypto.randomUUID();
-  return {
-    id,
-    type: 'LocalAppendProbe',
-    version: 1,
-    data: { stream },
-    metadata: { account_id: null, actor: { type: 'system', id: 'test' }, causation_id: id, correlation_id: id, processing_region: 'eu-central-1', occurred_at: new Date().toISOString() },
-  };
-}
+const event = (stream: string) => probeEvent('LocalAppendProbe', { stream });
 
 for (const target of databaseTargets) {
   describe(`read models and this process's appends on ${target.name}`, () => {

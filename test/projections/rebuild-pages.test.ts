@@ -3,25 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/adapters/db/database.js';
 import { ProjectionRunner } from '../../src/adapters/db/projection-runner.js';
 import { migrateEventStore, PostgresEventStore } from '../../src/adapters/eventstore/postgres.js';
-import type { NewEvent } from '../../src/core/es/event-store.js';
 import { allProjectors } from '../../src/modules.js';
 import { databaseTargets } from '../support/databases.js';
+import { probeEvent } from '../support/probe-event.js';
 
 /**
  * A rebuild reads the log once for all read models, in large pages (issue 38): it read the whole
  * log again for each of the projectors, 250 events at a time, which was a third of a 100,000
  * verifications' rebuild on PGlite.
  */
-function event(n: number): NewEvent {
-  const id = crypto.randomUUID();
-  return {
-    id,
-    type: 'RebuildPageProbe',
-    version: 1,
-    data: { n },
-    metadata: { account_id: null, actor: { type: 'system', id: 'test' }, causation_id: id, correlation_id: id, processing_region: 'eu-central-1', occurred_at: new Date().toISOString() },
-  };
-}
+const event = (n: number) => probeEvent('RebuildPageProbe', { n });
 
 for (const target of databaseTargets) {
   describe(`rebuild pages on ${target.name}`, () => {
