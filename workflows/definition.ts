@@ -107,9 +107,10 @@ export function isDeadlineExceeded(error: unknown): error is DeadlineExceeded {
 }
 
 /**
- * The options of a recovery workflow's one step: database or blob store hiccups are retried; after
- * the last attempt the run fails and the next sweep starts it again. `nonRetryableErrorTypes`:
- * errors no retry can cure (a message that can never be sent).
+ * The options of a step a sweep stands behind (a recovery workflow's one step, a timer workflow's
+ * steps): database or blob store hiccups are retried; after the last attempt the run fails and the
+ * next sweep starts it again. `nonRetryableErrorTypes`: errors no retry can cure (a message that
+ * can never be sent).
  */
 export function recoveryStep(nonRetryableErrorTypes?: string[]): ActivityOptions {
   return {
@@ -130,4 +131,30 @@ export function oneStepWorkflow<I, A extends ActivityInterface<A>, R>(
   call: (steps: A, input: I, id: string) => Promise<R>,
 ): WorkflowDefinition<I, A, R> {
   return { type, activities, run: (ctx, input) => call(ctx.activities, input, ctx.id) };
+}
+
+/** Never wait less than this between two calls of a step (the activity's clock may run behind the workflow's). */
+export const MIN_WAIT_MS = 1_000;
+
+/** Sleeps until `at` (epoch ms), and at least `minMs`: a "not yet" may name a time the workflow's clock has passed. */
+export function sleepAtLeastUntil(ctx: WorkflowContext<unknown>, at: number, minMs = MIN_WAIT_MS): Promise<void> {
+  return ctx.sleepUntil(new Date(Math.max(at, ctx.now().getTime() + minMs)));
+}
+
+/** A timer step's answer: done (with its outcome), or not yet, and when to ask again. */
+export type DueStep<R extends string> = { outcome: R } | { outcome: 'not_due'; dueAt: number };
+
+/**
+ * A timer workflow's wait: sleeps until `firstAt` (derived from recorded facts, so a run resumed
+ * after a restart keeps the same wake time), then asks `step` until it answers other than
+ * `not_due`, sleeping until each such answer's `dueAt`.
+ */
+export async function whenDue<R extends string>(ctx: WorkflowContext<unknown>, firstAt: Date, step: () => Promise<DueStep<R>>): Promise<R> {
+  await ctx.sleepUntil(firstAt);
+  for (;;) {
+    const answer = await step();
+    // A generic R does not narrow the union: 'not_due' is the one answer with a dueAt.
+    if (answer.outcome !== 'not_due') return answer.outcome as R;
+    await sleepAtLeastUntil(ctx, (answer as { dueAt: number }).dueAt);
+  }
 }

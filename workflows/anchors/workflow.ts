@@ -17,7 +17,7 @@
  *    records why, and the batch stays sealed and signed without a timestamp.
  * Deterministic code only: Temporal's workflow bundle includes this module.
  */
-import { ActivityFailed, type ActivityOptions, type WorkflowDefinition } from '../definition.js';
+import { ActivityFailed, type ActivityOptions, recoveryStep, sleepAtLeastUntil, type WorkflowDefinition } from '../definition.js';
 
 export const ANCHOR_BATCH_WORKFLOW_TYPE = 'anchorBatch';
 
@@ -64,20 +64,13 @@ export interface AnchorBatchActivities {
 
 export type AnchorBatchOutcome = 'sealed' | 'empty';
 
-/** Database hiccups are retried; after the last attempt the run fails and the sweep starts it again. */
-const store: ActivityOptions = {
-  startToCloseTimeoutMs: 60_000,
-  retry: { initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 60_000, maximumAttempts: 10 },
-};
+const store = recoveryStep();
 
 /** An unreachable or refusing authority is asked again for about half an hour before the batch goes without a timestamp. */
 const timestamp: ActivityOptions = {
   startToCloseTimeoutMs: 30_000,
   retry: { initialIntervalMs: 5_000, backoffCoefficient: 2, maximumIntervalMs: 600_000, maximumAttempts: 6 },
 };
-
-/** Never wait less than this between two calls (the activity's clock may run behind the workflow's). */
-const MIN_WAIT_MS = 1_000;
 
 export const anchorBatchWorkflow: WorkflowDefinition<AnchorBatchInput, AnchorBatchActivities, AnchorBatchOutcome> = {
   type: ANCHOR_BATCH_WORKFLOW_TYPE,
@@ -92,7 +85,7 @@ export const anchorBatchWorkflow: WorkflowDefinition<AnchorBatchInput, AnchorBat
         await ctx.activities.recordAnchorBatch(step.batch);
         break;
       }
-      await ctx.sleepUntil(new Date(Math.max(step.recheckAt, ctx.now().getTime() + MIN_WAIT_MS)));
+      await sleepAtLeastUntil(ctx, step.recheckAt);
     }
     try {
       await ctx.activities.timestampAnchorBatch(input.batch_id);

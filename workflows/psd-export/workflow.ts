@@ -10,7 +10,7 @@
  * run re-executed from the top after a restart, or a retried step, records nothing twice and
  * meters once (the metering is idempotent per export_id too).
  */
-import { ActivityFailed, type ActivityOptions, type RetryPolicy, type WorkflowDefinition } from '../definition.js';
+import { ActivityFailed, type ActivityOptions, type DueStep, type RetryPolicy, whenDue, type WorkflowDefinition } from '../definition.js';
 import { psdExportExpiresAt } from './policy.js';
 
 export const PSD_EXPORT_WORKFLOW_TYPE = 'psdExport';
@@ -39,7 +39,7 @@ export interface PsdFile {
 }
 
 /** `expired`: recorded (now or before) and the file deleted; `superseded`: not the current export; `not_due`: call again at `dueAt` (epoch ms). */
-export type PsdExpiryStep = { outcome: 'expired' | 'superseded' } | { outcome: 'not_due'; dueAt: number };
+export type PsdExpiryStep = DueStep<'expired' | 'superseded'>;
 
 /** The steps (names are global across workflows: hence the prefix). Each takes the verification id and the run's export id. */
 export interface PsdExportActivities {
@@ -70,8 +70,6 @@ const step: ActivityOptions = { startToCloseTimeoutMs: 60_000, retry };
 const build: ActivityOptions = { startToCloseTimeoutMs: 10 * 60_000, heartbeatTimeoutMs: 30_000, retry: { ...retry, maximumAttempts: 3 } };
 /** Recording the end must not give up on a transient error: it is what ends the export (and charges or releases it). */
 const record: ActivityOptions = { startToCloseTimeoutMs: 60_000, retry: { ...retry, maximumAttempts: 20, maximumIntervalMs: 60_000 } };
-/** Never wait less than this between two expiry calls (the activity's clock may run behind the workflow's). */
-const MIN_WAIT_MS = 1_000;
 
 export const psdExportWorkflow: WorkflowDefinition<PsdExportInput, PsdExportActivities, PsdExportOutcome> = {
   type: PSD_EXPORT_WORKFLOW_TYPE,
@@ -93,12 +91,7 @@ export const psdExportWorkflow: WorkflowDefinition<PsdExportInput, PsdExportActi
       }
     }
     if (state.status !== 'completed') return state.status === 'expired' ? 'expired' : state.status === 'failed' ? 'failed' : 'superseded';
-    // Derived from the recorded completion: a run resumed after a restart keeps the same wake time.
-    await ctx.sleepUntil(psdExportExpiresAt(state.completedAt));
-    for (;;) {
-      const expiry = await a.expirePsdExport(verificationId, exportId);
-      if (expiry.outcome !== 'not_due') return expiry.outcome;
-      await ctx.sleepUntil(new Date(Math.max(expiry.dueAt, ctx.now().getTime() + MIN_WAIT_MS)));
-    }
+    // Derived from the recorded completion.
+    return whenDue(ctx, psdExportExpiresAt(state.completedAt), () => a.expirePsdExport(verificationId, exportId));
   },
 };

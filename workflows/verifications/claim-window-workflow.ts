@@ -7,7 +7,7 @@
  * claimed (or deleted) before then is left alone. Deterministic code only: Temporal's workflow
  * bundle includes this module.
  */
-import type { ActivityOptions, WorkflowDefinition } from '../definition.js';
+import { type DueStep, recoveryStep, whenDue, type WorkflowDefinition } from '../definition.js';
 
 export const CLAIM_WINDOW_WORKFLOW_TYPE = 'claimWindow';
 
@@ -16,7 +16,7 @@ export const CLAIM_WINDOW_WORKFLOW_TYPE = 'claimWindow';
  * verification was claimed or deleted in time: nothing to do; `not_due`: too early by the
  * activity's clock, call again at `dueAt` (epoch ms).
  */
-export type ClaimWindowStep = { outcome: 'closed' | 'claimed' } | { outcome: 'not_due'; dueAt: number };
+export type ClaimWindowStep = DueStep<'closed' | 'claimed'>;
 
 export interface ClaimWindowActivities {
   /** Idempotent: records ClaimWindowClosed at most once, when due and unclaimed; `closed` once it is recorded. */
@@ -32,27 +32,17 @@ export interface ClaimWindowInput {
 
 export type ClaimWindowOutcome = 'closed' | 'claimed';
 
-/** Database and blob store hiccups are retried; after the last attempt the run fails and the sweep starts it again. */
-const close: ActivityOptions = {
-  startToCloseTimeoutMs: 60_000,
-  retry: { initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 60_000, maximumAttempts: 10 },
-};
 
-/** Never wait less than this between two calls (the activity's clock may run behind the workflow's). */
-const MIN_WAIT_MS = 1_000;
+const close = recoveryStep();
 
 export const claimWindowWorkflow: WorkflowDefinition<ClaimWindowInput, ClaimWindowActivities, ClaimWindowOutcome> = {
   type: CLAIM_WINDOW_WORKFLOW_TYPE,
   activities: { closeClaimWindow: close, deleteExpiredFiles: close },
 
-  async run(ctx, input) {
-    // From the recorded end: a run resumed after a restart keeps the same wake time.
-    await ctx.sleepUntil(new Date(input.closes_at));
-    for (;;) {
+  run: (ctx, input) =>
+    whenDue(ctx, new Date(input.closes_at), async () => {
       const step = await ctx.activities.closeClaimWindow(ctx.id);
       if (step.outcome === 'closed') await ctx.activities.deleteExpiredFiles(ctx.id);
-      if (step.outcome !== 'not_due') return step.outcome;
-      await ctx.sleepUntil(new Date(Math.max(step.dueAt, ctx.now().getTime() + MIN_WAIT_MS)));
-    }
-  },
+      return step;
+    }),
 };
