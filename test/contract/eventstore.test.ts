@@ -3,11 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WrongExpectedRevisionError } from '../../src/core/errors.js';
 import type { Database } from '../../src/adapters/db/database.js';
 import { EventStoreDbEventStore } from '../../src/adapters/eventstore/eventstoredb.js';
-import type { EventStore, NewEvent, StoredEvent } from '../../src/core/es/event-store.js';
+import type { EventStore, StoredEvent } from '../../src/core/es/event-store.js';
 import { migrateEventStore, PostgresEventStore } from '../../src/adapters/eventstore/postgres.js';
 import { contentHash, verifyChain } from '../../src/core/audit/hash-chain.js';
 import { databaseTargets } from '../support/databases.js';
 import { EventStoreDbDouble } from '../support/eventstoredb-double.js';
+import { probeEvent } from '../support/probe-event.js';
 import { requires, type Gate } from '../support/requires.js';
 
 /** One contract, every adapter that can run here. */
@@ -50,23 +51,7 @@ const adapters: Adapter[] = [
   },
 ];
 
-function event(type: string, data: Record<string, unknown> = {}): NewEvent {
-  const id = crypto.randomUUID();
-  return {
-    id,
-    type,
-    version: 1,
-    data,
-    metadata: {
-      account_id: null,
-      actor: { type: 'system', id: 'contract-test' },
-      causation_id: id,
-      correlation_id: id,
-      processing_region: 'eu-central-1',
-      occurred_at: new Date().toISOString(),
-    },
-  };
-}
+const event = (type: string, data: Record<string, unknown> = {}) => probeEvent(type, data);
 
 for (const adapter of adapters) {
   (adapter.gate?.describe ?? describe)(`EventStore contract: ${adapter.name}`, () => {

@@ -2,8 +2,8 @@ import crypto from 'node:crypto';
 import type { NewEvent } from '../../src/core/es/event-store.js';
 
 /**
- * An event of a type no projector reads, for suites about how the log reaches the read models
- * (its positions and pages, not its contents): a system actor's, with its own ids.
+ * An event of a type no projector reads, for suites about the log itself (the store's contract,
+ * how it reaches the read models: positions and pages, not contents): a system actor's, with its own ids.
  */
 export function probeEvent(type: string, data: Record<string, unknown>): NewEvent {
   const id = crypto.randomUUID();
