@@ -8,7 +8,7 @@
  * queues it from the recorded invitation exactly as the use case would (D-100). Deterministic
  * code only: Temporal's workflow bundle includes this module (types and string ids).
  */
-import { oneStepWorkflow, recoveryStep } from '../definition.js';
+import { owedMailWorkflow, type OwedMailOutcome } from '../owed-mail-workflow.js';
 
 export const INVITATION_MAIL_WORKFLOW_TYPE = 'invitationMail';
 
@@ -21,15 +21,11 @@ export interface InvitationMailInput {
 }
 
 /** `queued`: the message is queued (now, or by the use case before); `superseded`: the invitation no longer stands (accepted, expired, user removed). */
-export type InvitationMailOutcome = 'queued' | 'superseded';
+export type InvitationMailOutcome = OwedMailOutcome;
 
 export interface InvitationMailActivities {
   /** Re-reads the account stream and queues the message `id` if the invitation still stands (the delivery sweep then sends it). */
   queueInvitationMail(id: string, input: InvitationMailInput): Promise<InvitationMailOutcome>;
 }
 
-export const invitationMailWorkflow = oneStepWorkflow<InvitationMailInput, InvitationMailActivities, InvitationMailOutcome>(
-  INVITATION_MAIL_WORKFLOW_TYPE,
-  { queueInvitationMail: recoveryStep(['InvalidMail']) },
-  (steps, input, id) => steps.queueInvitationMail(id, input),
-);
+export const invitationMailWorkflow = owedMailWorkflow<InvitationMailInput, 'queueInvitationMail'>(INVITATION_MAIL_WORKFLOW_TYPE, 'queueInvitationMail');

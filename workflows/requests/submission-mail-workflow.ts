@@ -9,7 +9,7 @@
  * is queued twice (queueing an id again is a no-op). Deterministic code only: Temporal's
  * workflow bundle includes this module (types and string ids).
  */
-import { oneStepWorkflow, recoveryStep } from '../definition.js';
+import { owedMailWorkflow, type OwedMailOutcome } from '../owed-mail-workflow.js';
 
 export const SUBMISSION_MAIL_WORKFLOW_TYPE = 'requestSubmissionMail';
 
@@ -32,15 +32,11 @@ export interface SubmissionMailInput {
  * `queued`: the message is queued (now, or by the submission before); `superseded`: nothing is
  * owed (the submission was withdrawn, its verification never recorded or deleted, the request deleted).
  */
-export type SubmissionMailOutcome = 'queued' | 'superseded';
+export type SubmissionMailOutcome = OwedMailOutcome;
 
 export interface SubmissionMailActivities {
   /** Re-reads the request's and the verification's streams and queues the message `id` if the submission still stands (the delivery sweep then sends it). */
   queueSubmissionMail(id: string, input: SubmissionMailInput): Promise<SubmissionMailOutcome>;
 }
 
-export const submissionMailWorkflow = oneStepWorkflow<SubmissionMailInput, SubmissionMailActivities, SubmissionMailOutcome>(
-  SUBMISSION_MAIL_WORKFLOW_TYPE,
-  { queueSubmissionMail: recoveryStep(['InvalidMail']) },
-  (steps, input, id) => steps.queueSubmissionMail(id, input),
-);
+export const submissionMailWorkflow = owedMailWorkflow<SubmissionMailInput, 'queueSubmissionMail'>(SUBMISSION_MAIL_WORKFLOW_TYPE, 'queueSubmissionMail');

@@ -9,7 +9,7 @@
  * again is a no-op. Deterministic code only: Temporal's workflow bundle includes this module
  * (types and pure helpers).
  */
-import { oneStepWorkflow, recoveryStep } from '../definition.js';
+import { owedMailWorkflow, type OwedMailOutcome } from '../owed-mail-workflow.js';
 
 export const SHARE_MAIL_WORKFLOW_TYPE = 'shareMail';
 
@@ -31,15 +31,11 @@ export interface ShareMailInput {
  * longer owes it (invitation revoked or renewed, share disabled, a later access change, the
  * verification deleted).
  */
-export type ShareMailOutcome = 'queued' | 'superseded';
+export type ShareMailOutcome = OwedMailOutcome;
 
 export interface ShareMailActivities {
   /** Re-reads the share stream and queues the message `id` if the share still owes it (the delivery sweep then sends it). */
   queueShareMail(id: string, input: ShareMailInput): Promise<ShareMailOutcome>;
 }
 
-export const shareMailWorkflow = oneStepWorkflow<ShareMailInput, ShareMailActivities, ShareMailOutcome>(
-  SHARE_MAIL_WORKFLOW_TYPE,
-  { queueShareMail: recoveryStep(['InvalidMail']) },
-  (steps, input, id) => steps.queueShareMail(id, input),
-);
+export const shareMailWorkflow = owedMailWorkflow<ShareMailInput, 'queueShareMail'>(SHARE_MAIL_WORKFLOW_TYPE, 'queueShareMail');
