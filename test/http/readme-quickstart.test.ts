@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/databases.js';
+import { runInRepo } from '../support/processes.js';
 import { serviceSuite } from '../support/suite.js';
 
 /**
@@ -67,19 +67,7 @@ describe('the README quick start, run verbatim against the service', () => {
 
   it('registers, creates and uses an API key, verifies the sample pair, and runs the CLI', { timeout: 600_000 }, async () => {
     const script = `set -eo pipefail\n${shellBlocks(section('Quick start')).join('\n')}`;
-    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn('bash', ['-c', script], {
-        cwd: repo,
-        env: { ...process.env, PHOTOVERIFY_URL: t.url, DATA_DIR: t.dataDir, PHOTOVERIFY_API_KEY: '', NO_COLOR: '1' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    const run = await runInRepo('bash', ['-c', script], { PHOTOVERIFY_URL: t.url, DATA_DIR: t.dataDir, PHOTOVERIFY_API_KEY: '', NO_COLOR: '1' });
     const context = `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
     expect(run.code, context).toBe(0);
     const lines = run.stdout.split('\n');

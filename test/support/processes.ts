@@ -22,8 +22,13 @@ export interface Run {
 
 /** Runs Node with `args` in the repository (asynchronously: a service in this process keeps answering). */
 export function runNode(args: string[], env: Record<string, string | undefined>): Promise<Run> {
+  return runInRepo(process.execPath, args, env);
+}
+
+/** Runs `command` in the repository with this environment and `env`, collecting its output (asynchronously). */
+export function runInRepo(command: string, args: string[], env: Record<string, string | undefined>): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: repo, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: repo, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
