@@ -94,6 +94,9 @@ export const accountsProjector: Projector = {
       case 'UserRemoved':
         await unapplied(trx, 'users', { id: event.data.user_id }, position).delete();
         return;
+      case 'PasswordResetRequested':
+        // The link's digest stays in the account's history: the reset folds it from there.
+        return;
       case 'UserSessionsEnded':
         // The sessions' read model's (projections/accounts/sessions.ts); the user's row is unchanged.
         return;

@@ -84,6 +84,8 @@ export const appSessionsProjector: Projector = {
       case 'InvitationAccepted':
       case 'UserAdded':
       case 'UserRoleChanged':
+      // A reset link asked for ends nothing; using it is a PasswordChanged.
+      case 'PasswordResetRequested':
         return;
       default:
         assertNever(account);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NotFoundError, UnprocessableError, type AppError } from '../core/errors.js';
+import { NotFoundError } from '../core/errors.js';
 import type { HandlerInput, Reply, RouteSpec } from '../core/http/route-spec.js';
 import { route } from '../core/http/route-spec.js';
 import type { Call } from '../core/principal.js';
@@ -22,7 +22,7 @@ import {
   type SettingsForm,
 } from './account-pages.js';
 import type { AppContext } from './context.js';
-import { formRefusal } from './form-refusal.js';
+import { formRefusal, refusalMessage } from './form-refusal.js';
 import type { AppSession } from './session.js';
 
 /**
@@ -48,14 +48,6 @@ const noticeQuery = (...allowed: [keyof typeof notices, ...(keyof typeof notices
 
 /** The form's fields the REST body names, as strings (a browser sends nothing else). */
 const field = (form: Map<string, string>, name: string) => form.get(name) ?? '';
-
-/** The refusal in words for the page: the schema's issues named by the form's labels, or the error's message and suggestion. */
-function refusalMessage(error: AppError, labels: Record<string, string>): string {
-  if (error instanceof UnprocessableError && error.issues) {
-    return error.issues.map((issue) => (issue.loc.length < 2 ? issue.msg : `${labels[String(issue.loc[1])] ?? issue.loc.slice(1).join('.')}: ${issue.msg}`)).join(' ');
-  }
-  return `${error.message}${error.suggestion ? ` ${error.suggestion}` : ''}`;
-}
 
 /** The use case's call, as the signed-in user: the page's session stands in for the API's bearer token. */
 const callAs = (call: Call, session: AppSession): Call => ({ ...call, principal: session.principal });

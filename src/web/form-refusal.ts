@@ -1,5 +1,5 @@
 import type { AppDeps } from '../core/module/deps.js';
-import { AppError } from '../core/errors.js';
+import { AppError, UnprocessableError } from '../core/errors.js';
 
 /**
  * A form's refusal (issue 37): the user's error (AppError.isUserError, the catalogue's 4xx), which
@@ -14,4 +14,21 @@ import { AppError } from '../core/errors.js';
 export function formRefusal(deps: Pick<AppDeps, 'errorCatalogue'>, error: unknown): { error: AppError; status: number } | null {
   if (!(error instanceof AppError) || !error.isUserError(deps.errorCatalogue)) return null;
   return { error, status: error.statusIn(deps.errorCatalogue) };
+}
+
+/**
+ * A refusal in words for the page: the schema's issues named by the form's labels (keyed by the
+ * field's path in the REST body, `admin.email`, or its first part), or the error's message and suggestion.
+ */
+export function refusalMessage(error: AppError, labels: Record<string, string>): string {
+  if (error instanceof UnprocessableError && error.issues) {
+    return error.issues
+      .map((issue) => {
+        if (issue.loc.length < 2) return issue.msg;
+        const path = issue.loc.slice(1).join('.');
+        return `${labels[path] ?? labels[String(issue.loc[1])] ?? path}: ${issue.msg}`;
+      })
+      .join(' ');
+  }
+  return `${error.message}${error.suggestion ? ` ${error.suggestion}` : ''}`;
 }

@@ -4,6 +4,7 @@ import { collabRoutes } from './collab-routes.js';
 import { appContext } from './context.js';
 import { reportRoutes } from './report-routes.js';
 import { webappRoutes } from './routes.js';
+import { frontDoorRoutes, resetLinkRedaction } from './front-door-routes.js';
 import { shareRoutes } from './share-routes.js';
 import { uploadRoutes } from './upload.js';
 
@@ -17,6 +18,7 @@ export const webappModule = {
     const ctx = appContext(deps);
     return [
       ...webappRoutes(ctx),
+      ...frontDoorRoutes(ctx),
       ...reportRoutes(ctx),
       ...collabRoutes(ctx),
       ...shareRoutes(ctx),
@@ -24,4 +26,5 @@ export const webappModule = {
       ...uploadRoutes(ctx),
     ];
   },
+  logRedactions: [resetLinkRedaction],
 } satisfies FeatureModule;

@@ -12,7 +12,7 @@ interface PageContext {
   appPath: string;
 }
 
-export function renderLoginPage(ctx: PageContext & { csrfToken: string; email?: string; error?: string; notice?: 'signed-out' }): string {
+export function renderLoginPage(ctx: PageContext & { csrfToken: string; email?: string; error?: string; notice?: 'signed-out' | 'password-reset' }): string {
   return appPage({
     ...ctx,
     title: 'Sign in',
@@ -20,7 +20,7 @@ export function renderLoginPage(ctx: PageContext & { csrfToken: string; email?: 
 <section class="card" aria-labelledby="sign-in-title">
 <h1 id="sign-in-title">Sign in</h1>
 ${ctx.error ? html`<p class="alert" role="alert">${ctx.error}</p>` : html``}
-${ctx.notice === 'signed-out' && !ctx.error ? html`<p class="notice" role="status">You are signed out.</p>` : html``}
+${ctx.notice && !ctx.error ? html`<p class="notice" role="status">${ctx.notice === 'signed-out' ? 'You are signed out.' : 'Your new password is set, and you were signed out everywhere. Sign in with it.'}</p>` : html``}
 <form method="post" action="${ctx.appPath}/login">
 <input type="hidden" name="${CSRF_FIELD}" value="${ctx.csrfToken}">
 <label for="email">E-mail address</label>
@@ -29,7 +29,8 @@ ${ctx.notice === 'signed-out' && !ctx.error ? html`<p class="notice" role="statu
 <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="200">
 <button class="primary" type="submit">Sign in</button>
 </form>
-<p class="muted">Invited by your account’s admin? Choose your password with the link in the invitation e-mail first.</p>
+<p><a href="${ctx.appPath}/password-reset">Forgot your password?</a></p>
+<p class="muted">New here? <a href="${ctx.appPath}/signup">Create an account</a>. Invited by your account’s admin? Choose your password with the link in the invitation e-mail first.</p>
 </section>
 </main>`,
   });

@@ -7,10 +7,10 @@ import { signOutAppSession, startAppSession } from '../features/accounts/index.j
 import { failureOf, findVerification, listQuery, listVerifications, verificationIdParam } from '../features/verifications/index.js';
 import { verificationStatuses } from '../features/verifications/events.js';
 import { seeOther, type AppContext } from './context.js';
-import { formTextRefusal, readForm } from './form.js';
 import { renderListPage, renderLoginPage, type ListItem } from './pages.js';
 import { verificationPage } from './verification-page.js';
-import { assertCsrfToken, assertSameOrigin, clearCookie, cookieValue, csrfTokenFor, CSRF_FIELD, LOGIN_COOKIE, newLoginId, SESSION_COOKIE, sessionOf, setCookie } from './session.js';
+import { clearCookie, csrfTokenFor, LOGIN_COOKIE, SESSION_COOKIE, sessionOf, setCookie } from './session.js';
+import { readSignedOutForm, signedOutId } from './front-door-routes.js';
 
 /**
  * The web app's routes under /app (docs/webapp.md). Pages for a browser: public as far as the
@@ -19,7 +19,6 @@ import { assertCsrfToken, assertSameOrigin, clearCookie, cookieValue, csrfTokenF
  */
 
 const PAGE_SIZE = '20';
-const LOGIN_ID = /^[A-Za-z0-9_-]{22}$/;
 
 /** The list page's query as a browser's form sends it: an empty field means "any" (the API's schema then checks the rest). */
 const appListQuery = z.strictObject({
@@ -44,13 +43,13 @@ const verificationPageQuery = z.object({
 });
 
 export function webappRoutes(ctx: AppContext): RouteSpec[] {
-  const { deps, appPath, publicOrigin, cookies, serviceName, page, errorPage, viewerOf, signedIn, formAction } = ctx;
+  const { deps, appPath, cookies, serviceName, page, errorPage, viewerOf, signedIn, formAction } = ctx;
   const listSchema = listQuery(deps.extensions);
 
   /** A form refusal's issues in words for the sign-in page. */
   const refusalWords = (error: UnprocessableError) =>
     (error.issues ?? []).map((issue) => `The ${String(issue.loc.length > 1 ? issue.loc.at(-1) : 'form')} was not accepted: ${issue.msg}`).join(' ');
-  const loginPage = (status: number, loginId: string, extra: { email?: string; error?: string; notice?: 'signed-out' } = {}, headers: Record<string, string> = {}) =>
+  const loginPage = (status: number, loginId: string, extra: { email?: string; error?: string; notice?: 'signed-out' | 'password-reset' } = {}, headers: Record<string, string> = {}) =>
     page(status, (nonce) => renderLoginPage({ serviceName, nonce, appPath, csrfToken: csrfTokenFor(deps, 'login', loginId), ...extra }), { headers });
 
   return [
@@ -74,13 +73,13 @@ export function webappRoutes(ctx: AppContext): RouteSpec[] {
       auth: 'none',
       produces: 'text/html',
       errorPage,
-      query: z.object({ notice: z.enum(['signed-out']).optional().describe('What led here (a code the page words): signed-out') }),
+      query: z.object({ notice: z.enum(['signed-out', 'password-reset']).optional().describe('What led here (a code the page words): signed-out, password-reset') }),
       responses: { 200: { description: 'The sign-in page', schema: z.string() }, 303: { description: 'Already signed in: to /app/verifications' }, 422: { description: 'An unknown notice' } },
-      handler: async ({ header, query }) => {
-        if (await sessionOf(deps, header('cookie'))) return seeOther(`${appPath}/verifications`);
-        const known = cookieValue(header('cookie'), LOGIN_COOKIE);
-        const loginId = known && LOGIN_ID.test(known) ? known : newLoginId();
-        return loginPage(200, loginId, query.notice ? { notice: query.notice } : {}, known === loginId ? {} : { 'Set-Cookie': setCookie(LOGIN_COOKIE, loginId, { ...cookies, maxAge: 3600 }) });
+      handler: async (input) => {
+        if (await sessionOf(deps, input.header('cookie'))) return seeOther(`${appPath}/verifications`);
+        const id = signedOutId(input);
+        const notice = input.query.notice;
+        return loginPage(200, id.loginId, notice ? { notice } : {}, id.setCookie ? { 'Set-Cookie': setCookie(LOGIN_COOKIE, id.loginId, { ...cookies, maxAge: 3600 }) } : {});
       },
     }),
     route({
@@ -102,22 +101,13 @@ export function webappRoutes(ctx: AppContext): RouteSpec[] {
         403: { description: 'ACCESS_DENIED: the form came from another site or without its token' },
         429: { description: 'RATE_LIMIT_EXCEEDED: too many failed attempts' },
       },
-      handler: async ({ header, rawBody, call }) => {
-        assertSameOrigin(header, publicOrigin);
-        const loginId = cookieValue(header('cookie'), LOGIN_COOKIE);
-        if (!loginId || !LOGIN_ID.test(loginId)) return seeOther(`${appPath}/login`);
-        let form: Map<string, string>;
-        try {
-          form = await readForm(rawBody(), header('content-type'));
-        } catch (error) {
-          // Bytes that are not UTF-8: the form again, saying so (issue 36 items 1 and 9).
-          if (!(error instanceof UnprocessableError && error.issues)) throw error;
-          return loginPage(422, loginId, { error: refusalWords(error) });
-        }
-        assertCsrfToken(form.get(CSRF_FIELD), csrfTokenFor(deps, 'login', loginId));
-        // Text no field of the API takes (a NUL): the form again, before the address is looked up.
-        const textRefusal = formTextRefusal(form);
-        if (textRefusal) return loginPage(422, loginId, { error: refusalWords(textRefusal) });
+      handler: async (input) => {
+        const post = await readSignedOutForm(ctx, input, `${appPath}/login`);
+        if ('redirect' in post) return post.redirect;
+        // Bytes that are not UTF-8, text no field of the API takes (a NUL): the form again, before the address is looked up (issue 36 items 1 and 9).
+        if ('refused' in post) return loginPage(422, post.loginId, { error: refusalWords(post.refused) });
+        const { loginId, form } = post;
+        const call = input.call;
         const email = form.get('email')?.trim() ?? '';
         const password = form.get('password') ?? '';
         if (!email || !password || email.length > 254 || password.length > 200) {

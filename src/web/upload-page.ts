@@ -4,6 +4,7 @@ import { html, type Html } from '../core/text/html.js';
 import { UPLOAD_FORM_SCRIPT } from '../features/verifications/index.js';
 import { appPage, type Viewer } from './shell.js';
 import { CSRF_FIELD } from './session.js';
+import { planNames } from './account-pages.js';
 
 /**
  * The upload page (docs/webapp.md, "Upload"): the quota left this month in plain words, then a
@@ -27,7 +28,6 @@ export interface QuotaView {
 }
 
 
-const planNames: Record<QuotaView['plan'], string> = { free: 'Free', basic: 'Basic', professional: 'Professional', enterprise: 'Enterprise' };
 
 const cents = (amount: number) => Math.round(amount * 100);
 const money = (amount: number, currency: QuotaView['currency']) => new Intl.NumberFormat('en', { style: 'currency', currency }).format(amount);

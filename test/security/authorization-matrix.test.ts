@@ -136,6 +136,13 @@ const EXPECTED: Record<string, Rule> = {
   'GET /app':                                              appPage(),
   'GET /app/login':                                        appPublic(),
   'POST /app/login':                                       appPublic({ allowed: 'invalid', csrf: 'login' }), // the sign-in form's token, no e-mail or password: the form again (422)
+  // The front door (issue 39): signed-out forms bound to the sign-in page's cookie, like the sign-in form.
+  'GET /app/signup':                                       appPublic(),
+  'POST /app/signup':                                      appPublic({ allowed: 'invalid', csrf: 'login' }), // the page's token, no fields: the form again (422)
+  'GET /app/password-reset':                               appPublic(),
+  'POST /app/password-reset':                              appPublic({ allowed: 'invalid', csrf: 'login' }), // no address: the form again (422)
+  'GET /app/password-reset/{token}':                       appPublic({ allowed: '404' }), // a share link's token is no reset link
+  'POST /app/password-reset/{token}':                      appPublic({ allowed: 'invalid', csrf: 'login' }), // no password: the form again (422)
   'POST /app/logout':                                      appPage(),
   'GET /app/verifications':                                appPage(),
   'GET /app/verifications/{verification_id}':              appOwned(),

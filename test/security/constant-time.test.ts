@@ -64,6 +64,7 @@ const REVIEWED: { file: string; text: string; why: string }[] = [
   { file: 'features/accounts/app-sessions.ts', text: 'passwordEpoch(user) !== passwordEpoch(row)', why: 'two timestamps the service recorded (when the password last changed, then and at sign-in), read after the session was found by the digest of its secret: nothing a caller sends' },
   { file: 'features/accounts/routes.ts', text: 'b.current_password !== b.new_password', why: "the caller's own two fields, compared to refuse reusing a password" },
   { file: 'features/accounts/set-password-page.ts', text: 'password !== form.elements.confirm.value', why: 'in the browser: the user\'s two entries of the new password' },
+  { file: 'web/front-door-routes.ts', text: "password !== (post.form.get('confirm')", why: 'the two entries of the new password in one form: both the sender\'s own' },
   { file: 'features/accounts/decider.ts', text: 'invitation.tokenSha256 !== command.token_sha256', why: 'SHA-256 digests of the token, after the user was found by that digest (an index lookup)' },
   { file: 'core/audit/audit-verify.ts', text: 'signature.signed !== expected', why: "the offline verifier compares an anchor's public signed statement with the one it rebuilt from the public bundle: nothing secret" },
   { file: 'core/audit/audit-verify.ts', text: 'cert.signatureAlgorithm !== ECDSA_WITH_SHA256', why: "a public certificate's algorithm identifier against a constant OID" },

@@ -4,6 +4,7 @@ import type { Decider } from '../../core/es/decider.js';
 import { assertNever } from '../../core/es/events.js';
 import { accountEvents, emailClaimEvents, type AccountEvent, type EmailClaimEvent, type Plan, type UserRole } from './events.js';
 import { streamName } from '../../core/es/streams.js';
+import { sameHash } from '../../core/secrets.js';
 
 export const accountStream = (accountId: string) => streamName('account', accountId);
 export const emailClaimStream = (email: string) => streamName('email', crypto.createHash('sha256').update(normaliseEmail(email)).digest('hex').slice(0, 40));
@@ -36,6 +37,10 @@ export type AccountCommand =
   | { type: 'RemoveUser'; by_user_id: string; user_id: string; now: Date }
   /** The user's own change; the use case has checked the current password. */
   | { type: 'ChangePassword'; user_id: string; password_hash: string; now: Date }
+  /** Anyone who knows the user's address (the use case found the user by it): a mailed link. */
+  | { type: 'RequestPasswordReset'; user_id: string; token_sha256: string; expires_at: Date; now: Date }
+  /** Whoever holds the mailed reset link; the token names the user. */
+  | { type: 'ResetPassword'; user_id: string; token_sha256: string; password_hash: string; now: Date }
   /** The operator's (accounts:end-sessions): ends the user's web app sessions, nothing else. */
   | { type: 'EndUserSessions'; user_id: string; now: Date }
   | {
@@ -66,6 +71,8 @@ interface AccountUser {
   role: UserRole;
   /** An invitation not accepted yet: the user cannot log in. */
   invitation?: { tokenSha256: string; expiresAt: string };
+  /** The latest password reset link not used yet (a new request replaces it; a password change ends it). */
+  passwordReset?: { tokenSha256: string; expiresAt: string };
 }
 
 export const accountDecider: Decider<AccountState, AccountCommand, typeof accountEvents> = {
@@ -106,7 +113,19 @@ export const accountDecider: Decider<AccountState, AccountCommand, typeof accoun
         users.delete(event.data.user_id);
         return { ...state, users, removed: new Map(state.removed).set(event.data.user_id, event.data.email) };
       }
-      case 'PasswordChanged':
+      case 'PasswordResetRequested': {
+        const user = state.users.get(event.data.user_id);
+        if (!user) return state;
+        const users = new Map(state.users).set(event.data.user_id, { ...user, passwordReset: { tokenSha256: event.data.token_sha256, expiresAt: event.data.expires_at } });
+        return { ...state, users };
+      }
+      case 'PasswordChanged': {
+        // Any change of the password (a reset's, or the user's own) leaves no reset link standing.
+        const user = state.users.get(event.data.user_id);
+        if (!user?.passwordReset) return state;
+        const users = new Map(state.users).set(event.data.user_id, { email: user.email, role: user.role, ...(user.invitation ? { invitation: user.invitation } : {}) });
+        return { ...state, users };
+      }
       case 'UserSessionsEnded':
         return state;
       default:
@@ -182,6 +201,25 @@ export const accountDecider: Decider<AccountState, AccountCommand, typeof accoun
         if (!state.users.has(command.user_id)) throw new NotFoundError('USER_NOT_FOUND', 'No such user in this account.');
         return [{ type: 'PasswordChanged', data: { account_id: state.accountId, user_id: command.user_id, password_hash: command.password_hash, changed_at: command.now.toISOString() } }];
       }
+      case 'RequestPasswordReset': {
+        const user = state.accountId ? state.users.get(command.user_id) : undefined;
+        // A user still to accept their invitation has no password to reset: the invitation is their link.
+        if (!user || user.invitation) return [];
+        return [
+          {
+            type: 'PasswordResetRequested',
+            data: { account_id: state.accountId!, user_id: command.user_id, token_sha256: command.token_sha256, expires_at: command.expires_at.toISOString(), requested_at: command.now.toISOString() },
+          },
+        ];
+      }
+      case 'ResetPassword': {
+        const reset = state.accountId ? state.users.get(command.user_id)?.passwordReset : undefined;
+        if (!reset || !sameHash(reset.tokenSha256, command.token_sha256)) throw resetLinkNotFound();
+        if (command.now.getTime() >= new Date(reset.expiresAt).getTime()) {
+          throw new AppError('RESET_LINK_EXPIRED', 'This password reset link has expired.', { suggestion: 'Ask for a new link on the sign-in page (Forgot your password?).' });
+        }
+        return [{ type: 'PasswordChanged', data: { account_id: state.accountId!, user_id: command.user_id, password_hash: command.password_hash, changed_at: command.now.toISOString() } }];
+      }
       case 'EndUserSessions': {
         if (!state.exists || !state.accountId) throw new NotFoundError('ACCOUNT_NOT_FOUND', 'Account not found.');
         if (!state.users.has(command.user_id)) throw new NotFoundError('USER_NOT_FOUND', 'No such user in this account.');
@@ -224,6 +262,12 @@ function managedUser(state: AccountState, command: { by_user_id: string; user_id
   }
   return { accountId: state.accountId, user };
 }
+
+/** Unknown, used, replaced by a newer one, or its user removed: one answer for all, so a link reveals nothing. */
+export const resetLinkNotFound = () =>
+  new NotFoundError('RESET_LINK_NOT_FOUND', 'This password reset link is not valid: it was used, replaced by a newer one, or never issued.', {
+    suggestion: 'Ask for a new link on the sign-in page (Forgot your password?); only the latest link works, once.',
+  });
 
 export const invitationNotFound = () =>
   new NotFoundError('INVITATION_NOT_FOUND', 'This invitation link is not valid (unknown, already used, or withdrawn).', {

@@ -10,6 +10,10 @@ export const accountErrors = defineErrors({
   INVITATION_NOT_FOUND: 404,
   /** An invitation link past its expiry (7 days). */
   INVITATION_EXPIRED: 410,
+  /** A password reset link that is unknown, used, replaced by a newer one, or whose user was removed. */
+  RESET_LINK_NOT_FOUND: 404,
+  /** A password reset link past its expiry (1 hour). */
+  RESET_LINK_EXPIRED: 410,
   /** Removing or demoting the only admin of an account. */
   LAST_ADMIN: 409,
 });

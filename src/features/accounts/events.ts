@@ -53,6 +53,22 @@ export const accountEvents = {
     'UserRoleChanged',
     z.object({ account_id: z.uuid(), user_id: z.uuid(), from: z.enum(userRoles), to: z.enum(userRoles), changed_at: z.iso.datetime() }),
   ),
+  /**
+   * The user asked for a password reset by e-mail (issue 39): a link whose token's SHA-256 is kept
+   * here; it works once, until `expires_at`, and only the latest one requested. Using it records
+   * PasswordChanged, which ends every session of the user as any password change does.
+   */
+  PasswordResetRequested: defineEvent(
+    'PasswordResetRequested',
+    z.object({
+      account_id: z.uuid(),
+      user_id: z.uuid(),
+      token_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      expires_at: z.iso.datetime(),
+      requested_at: z.iso.datetime(),
+    }),
+    { redact: ['token_sha256'] },
+  ),
   /** The user replaced their password; sessions issued before it stop working (D-039). */
   PasswordChanged: defineEvent(
     'PasswordChanged',

@@ -11,4 +11,7 @@ export { resolveJwt } from './sessions.js';
 export { resolveAppSession, signOutAppSession, startAppSession, type AppSessionOf } from './app-sessions.js';
 export { addUser, changeAccountSettings, changeUserRole, getAccount, listAccountUsers, removeUser } from './use-cases.js';
 /** The REST bodies, so the web app's forms are read by the same rules (issue 27). */
-export { addUserBody, roleBody, settingsBody } from './routes.js';
+export { addUserBody, registerBody, roleBody, settingsBody } from './routes.js';
+/** The front door (issue 39): sign-up is registerAccount; a forgotten password, a mailed link. */
+export { registerAccount } from './use-cases.js';
+export { isResetToken, requestPasswordReset, resetPassword, RESET_LINK_TTL_MS } from './password-reset.js';

@@ -28,7 +28,7 @@ const budgetCap = z
   .describe('Most the account may spend on verifications beyond its plan each month, in EUR; null: no overage.');
 const selfServicePlan = z.enum(selfServicePlans).describe('Enterprise terms are set by contract (an operator command), not chosen here.');
 
-const registerBody = z
+export const registerBody = z
   .strictObject({
     name: oneLineText().min(1).max(200).describe('Account (organisation) name.'),
     plan: selfServicePlan.default('free'),

@@ -31,11 +31,15 @@ export function renderHomePage(input: { serviceName: string; version: string; re
   li { margin: .4rem 0; }
   code { font-size: .95em; }
   .meta { color: #555; font-size: .9rem; }
+  .doors { display: flex; flex-wrap: wrap; gap: .75rem; margin: 1.25rem 0; }
+  .door { display: inline-block; min-height: 44px; box-sizing: border-box; padding: .65rem 1.2rem; border-radius: 4px; border: 2px solid #0b57d0; text-decoration: none; font-weight: 600; }
+  .door:first-child { background: #0b57d0; color: #fff; }
 `,
     body: html`<main>
 <h1>${serviceName}</h1>
 <p>${serviceDescription}</p>
-<p>The people of an account work in the <a href="${links.app}">web app</a>: sign in with your e-mail address and password.</p>
+<p class="doors"><a class="door" href="${links.app}/login">Sign in</a> <a class="door" href="${links.app}/signup">Create an account</a></p>
+<p>The people of an account work in the <a href="${links.app}">web app</a>: upload a JPEG with its camera RAW or a file with Content Credentials, read its report, share it. Forgot your password? <a href="${links.app}/password-reset">Reset it by e-mail</a>.</p>
 <p>Programs use the HTTP/JSON API. Every call but a few public ones (health, registration, login) needs an API key (<code>X-API-Key</code>) or a login token (<code>Authorization: Bearer</code>); the quick start in the README shows how to get one.</p>
 <ul>
   <li><a href="${links.docs}">API reference</a>: every endpoint, its parameters, responses and errors</li>
