@@ -39,20 +39,15 @@ export class FileBlobStore implements BlobStore {
       await fs.promises.rm(file, { force: true });
       throw error;
     }
-    const digest = meter.digest();
-    return {
-      ...digest,
-      head: meter.head(),
-      tail: meter.tail(),
+    return meter.staged({
       stream: () => fs.createReadStream(file),
-      commit: async (key) => {
+      keep: async (key) => {
         const target = this.pathOf(key);
         await fs.promises.mkdir(path.dirname(target), { recursive: true });
         await fs.promises.rename(file, target);
-        return { key, ...digest };
       },
       discard: () => fs.promises.rm(file, { force: true }),
-    };
+    });
   }
 
   async put(key: string, bytes: Uint8Array): Promise<StoredBlob> {

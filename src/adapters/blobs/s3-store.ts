@@ -87,21 +87,16 @@ export class S3BlobStore implements BlobStore {
       await writer.abort();
       throw error;
     }
-    const digest = meter.digest();
-    return {
-      ...digest,
-      head: meter.head(),
-      tail: meter.tail(),
+    return meter.staged({
       stream: () => this.objectStream(stagingKey),
-      commit: async (key) => {
+      keep: async (key) => {
         assertBlobKey(key);
         // The staging key is a UUID under a fixed prefix: nothing in it needs escaping.
         await this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: key, CopySource: `${this.bucket}/${stagingKey}` }));
         await this.deleteObject(stagingKey);
-        return { key, ...digest };
       },
       discard: () => this.deleteObject(stagingKey),
-    };
+    });
   }
 
   async put(key: string, bytes: Uint8Array): Promise<StoredBlob> {

@@ -1,4 +1,6 @@
 import crypto from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { StagedBlob } from '../../core/blob-store.js';
 
 const HEAD_BYTES = 64 * 1024;
 const TAIL_BYTES = 64;
@@ -37,5 +39,24 @@ export class StageMeter {
 
   tail(): Buffer {
     return this.last;
+  }
+
+  /**
+   * The staged blob a store answers once every byte has passed the meter: these measures, with the
+   * store's own ways to read the staged bytes back, keep them under a key, or drop them.
+   */
+  staged(staging: { stream: () => Readable; keep: (key: string) => Promise<void>; discard: () => Promise<void> }): StagedBlob {
+    const digest = this.digest();
+    return {
+      ...digest,
+      head: this.head(),
+      tail: this.tail(),
+      stream: staging.stream,
+      commit: async (key) => {
+        await staging.keep(key);
+        return { key, ...digest };
+      },
+      discard: staging.discard,
+    };
   }
 }
