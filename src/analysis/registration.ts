@@ -418,35 +418,53 @@ function windowInto(p: Plane, out: Float64Array, n: number, ox: number, oy: numb
 
 /** NCC over image pixels that map inside the reference; `stride` subsamples the image grid. */
 export function nccOverlap(a: Plane, b: Plane, m: Affine, stride: number, skip?: Uint8Array): { ncc: number; overlap: number } {
-  let n = 0;
   let total = 0;
-  let sa = 0;
-  let sb = 0;
-  let saa = 0;
-  let sbb = 0;
-  let sab = 0;
+  const sums = new PairSums();
   for (let y = 0; y < b.height; y += stride) {
     for (let x = 0; x < b.width; x += stride) {
       if (skip?.[y * b.width + x]) continue;
       total++;
-      const u = m[0] * x + m[1] * y + m[2];
-      const v = m[3] * x + m[4] * y + m[5];
-      if (u < 0 || v < 0 || u > a.width - 1 || v > a.height - 1) continue;
-      const va = sampleBilinear(a, u, v);
-      const vb = b.data[y * b.width + x]!;
-      n++;
-      sa += va;
-      sb += vb;
-      saa += va * va;
-      sbb += vb * vb;
-      sab += va * vb;
+      const va = sampleMapped(a, m, x, y);
+      if (va !== null) sums.add(va, b.data[y * b.width + x]!);
     }
   }
-  if (n < 16) return { ncc: -1, overlap: n / Math.max(1, total) };
-  const cov = sab / n - (sa / n) * (sb / n);
-  const va = saa / n - (sa / n) ** 2;
-  const vb = sbb / n - (sb / n) ** 2;
-  return { ncc: cov / Math.sqrt(Math.max(1e-12, va * vb)), overlap: n / total };
+  if (sums.n < 16) return { ncc: -1, overlap: sums.n / Math.max(1, total) };
+  return { ncc: sums.ncc(), overlap: sums.n / total };
+}
+
+/** The reference's value where the affine map sends image point (x, y), or null outside the reference. */
+function sampleMapped(a: Plane, m: Affine, x: number, y: number): number | null {
+  const u = m[0] * x + m[1] * y + m[2];
+  const v = m[3] * x + m[4] * y + m[5];
+  if (u < 0 || v < 0 || u > a.width - 1 || v > a.height - 1) return null;
+  return sampleBilinear(a, u, v);
+}
+
+/** Running sums of paired values (reference, image), for their normalised cross-correlation. */
+class PairSums {
+  n = 0;
+  private sa = 0;
+  private sb = 0;
+  private saa = 0;
+  private sbb = 0;
+  private sab = 0;
+
+  add(va: number, vb: number): void {
+    this.n++;
+    this.sa += va;
+    this.sb += vb;
+    this.saa += va * va;
+    this.sbb += vb * vb;
+    this.sab += va * vb;
+  }
+
+  ncc(): number {
+    const n = this.n;
+    const cov = this.sab / n - (this.sa / n) * (this.sb / n);
+    const va = this.saa / n - (this.sa / n) ** 2;
+    const vb = this.sbb / n - (this.sb / n) ** 2;
+    return cov / Math.sqrt(Math.max(1e-12, va * vb));
+  }
 }
 
 /** Smallest value v such that about `fraction` of the values are ≥ v (histogram, no sort). */
@@ -502,30 +520,13 @@ function refine(a: Plane, b: Plane, start: Affine, step0: number, minStep: numbe
   const cy = (b.height - 1) / 2;
   const radius = Math.hypot(cx, cy);
   const score = (m: Affine): number => {
-    let n = 0;
-    let sa = 0;
-    let sb = 0;
-    let saa = 0;
-    let sbb = 0;
-    let sab = 0;
+    const sums = new PairSums();
     for (let i = 0; i < pts.xs.length; i++) {
-      const x = pts.xs[i]!;
-      const y = pts.ys[i]!;
-      const u = m[0] * x + m[1] * y + m[2];
-      const v = m[3] * x + m[4] * y + m[5];
-      if (u < 0 || v < 0 || u > a.width - 1 || v > a.height - 1) continue;
-      const va = sampleBilinear(a, u, v);
-      const vb = pts.vs[i]!;
-      n++;
-      sa += va;
-      sb += vb;
-      saa += va * va;
-      sbb += vb * vb;
-      sab += va * vb;
+      const va = sampleMapped(a, m, pts.xs[i]!, pts.ys[i]!);
+      if (va !== null) sums.add(va, pts.vs[i]!);
     }
-    if (n < pts.xs.length * minOverlap) return -2;
-    const cov = sab / n - (sa / n) * (sb / n);
-    return cov / Math.sqrt(Math.max(1e-12, (saa / n - (sa / n) ** 2) * (sbb / n - (sb / n) ** 2)));
+    if (sums.n < pts.xs.length * minOverlap) return -2;
+    return sums.ncc();
   };
   let m = start;
   let best = score(m);
