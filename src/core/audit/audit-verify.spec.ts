@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalTsa, type LocalTsa } from '../../../test/anchors/local-tsa.js';
 import { httpTimestamper } from '../../provenance/timestamp.js';
 import { derToPem, issueCertificate } from '../../provenance/x509.js';
-import { AUDIT_BUNDLE_FORMAT, certificateFingerprints, verifyBundle, type AuditCheck } from './audit-verify.js';
+import { AUDIT_BUNDLE_FORMAT, certificateFingerprints, verifyBundle, type AuditCheck, type BundleEvent } from './audit-verify.js';
 import { canonicalJson } from './canonical-json.js';
 import { contentHash, fieldDigest, linkHash } from './hash-chain.js';
 import { inclusionProof, merkleRoot, recordHash } from './merkle.js';
@@ -40,19 +40,8 @@ function authority(name: string, notBefore = new Date(Date.parse(sealedAt) - YEA
 
 const service = authority('Service');
 
-interface TestEvent {
-  id: string;
-  stream: string;
-  revision: number;
-  type: string;
-  version: number;
-  data: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-  content_hash: string;
-  hash: string;
-  previous_hash: string | null;
-  redacted_fields?: Record<string, string>;
-}
+/** A bundle's event, with metadata left open so a test can write what a forged bundle would. */
+type TestEvent = Omit<BundleEvent, 'metadata'> & { metadata: Record<string, unknown> };
 
 function events(types: string[], name = stream): TestEvent[] {
   const out: TestEvent[] = [];
