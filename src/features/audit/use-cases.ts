@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../core/module/deps.js';
 import { NotFoundError } from '../../core/errors.js';
-import type { EventActor, StoredEvent } from '../../core/es/event-store.js';
+import type { EventMetadata, StoredEvent } from '../../core/es/event-store.js';
 import { redactedData, type EventDefinition } from '../../core/es/events.js';
 import { canonicalJson } from '../../core/audit/canonical-json.js';
 import { fieldDigest } from '../../core/audit/hash-chain.js';
@@ -40,14 +40,7 @@ export interface AuditEvent {
   type: string;
   version: number;
   data: Record<string, unknown>;
-  metadata: {
-    account_id: string | null;
-    actor: EventActor;
-    causation_id: string;
-    correlation_id: string;
-    processing_region: string;
-    occurred_at: string;
-  };
+  metadata: EventMetadata;
   recorded_at: string;
   /** The hash chain (src/core/audit/hash-chain.ts, docs/audit.md), as stored at append time. */
   content_hash: string;
