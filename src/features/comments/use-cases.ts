@@ -6,7 +6,7 @@ import { AccessDeniedError } from '../../core/errors.js';
 import { callerOf, type Call, type Principal } from '../../core/principal.js';
 import { findUser } from '../accounts/index.js';
 import { findVerification } from '../verifications/index.js';
-import { checkAccess, commentNotFound, commentsDecider, commentsStream, type Commenter, type VerificationFacts } from './decider.js';
+import { checkAccess, commentNotFound, commentsDecider, commentsStream, type CommentCommand, type Commenter, type VerificationFacts } from './decider.js';
 import { commentsOf } from '../../../projections/comments/index.js';
 import { fromState, toComment, type CommentView } from './view.js';
 
@@ -16,6 +16,21 @@ const commenter = (principal: Principal): Commenter => ({ account_id: principal.
 async function factsOf(deps: AppDeps, verificationId: string): Promise<VerificationFacts> {
   const row = await findVerification(deps.knex, verificationId);
   return row ? { account_id: row.account_id } : null;
+}
+
+/**
+ * Decides one command on a verification's comments: the calling user's, on the verification's
+ * facts as read, at the call's time.
+ */
+async function decideOnComments(
+  deps: AppDeps,
+  call: Call,
+  verificationId: string,
+  verification: VerificationFacts,
+  command: (given: { caller: Commenter; verification: VerificationFacts; now: Date }) => CommentCommand,
+): Promise<void> {
+  const context = commandContext(deps, call);
+  await execute(deps, call, commentsStream(verificationId), commentsDecider, command({ caller: commenter(callerOf(call)), verification, now: context.now }), context);
 }
 
 /** The comment as the stream holds it after the command (not the read model, which may lag). */
@@ -43,43 +58,17 @@ export async function addComment(deps: AppDeps, call: Call, verificationId: stri
   // Authentication has just read this user; only a removal in between makes it vanish.
   if (!author) throw new AccessDeniedError('Your user no longer belongs to this account.');
   const commentId = crypto.randomUUID();
-  const context = commandContext(deps, call);
-  await execute(deps, call, commentsStream(verificationId), commentsDecider, {
-    type: 'AddComment',
-    caller: commenter(principal),
-    verification,
-    comment_id: commentId,
-    author_name: author.name,
-    body,
-    now: context.now,
-  }, context);
+  await decideOnComments(deps, call, verificationId, verification, (given) => ({ type: 'AddComment', ...given, comment_id: commentId, author_name: author.name, body }));
   return current(deps, verificationId, commentId);
 }
 
 /** Changes a comment's body (its author only); `edited_at` records when. The same body changes nothing. */
 export async function editComment(deps: AppDeps, call: Call, verificationId: string, commentId: string, body: string): Promise<CommentView> {
-  const principal = callerOf(call);
-  const context = commandContext(deps, call);
-  await execute(deps, call, commentsStream(verificationId), commentsDecider, {
-    type: 'EditComment',
-    caller: commenter(principal),
-    verification: await factsOf(deps, verificationId),
-    comment_id: commentId,
-    body,
-    now: context.now,
-  }, context);
+  await decideOnComments(deps, call, verificationId, await factsOf(deps, verificationId), (given) => ({ type: 'EditComment', ...given, comment_id: commentId, body }));
   return current(deps, verificationId, commentId);
 }
 
 /** Deletes a comment (its author, or an admin of the account). */
 export async function deleteComment(deps: AppDeps, call: Call, verificationId: string, commentId: string): Promise<void> {
-  const principal = callerOf(call);
-  const context = commandContext(deps, call);
-  await execute(deps, call, commentsStream(verificationId), commentsDecider, {
-    type: 'DeleteComment',
-    caller: commenter(principal),
-    verification: await factsOf(deps, verificationId),
-    comment_id: commentId,
-    now: context.now,
-  }, context);
+  await decideOnComments(deps, call, verificationId, await factsOf(deps, verificationId), (given) => ({ type: 'DeleteComment', ...given, comment_id: commentId }));
 }
