@@ -12,8 +12,8 @@ const CREATED_AT = new Date('2026-03-01T12:00:00.000Z');
 const NOW = new Date('2026-03-05T08:00:00.000Z');
 const later = (ms: number) => new Date(NOW.getTime() + ms);
 
-const create: ApiKeyCommand = {
-  type: 'CreateApiKey',
+/** What the command names and the event records unchanged. */
+const key = {
   key_id: KEY,
   account_id: ACCOUNT,
   user_id: USER,
@@ -21,23 +21,13 @@ const create: ApiKeyCommand = {
   key_hash: 'hash-of-secret',
   description: 'CI uploads',
   scope: 'read',
-  expires_in_days: 90,
-  now: CREATED_AT,
-};
+} as const;
+
+const create: ApiKeyCommand = { type: 'CreateApiKey', ...key, expires_in_days: 90, now: CREATED_AT };
 
 const created: ApiKeyEvent = {
   type: 'ApiKeyCreated',
-  data: {
-    key_id: KEY,
-    account_id: ACCOUNT,
-    user_id: USER,
-    prefix: 'pv_live_ab12',
-    key_hash: 'hash-of-secret',
-    description: 'CI uploads',
-    scope: 'read',
-    created_at: '2026-03-01T12:00:00.000Z',
-    expires_at: '2026-05-30T12:00:00.000Z',
-  },
+  data: { ...key, created_at: '2026-03-01T12:00:00.000Z', expires_at: '2026-05-30T12:00:00.000Z' },
 };
 const used = (at: Date): ApiKeyEvent => ({ type: 'ApiKeyUsed', data: { key_id: KEY, used_at: at.toISOString() } });
 const revoked = (at: Date): ApiKeyEvent => ({ type: 'ApiKeyRevoked', data: { key_id: KEY, revoked_at: at.toISOString() } });
