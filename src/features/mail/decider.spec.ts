@@ -11,8 +11,8 @@ const QUEUED_AT = new Date('2026-03-01T12:00:00.000Z');
 const at = (seconds: number) => new Date(QUEUED_AT.getTime() + seconds * 1000);
 const policy: RetryPolicy = { initialIntervalMs: 30_000, backoffCoefficient: 2, maximumIntervalMs: 3_600_000, maximumAttempts: 3 };
 
-const queue: MailCommand = {
-  type: 'QueueMail',
+/** What the command names and the event records unchanged. */
+const mail = {
   mail_id: MAIL,
   message_id: `<${MAIL}@photoverify.local>`,
   account_id: ACCOUNT,
@@ -20,21 +20,9 @@ const queue: MailCommand = {
   to: 'judge@example.eu',
   subject: 'A verification was shared with you',
   content_sha256: SHA,
-  now: QUEUED_AT,
 };
-const queued: MailEvent = {
-  type: 'MailQueued',
-  data: {
-    mail_id: MAIL,
-    message_id: `<${MAIL}@photoverify.local>`,
-    account_id: ACCOUNT,
-    from: 'PhotoVerify <no-reply@photoverify.local>',
-    to: 'judge@example.eu',
-    subject: 'A verification was shared with you',
-    content_sha256: SHA,
-    queued_at: QUEUED_AT.toISOString(),
-  },
-};
+const queue: MailCommand = { type: 'QueueMail', ...mail, now: QUEUED_AT };
+const queued: MailEvent = { type: 'MailQueued', data: { ...mail, queued_at: QUEUED_AT.toISOString() } };
 const attempted = (attempt: number, when: Date): MailEvent => ({ type: 'MailSendAttempted', data: { mail_id: MAIL, attempt, transport: 'smtp', attempted_at: when.toISOString() } });
 const sent = (attempt: number, when: Date): MailEvent => ({ type: 'MailSent', data: { mail_id: MAIL, attempt, transport: 'smtp', response: '250 OK', sent_at: when.toISOString() } });
 const attemptFailed = (attempt: number, when: Date, retryAt: Date): MailEvent => ({
