@@ -1,6 +1,10 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { Knex } from 'knex';
+import type { StoredEvent } from '../../src/core/es/event-store.js';
 import { parseEvent } from '../../src/core/es/events.js';
+import { PageRows } from '../../src/core/es/page-rows.js';
 import { inclusionProof, sealedHeads } from '../../src/core/audit/merkle.js';
-import { type Projector, unapplied } from '../../src/core/es/projector.js';
+import { type Projector, unapplied as unappliedRows } from '../../src/core/es/projector.js';
 import { streamInstance } from '../../src/core/es/streams.js';
 import { anchorEvents } from '../../src/features/anchors/events.js';
 import { psdExportEvents } from '../../src/features/psd-export/events.js';
@@ -62,43 +66,85 @@ export const anchorsProjector: Projector = {
         last_position numeric(20, 0) not null
       )`);
   },
-  async apply(trx, stored) {
-    const position = stored.position.toString();
-    const head = JSON.stringify({ [stored.stream]: { revision: stored.revision, event_hash: stored.hash } });
+  apply: (trx, event) => applyPage(trx, [event]),
+  applyAll: applyPage,
+};
+
+interface RecordRow extends Record<string, unknown> {
+  verification_id: string;
+  heads: Record<string, unknown>;
+  completed: boolean;
+  deleted: boolean;
+  sealed_heads: Record<string, unknown> | null;
+  waiting_position: string | null;
+  waiting_since: string | Date | null;
+  last_position: string;
+}
+
+/** A change the page makes to a record (by verification id), or to a batch. */
+type Step =
+  | { record: string; stored: StoredEvent; verification: ReturnType<typeof parseEvent<typeof verificationEvents>> }
+  | { batch: string; stored: StoredEvent; event: NonNullable<ReturnType<typeof parseEvent<typeof anchorEvents>>> };
+
+/**
+ * A page of events at once (issue 38): the page's records read in one statement and folded in
+ * memory, event by event, then written in one statement per kind; a batch's items in one. Batch
+ * rows (a handful per page at most) are written as their events come. An event a record already
+ * reflects (its `last_position` is not older) changes nothing, so a replay changes nothing.
+ */
+async function applyPage(trx: Knex.Transaction, events: readonly StoredEvent[]): Promise<void> {
+  const steps: Step[] = [];
+  for (const stored of events) {
     const verification = parseEvent(verificationEvents, stored);
-    const psdExport = verification ? null : parseEvent(psdExportEvents, stored);
-    if (verification || psdExport) {
-      const verificationId = verification ? streamInstance('verification', stored.stream) : streamInstance('psdexport', stored.stream);
-      const row = () => unapplied(trx, 'anchor_records', { verification_id: verificationId }, position);
+    if (verification) steps.push({ record: streamInstance('verification', stored.stream), stored, verification });
+    else if (parseEvent(psdExportEvents, stored)) steps.push({ record: streamInstance('psdexport', stored.stream), stored, verification: null });
+    else {
+      const event = parseEvent(anchorEvents, stored);
+      if (event) steps.push({ batch: streamInstance('anchor', stored.stream), stored, event });
+    }
+  }
+  if (steps.length === 0) return;
+  const ids = steps.flatMap((step) => ('record' in step ? [step.record] : step.event.type === 'AnchorBatchSealed' ? step.event.data.records.map((r) => r.record.verification_id) : []));
+  const records = await PageRows.load<RecordRow>(trx, 'anchor_records', 'verification_id', ids, (row) => ({ ...row, heads: JSON.stringify(row.heads), sealed_heads: row.sealed_heads && JSON.stringify(row.sealed_heads) }));
+  /** The record as the page left it, unless it reflects the event at `position` already. */
+  const unapplied = (id: string, position: string) => {
+    const row = records.get(id);
+    return row && BigInt(row.last_position) < BigInt(position) ? row : undefined;
+  };
+  const items: Record<string, unknown>[] = [];
+  for (const step of steps) {
+    const position = step.stored.position.toString();
+    if ('record' in step) {
+      const { record: id, stored, verification } = step;
+      const head = { [stored.stream]: { revision: stored.revision, event_hash: stored.hash } };
       if (verification?.type === 'VerificationQueued') {
-        await trx('anchor_records')
-          .insert({ verification_id: verificationId, image_sha256: verification.data.image.sha256, raw_sha256: verification.data.raw?.sha256 ?? null, heads: head, last_position: position })
-          .onConflict('verification_id')
-          .ignore();
-        return;
+        if (!records.get(id)) {
+          records.put(id, { verification_id: id, image_sha256: verification.data.image.sha256, raw_sha256: verification.data.raw?.sha256 ?? null, heads: head, completed: false, deleted: false, sealed_heads: null, waiting_position: null, waiting_since: null, last_position: position });
+        }
+        continue;
       }
+      const row = unapplied(id, position);
+      if (!row) continue;
       if (verification?.type === 'VerificationDeleted') {
         // Never sealed: it leaves the queue. Sealed: its records stand, nothing more waits.
-        await row().whereNull('sealed_heads').delete();
-        await row().update({ deleted: true, waiting_position: null, waiting_since: null, last_position: position });
-        return;
+        if (row.sealed_heads === null) records.remove(id);
+        else records.put(id, { ...row, deleted: true, waiting_position: null, waiting_since: null, last_position: position });
+        continue;
       }
-      const completes = verification?.type === 'VerificationCompleted';
-      await row()
-        .where({ deleted: false })
-        .update({
-          heads: trx.raw('heads || ?::jsonb', [head]),
-          completed: completes ? true : trx.raw('completed'),
-          // A record waits once the verification has completed: from the first change not yet sealed.
-          waiting_position: trx.raw(`case when completed or ? then coalesce(waiting_position, ?) else waiting_position end`, [completes, position]),
-          waiting_since: trx.raw(`case when completed or ? then coalesce(waiting_since, ?::timestamptz) else waiting_since end`, [completes, stored.metadata.occurred_at]),
-          last_position: position,
-        });
-      return;
+      if (row.deleted) continue;
+      // A record waits once the verification has completed: from the first change not yet sealed.
+      const waits = row.completed || verification?.type === 'VerificationCompleted';
+      records.put(id, {
+        ...row,
+        heads: { ...row.heads, ...head },
+        completed: waits,
+        waiting_position: waits ? (row.waiting_position ?? position) : row.waiting_position,
+        waiting_since: waits ? (row.waiting_since ?? stored.metadata.occurred_at) : row.waiting_since,
+        last_position: position,
+      });
+      continue;
     }
-    const event = parseEvent(anchorEvents, stored);
-    if (!event) return;
-    const batchId = streamInstance('anchor', stored.stream);
+    const { batch: batchId, event } = step;
     switch (event.type) {
       case 'AnchorBatchSealed': {
         const d = event.data;
@@ -119,27 +165,33 @@ export const anchorsProjector: Projector = {
             inclusion_proof: inclusionProof(leaves, leafIndex),
             signature: d.signature,
           };
-          await trx('anchor_items').insert({ verification_id: record.verification_id, batch_id: batchId, sequence: Number(batchId), item: JSON.stringify(item) }).onConflict(['verification_id', 'batch_id']).ignore();
+          items.push({ verification_id: record.verification_id, batch_id: batchId, sequence: Number(batchId), item: JSON.stringify(item) });
           // The heads this record seals; nothing waits any more unless a stream grew while the batch was sealed.
-          const sealed = JSON.stringify(Object.fromEntries(sealedHeads(record).map((h) => [h.stream, { revision: h.revision, event_hash: h.event_hash }])));
-          await unapplied(trx, 'anchor_records', { verification_id: record.verification_id }, position).update({
+          const sealed = Object.fromEntries(sealedHeads(record).map((h) => [h.stream, { revision: h.revision, event_hash: h.event_hash }]));
+          const row = unapplied(record.verification_id, position);
+          if (!row) continue;
+          const settled = isDeepStrictEqual(row.heads, sealed);
+          records.put(record.verification_id, {
+            ...row,
             sealed_heads: sealed,
-            waiting_position: trx.raw('case when heads = ?::jsonb then null else waiting_position end', [sealed]),
-            waiting_since: trx.raw('case when heads = ?::jsonb then null else waiting_since end', [sealed]),
+            waiting_position: settled ? null : row.waiting_position,
+            waiting_since: settled ? null : row.waiting_since,
             last_position: position,
           });
         }
-        return;
+        break;
       }
       case 'AnchorBatchTimestamped':
-        await unapplied(trx, 'anchor_batches', { batch_id: batchId }, position).update({
+        await unappliedRows(trx, 'anchor_batches', { batch_id: batchId }, position).update({
           timestamp: JSON.stringify({ authority: event.data.authority, token: event.data.token }),
           last_position: position,
         });
-        return;
+        break;
       case 'AnchorTimestampFailed':
-        await unapplied(trx, 'anchor_batches', { batch_id: batchId }, position).update({ timestamp_failure: event.data.reason, last_position: position });
-        return;
+        await unappliedRows(trx, 'anchor_batches', { batch_id: batchId }, position).update({ timestamp_failure: event.data.reason, last_position: position });
+        break;
     }
-  },
-};
+  }
+  await records.write(trx);
+  for (let i = 0; i < items.length; i += 500) await trx('anchor_items').insert(items.slice(i, i + 500)).onConflict(['verification_id', 'batch_id']).ignore();
+}

@@ -2,9 +2,11 @@ import crypto from 'node:crypto';
 import { assertNever, parseEvent } from '../../src/core/es/events.js';
 import { verificationEvents } from '../../src/features/verifications/events.js';
 import type { Knex } from 'knex';
-import { type Projector, unapplied } from '../../src/core/es/projector.js';
+import type { StoredEvent } from '../../src/core/es/event-store.js';
+import { PageRows } from '../../src/core/es/page-rows.js';
+import type { Projector } from '../../src/core/es/projector.js';
 import { streamInstance } from '../../src/core/es/streams.js';
-import { verificationChange, type VerificationState } from './replay.js';
+import { type ReplayedResult, verificationChange, type VerificationState } from './replay.js';
 
 const json = (value: unknown) => JSON.stringify(value);
 
@@ -66,74 +68,102 @@ export const verificationsProjector: Projector = {
     await knex.raw('alter table verifications add column if not exists raw_discarded_at timestamptz');
     await knex.raw('alter table verifications add column if not exists files_expired_at timestamptz');
   },
-  async apply(trx, stored) {
+  apply: (trx, event) => applyPage(trx, [event]),
+  applyAll: applyPage,
+};
+
+type Row = Record<string, unknown> & { account_id: string; renditions: Record<string, unknown> };
+
+/**
+ * A page of events at once (issue 38): the rows of the page's verifications read in one
+ * statement, folded in memory event by event, then written in one statement per table (rows,
+ * results, per-account totals: how many verifications an account has, the unfiltered list's
+ * total without counting rows, D-047). An event a row already reflects changes nothing.
+ */
+async function applyPage(trx: Knex.Transaction, events: readonly StoredEvent[]): Promise<void> {
+  const changes: { id: string; position: string; change: NonNullable<ReturnType<typeof verificationChange>> }[] = [];
+  for (const stored of events) {
     const event = parseEvent(verificationEvents, stored);
-    if (!event) return;
-    // What the event sets comes from the one fold the auditor's replay runs too (replay.ts).
-    const change = verificationChange({ type: event.type, data: event.data, metadata: stored.metadata });
-    if (!change) return;
-    const id = streamInstance('verification', stored.stream);
-    const position = stored.position.toString();
-    const row = () => unapplied(trx, 'verifications', { id }, position);
+    const change = event && verificationChange({ type: event.type, data: event.data, metadata: stored.metadata });
+    if (change) changes.push({ id: streamInstance('verification', stored.stream), position: stored.position.toString(), change });
+  }
+  if (changes.length === 0) return;
+  const rows = await PageRows.load<Row>(trx, 'verifications', 'id', changes.map((c) => c.id), storedRow);
+  // Results by verification: a verification deleted later in the page takes its results with it.
+  const results = new Map<string, Record<string, unknown>[]>();
+  const totals = new Map<string, number>();
+  const count = (account: string, delta: number) => totals.set(account, (totals.get(account) ?? 0) + delta);
+  for (const { id, position, change } of changes) {
+    if (change.kind === 'queued') {
+      if (rows.get(id)) continue;
+      const { anonymous, ...state } = change.state;
+      rows.put(id, { id, ...state, anonymous_origin: anonymous ? state.account_id : null, renditions: {}, last_position: position });
+      count(state.account_id, 1);
+      continue;
+    }
+    // Not there (deleted, or never queued), or reflecting this event already (a replay): unchanged.
+    const row = rows.get(id);
+    if (!row || BigInt(row.last_position as string) >= BigInt(position)) continue;
     switch (change.kind) {
-      case 'queued': {
-        const { anonymous, ...state } = change.state;
-        const inserted = await trx('verifications')
-          .insert({ id, ...columnsOf(state), anonymous_origin: anonymous ? state.account_id : null, last_position: position })
-          .onConflict('id')
-          .ignore()
-          .returning('id');
-        if (inserted.length) await countIn(trx, state.account_id, 1);
-        return;
-      }
       case 'update':
-        await row().update({ ...columnsOf(change.columns), last_position: position });
-        return;
-      case 'result': {
-        const r = change.result;
-        const updated = await row().update({ ...columnsOf(change.columns), last_position: position });
-        if (updated === 0) return;
-        await trx('verification_results').insert({
-          id: r.id,
-          verification_id: id,
-          // The analysis algorithm's id: stable per analysis name, so clients can group results.
-          verificator_id: analysisId(r.analysis),
-          analysis: r.analysis,
-          result: r.result,
-          confidence_score: r.confidence_score,
-          details: json(r.details),
-          created_at: r.created_at,
-          updated_at: r.created_at,
-        });
-        return;
-      }
+        rows.put(id, { ...row, ...change.columns, last_position: position });
+        break;
+      case 'result':
+        rows.put(id, { ...row, ...change.columns, last_position: position });
+        results.set(id, [...(results.get(id) ?? []), resultRow(id, change.result)]);
+        break;
       case 'rendition': {
         const { kind, ...rendition } = change.rendition;
-        await row().update({ renditions: trx.raw(`renditions || ?::jsonb`, [json({ [kind]: rendition })]), ...columnsOf(change.columns), last_position: position });
-        return;
+        rows.put(id, { ...row, renditions: { ...row.renditions, [kind]: rendition }, ...change.columns, last_position: position });
+        break;
       }
-      case 'claimed': {
-        const before = await row().first('account_id');
-        if (!before) return;
-        await row().update({ ...columnsOf(change.columns), last_position: position });
-        await countIn(trx, before.account_id, -1);
-        await countIn(trx, change.columns.account_id, 1);
-        return;
-      }
+      case 'claimed':
+        rows.put(id, { ...row, ...change.columns, last_position: position });
+        count(row.account_id, -1);
+        count(change.columns.account_id, 1);
+        break;
       case 'closed':
         // The files are gone: no rendition is left to link to.
-        await row().update({ ...columnsOf(change.columns), renditions: '{}', last_position: position });
-        return;
-      case 'deleted': {
-        const deleted = await trx('verifications').where({ id }).delete().returning('account_id');
-        for (const { account_id } of deleted) await countIn(trx, account_id, -1);
-        return;
-      }
+        rows.put(id, { ...row, ...change.columns, renditions: {}, last_position: position });
+        break;
+      case 'deleted':
+        rows.remove(id);
+        results.delete(id);
+        count(row.account_id, -1);
+        break;
       default:
         assertNever(change);
     }
-  },
-};
+  }
+  await rows.write(trx);
+  const recorded = [...results.values()].flat();
+  for (let i = 0; i < recorded.length; i += 500) await trx('verification_results').insert(recorded.slice(i, i + 500));
+  if (totals.size) {
+    await trx.raw(
+      `insert into verification_counts (account_id, total) values ${[...totals].map(() => '(?::uuid, ?::integer)').join(', ')}
+       on conflict (account_id) do update set total = verification_counts.total + excluded.total`,
+      [...totals].flat(),
+    );
+  }
+}
+
+/** A row as the table stores it: JSON columns (the renditions too) as JSON text. */
+const storedRow = (row: Row) => ({ ...columnsOf(row), renditions: json(row.renditions) });
+
+function resultRow(verificationId: string, r: ReplayedResult) {
+  return {
+    id: r.id,
+    verification_id: verificationId,
+    // The analysis algorithm's id: stable per analysis name, so clients can group results.
+    verificator_id: analysisId(r.analysis),
+    analysis: r.analysis,
+    result: r.result,
+    confidence_score: r.confidence_score,
+    details: json(r.details),
+    created_at: r.created_at,
+    updated_at: r.created_at,
+  };
+}
 
 /** The fold's values as the table stores them: JSON columns as JSON text. */
 function columnsOf(values: Partial<VerificationState>): Record<string, unknown> {
@@ -143,15 +173,6 @@ function columnsOf(values: Partial<VerificationState>): Record<string, unknown> 
 }
 
 const JSON_COLUMNS = new Set(['image', 'raw', 'billing', 'capture', 'evidence_report', 'raw_metadata', 'image_metadata', 'rendition_info', 'rendition_corrected_info']);
-
-/** How many verifications an account has: the unfiltered list's total, without counting rows (D-047). */
-async function countIn(trx: Knex.Transaction, accountId: string, delta: number): Promise<void> {
-  await trx.raw(
-    `insert into verification_counts (account_id, total) values (?, ?)
-     on conflict (account_id) do update set total = verification_counts.total + excluded.total`,
-    [accountId, delta],
-  );
-}
 
 /**
  * The per-account totals and the search indexes. Both are created where missing, without a
