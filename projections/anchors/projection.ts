@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from 'node:util';
 import type { Knex } from 'knex';
 import type { StoredEvent } from '../../src/core/es/event-store.js';
 import { parseEvent } from '../../src/core/es/events.js';
@@ -70,12 +69,21 @@ export const anchorsProjector: Projector = {
   applyAll: applyPage,
 };
 
+/** Each stream's head: its last event's revision and link hash. */
+type Heads = Record<string, { revision: number; event_hash: string }>;
+
+/** Whether two sets of heads are the same (the columns' jsonb equality). */
+function sameHeads(a: Heads, b: Heads): boolean {
+  const streams = Object.keys(a);
+  return streams.length === Object.keys(b).length && streams.every((stream) => b[stream]?.revision === a[stream]!.revision && b[stream]?.event_hash === a[stream]!.event_hash);
+}
+
 interface RecordRow extends Record<string, unknown> {
   verification_id: string;
-  heads: Record<string, unknown>;
+  heads: Heads;
   completed: boolean;
   deleted: boolean;
-  sealed_heads: Record<string, unknown> | null;
+  sealed_heads: Heads | null;
   waiting_position: string | null;
   waiting_since: string | Date | null;
   last_position: string;
@@ -170,7 +178,7 @@ async function applyPage(trx: Knex.Transaction, events: readonly StoredEvent[]):
           const sealed = Object.fromEntries(sealedHeads(record).map((h) => [h.stream, { revision: h.revision, event_hash: h.event_hash }]));
           const row = unapplied(record.verification_id, position);
           if (!row) continue;
-          const settled = isDeepStrictEqual(row.heads, sealed);
+          const settled = sameHeads(row.heads, sealed);
           records.put(record.verification_id, {
             ...row,
             sealed_heads: sealed,
