@@ -4,31 +4,20 @@
  * encoding (it applies the LinearizationTable; it reports a 2x2 BlackLevel pattern as black 0,
  * which decodeRaw corrects from the tags).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ensureLinearised } from '../../../src/analysis/raw/dng-levels.js';
-import { decodeRaw, shutdownRawDecoders } from '../../../src/analysis/raw/index.js';
 import type { DecodedRaw } from '../../../src/analysis/types.js';
-import { type DngOptions, writeDng } from './dng-writer.js';
-import { canon30dCrop } from './sensor-crop.js';
+import type { DngOptions } from './dng-writer.js';
+import { canon30dDngs } from './sensor-crop.js';
 
 const W = 512;
 const H = 384;
-let samples: Uint16Array;
-
-beforeAll(async () => {
-  samples = await canon30dCrop(W, H);
-}, 120_000);
-afterAll(() => shutdownRawDecoders());
-
-async function roundTrip(options: Partial<DngOptions>): Promise<DecodedRaw> {
-  const outcome = await decodeRaw(writeDng({ width: W, height: H, cfaPattern: 'RGGB', samples, whiteLevel: 4095, blackLevel: 127, iso: 640, ...options }));
-  if (outcome.kind !== 'decoded') throw new Error(`not decoded: ${outcome.variant}`);
-  return outcome.raw;
-}
+const dngs = canon30dDngs(W, H, { iso: 640 });
+const roundTrip = dngs.decode;
 
 function mismatches(raw: DecodedRaw, expected: (v: number) => number): number {
   let bad = 0;
-  for (let i = 0; i < samples.length; i++) if (raw.cfa[i] !== expected(samples[i]!)) bad++;
+  for (let i = 0; i < dngs.samples.length; i++) if (raw.cfa[i] !== expected(dngs.samples[i]!)) bad++;
   return bad;
 }
 
@@ -44,13 +33,13 @@ describe('test DNGs read back through decodeRaw (LibRaw)', () => {
     ['lossless-JPEG tiles', { compression: 'lossless-jpeg' }, 1],
     ['lossless-JPEG tiles, 16-bit values', { compression: 'lossless-jpeg' }, 16],
   ] as [string, Partial<DngOptions>, number][])('%s: every sample as written', async (_name, options, scale) => {
-    const raw = await roundTrip({ ...options, samples: samples.map((v) => v * scale) });
+    const raw = await roundTrip({ ...options, samples: dngs.samples.map((v) => v * scale) });
     expect([raw.width, raw.height, raw.cfaPattern, raw.blackLevel, raw.whiteLevel, raw.metadata.iso]).toEqual([W, H, 'RGGB', 127, 4095, 640]);
     expect(mismatches(raw, (v) => v * scale)).toBe(0);
   }, 120_000);
 
   it('LibRaw applies the LinearizationTable (uncompressed and lossless-JPEG): the mosaic is linear', async () => {
-    const stored = samples.map(sqrt10);
+    const stored = dngs.samples.map(sqrt10);
     const plain = await roundTrip({ samples: stored, linearizationTable: inverse10 });
     expect(mismatches(plain, (v) => inverse10[sqrt10(v)]!)).toBe(0);
     const tiled = await roundTrip({ samples: stored, linearizationTable: inverse10, compression: 'lossless-jpeg' });

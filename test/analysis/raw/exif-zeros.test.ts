@@ -4,27 +4,16 @@
  * took those when the EXIF's own ExposureTime and FNumber were 0. Zero is "unknown": nothing is
  * made up in its place, in the metadata or on the badge.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeRaw, shutdownRawDecoders } from '../../../src/analysis/raw/index.js';
+import { describe, expect, it } from 'vitest';
 import type { CameraMetadata } from '../../../src/analysis/types.js';
 import { badgeLayout } from '../../../src/provenance/badge.js';
-import { writeDng, type DngOptions } from './dng-writer.js';
-import { canon30dCrop } from './sensor-crop.js';
+import type { DngOptions } from './dng-writer.js';
+import { canon30dDngs } from './sensor-crop.js';
 
 const W = 256;
 const H = 192;
-let samples: Uint16Array;
-
-beforeAll(async () => {
-  samples = await canon30dCrop(W, H);
-}, 120_000);
-afterAll(() => shutdownRawDecoders());
-
-async function metadataOf(options: Partial<DngOptions>): Promise<CameraMetadata> {
-  const outcome = await decodeRaw(writeDng({ width: W, height: H, cfaPattern: 'RGGB', samples, whiteLevel: 4095, blackLevel: 127, make: 'Canon', model: 'EOS 30D', ...options }));
-  if (outcome.kind !== 'decoded') throw new Error(`not decoded: ${outcome.variant}`);
-  return outcome.raw.metadata;
-}
+const dngs = canon30dDngs(W, H, { make: 'Canon', model: 'EOS 30D' });
+const metadataOf = async (options: Partial<DngOptions>): Promise<CameraMetadata> => (await dngs.decode(options)).metadata;
 
 const strip = (metadata: CameraMetadata) => badgeLayout(1000, 700, { createdAt: new Date('2026-09-19T10:00:00Z'), metadata, shortCode: 'K7Q2M9', serviceName: 'PhotoVerify' }).stripItems;
 
