@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
-import { expect } from 'vitest';
+import { expect, it } from 'vitest';
 import { allocatorEnv } from '../../src/core/allocator.js';
 import type { DatabaseTarget } from '../support/databases.js';
 import { freePort } from '../support/processes.js';
@@ -252,6 +252,46 @@ export class RssWatch {
       // gone
     }
     return this.peak;
+  }
+}
+
+/**
+ * Both hostile suites' watch over their hostile phase: the /health probe loop (after a quiet
+ * baseline) and the resident-memory sampler, and the two checks they make of what was seen.
+ */
+export class ServiceWatch {
+  readonly health = { baseline: 0, max: 0, during: '', failures: [] as string[], stalls: [] as string[] };
+  rssPeak = 0;
+  private probes: HealthWatch | undefined;
+  private rss: RssWatch | undefined;
+
+  /** Takes the quiet baseline, then starts both watches; the probe loop, to name what is being sent. */
+  async start(s: HostileService): Promise<HealthWatch> {
+    const probes = new HealthWatch(s.url, s.child.pid);
+    this.probes = probes;
+    this.health.baseline = await probes.baseline();
+    this.rss = new RssWatch(s.child.pid!);
+    this.rss.start();
+    probes.start();
+    return probes;
+  }
+
+  /** Stops both watches and keeps what they saw for the checks. */
+  async stop(): Promise<void> {
+    Object.assign(this.health, await this.probes!.summary(this.health.baseline));
+    this.rssPeak = this.rss!.stop();
+  }
+
+  /** The suite's checks of the watched phase (call inside its describe, after its other checks). */
+  declareChecks(): void {
+    it('health answered every probe within max(1 s, 10 x the quiet baseline), unless the machine, not the service, held it', () => {
+      expect(this.health.failures).toEqual([]);
+      expect(this.health.stalls, `slowest probe ${Math.round(this.health.max)} ms while sending ${this.health.during}`).toEqual([]);
+    });
+    it('the service stayed under 1.5 GiB resident', () => {
+      expect(this.rssPeak).toBeGreaterThan(0);
+      expect(this.rssPeak).toBeLessThanOrEqual(RSS_LIMIT_BYTES);
+    });
   }
 }
 
