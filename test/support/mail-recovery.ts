@@ -1,13 +1,16 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { expect } from 'vitest';
 import type { CommandContext } from '../../src/core/es/decider.js';
+import type { SweepSource } from '../../src/core/es/workflow.js';
 import type { TestService } from './service.js';
 
 /**
  * What the suites about mail a crash left unqueued read of a running service (`service()`, once
  * started): its outbox's raw messages, the log's events of a type, the context a killed request
- * had built, and a wait for the sweeps to have mailed what was owed.
+ * had built, a wait for the sweeps to have mailed what was owed, and the check that nothing is
+ * owed any more.
  */
 export function mailRecovery(service: () => TestService) {
   const outbox = (): string[] => {
@@ -29,5 +32,16 @@ export function mailRecovery(service: () => TestService) {
     for (let i = 0; i < 600 && (outbox().length < count || (await events('MailSent')).length < count); i++) await new Promise((r) => setTimeout(r, 100));
     await service().settled();
   }
-  return { outbox, events, context, mailed };
+  /**
+   * Nothing is owed any more: `sweep` finds nothing now, and the sweeps of the next while (ten
+   * periods of `sweepMs`) queue nothing, so the log and the outbox still hold `count` mails.
+   */
+  async function nothingOwed(sweep: (source: SweepSource) => Promise<unknown[]>, count: number, sweepMs: number) {
+    expect(await sweep({ knex: service().service.deps.knex, now: new Date() })).toEqual([]);
+    await new Promise((r) => setTimeout(r, 10 * sweepMs));
+    await service().settled();
+    expect(await events('MailQueued')).toHaveLength(count);
+    expect(outbox()).toHaveLength(count);
+  }
+  return { outbox, events, context, mailed, nothingOwed };
 }
