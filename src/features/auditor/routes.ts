@@ -5,7 +5,7 @@ import { publicBasePath } from '../../core/config.js';
 import type { AppDeps } from '../../core/module/deps.js';
 import { route, type RouteSpec } from '../../core/http/route-spec.js';
 import { ANCHOR_CERTIFICATE_PATH } from '../anchors/index.js';
-import { INVITE_PARAM, SHARE_PATH_PREFIX, sharedPageErrors } from '../sharing/index.js';
+import { INVITE_PARAM, inviteProofQuery, inviteProofSuffix, SHARE_PATH_PREFIX, sharedPageErrors, shareTokenParam } from '../sharing/index.js';
 import { verificationIdParam } from '../verifications/index.js';
 import { verifierFile, verifierFiles } from './assets.js';
 import { ownerAuditBundle, sharedAuditBundle } from './bundle.js';
@@ -31,9 +31,6 @@ export const bundleSchema = z
   })
   .openapi('AuditBundle');
 
-// Loose on purpose, as the report page's: a malformed token is refused by the access check (404).
-const tokenParam = z.object({ token: z.string() });
-const proofQuery = z.object({ [INVITE_PARAM]: z.string().optional() });
 const newNonce = () => crypto.randomBytes(16).toString('base64');
 
 export function auditorRoutes(deps: AppDeps): RouteSpec[] {
@@ -62,8 +59,8 @@ export function auditorRoutes(deps: AppDeps): RouteSpec[] {
       description:
         'The verification’s history as a timeline (what, when, who, where it was processed, each event’s hash linked to the one before) and its anchors, with the offline verifier’s checks run in the browser. Same access as the report page at the share URL; not counted as a view. Personal fields (the owner’s account, capture location and device, billing) are shown only as their digests.',
       auth: 'none',
-      params: tokenParam,
-      query: proofQuery,
+      params: shareTokenParam,
+      query: inviteProofQuery,
       produces: 'text/html',
       errorPage,
       responses: {
@@ -73,7 +70,7 @@ export function auditorRoutes(deps: AppDeps): RouteSpec[] {
       },
       handler: async ({ params, query, principal }) => {
         const bundle = await sharedAuditBundle(deps, { token: params.token, viewer: principal, inviteProof: query[INVITE_PARAM] });
-        const proof = query[INVITE_PARAM] ? `?${INVITE_PARAM}=${encodeURIComponent(query[INVITE_PARAM])}` : '';
+        const proof = inviteProofSuffix(query[INVITE_PARAM]);
         const report = `${base}${SHARE_PATH_PREFIX}${encodeURIComponent(params.token)}`;
         const model = historyModel(bundle, {
           bundle: `${report}/history/bundle${proof}`,
@@ -92,8 +89,8 @@ export function auditorRoutes(deps: AppDeps): RouteSpec[] {
       summary: 'The audit bundle of a shared verification (what its history page checks)',
       description: 'As GET /v1/verifications/{verification_id}/audit-bundle, through the share link’s access check, with the personal fields given only as their digests (the checks still pass).',
       auth: 'none',
-      params: tokenParam,
-      query: proofQuery,
+      params: shareTokenParam,
+      query: inviteProofQuery,
       responses: {
         200: { description: 'The audit bundle', schema: bundleSchema },
         403: { description: 'ACCESS_DENIED: a restricted share, without a current invitation’s proof' },

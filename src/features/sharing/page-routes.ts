@@ -23,10 +23,13 @@ import { untrustedFileHeaders } from '../../core/http/http-headers.js';
 const VISITOR_COOKIE = 'pv_visitor';
 const VISITOR_VALUE = /^[A-Za-z0-9_-]{22}$/;
 
-// Loose on purpose: a malformed token or proof is refused by the access check like an unknown one
-// (404 / 403 pages), and a link pasted with tracking parameters still opens.
-const tokenParam = z.object({ token: z.string() });
-const proofQuery = z.object({ [INVITE_PARAM]: z.string().optional() });
+// The path and query of every page reached through a share link (the report page, its files, the
+// auditor's history page). Loose on purpose: a malformed token or proof is refused by the access
+// check like an unknown one (404 / 403 pages), and a link pasted with tracking parameters still opens.
+export const shareTokenParam = z.object({ token: z.string() });
+export const inviteProofQuery = z.object({ [INVITE_PARAM]: z.string().optional() });
+/** The invitation proof a share link's page passes on to the links it shows ('' without one). */
+export const inviteProofSuffix = (inviteProof: string | undefined) => (inviteProof ? `?${INVITE_PARAM}=${encodeURIComponent(inviteProof)}` : '');
 const isFileKind = (kind: string): kind is SharedFileKind => (sharedFileKinds as readonly string[]).includes(kind);
 
 function visitorFrom(cookieHeader: string | undefined): string | undefined {
@@ -72,8 +75,8 @@ export function reportPageRoutes(deps: AppDeps): RouteSpec[] {
       description:
         'The page a share URL opens, readable without an account: the image, assurance level and verdict in plain words, each analysis, the SSIM heatmap and a photo/RAW flicker comparison (pairs) or the Content Credentials summary (image only), the badge when verified, file hashes, verification date and processing region. No account information or internal ids. A restricted share opens with the `invite` parameter of an invitation e-mail’s personal link. Counts one view per visitor and UTC day (a first-party cookie that expires at UTC midnight); a HEAD request answers the same status and headers without counting a view or setting the cookie. Errors are HTML pages.',
       auth: 'none',
-      params: tokenParam,
-      query: proofQuery,
+      params: shareTokenParam,
+      query: inviteProofQuery,
       produces: 'text/html',
       errorPage,
       responses: {
@@ -87,7 +90,7 @@ export function reportPageRoutes(deps: AppDeps): RouteSpec[] {
         const inviteProof = query[INVITE_PARAM];
         // A HEAD (a link previewer, a monitor) gets the page's status and headers but is not a visit.
         const report = await openSharedReport(deps, { token: params.token, viewer: principal, inviteProof, visitorKey: head ? null : visitor, correlationId: call.correlationId });
-        const proof = inviteProof ? `?${INVITE_PARAM}=${encodeURIComponent(inviteProof)}` : '';
+        const proof = inviteProofSuffix(inviteProof);
         const fileUrl = (kind: SharedFileKind) => `${sharedPath}${encodeURIComponent(params.token)}/files/${kind}${proof}`;
         const nonce = newNonce();
         const headers: Record<string, string> = pageHeaders(nonce);
@@ -105,8 +108,8 @@ export function reportPageRoutes(deps: AppDeps): RouteSpec[] {
       description:
         '`image` (the signed image of a verified pair, else the upload), `thumbnail`, `badge` (verified pairs), `heatmap` (SSIM difference, pairs), `raw_reference` (the RAW rendered and aligned to the image, pairs). Behind the same access check as the page, checked on every request; not counted as a view.',
       auth: 'none',
-      params: tokenParam.extend({ kind: z.string().describe(sharedFileKinds.join(', ')) }),
-      query: proofQuery,
+      params: shareTokenParam.extend({ kind: z.string().describe(sharedFileKinds.join(', ')) }),
+      query: inviteProofQuery,
       produces: 'image/*',
       errorPage,
       responses: {
