@@ -3,6 +3,7 @@
  * Every value interpolated into `html` is escaped unless it is already `Html` (the result of
  * another `html` call), so markup can only come from template literals in the source.
  */
+import crypto from 'node:crypto';
 
 const MADE_HERE = Symbol('html');
 
@@ -46,6 +47,9 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
 export function joinHtml(items: unknown[], separator: unknown = ''): Html {
   return new Html(MADE_HERE, items.map(render).join(render(separator)));
 }
+
+/** A fresh nonce for one answer's Content-Security-Policy (the page's inline style and scripts carry it). */
+export const newNonce = (): string => crypto.randomBytes(16).toString('base64');
 
 /**
  * A page's Content-Security-Policy: nothing may load but what `allowed` names, and no page may

@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import { z } from 'zod';
 import { route, type RouteSpec } from '../../core/http/route-spec.js';
 import { publicBasePath } from '../../core/config.js';
@@ -10,6 +9,7 @@ import { SET_PASSWORD_PATH } from './invitations.js';
 import { renderSetPasswordPage, setPasswordHeaders } from './set-password-page.js';
 import { acceptInvitation, addUser, changeAccountSettings, changeOwnPassword, changeUserRole, describeCaller, getAccount, listAccountUsers, logIn, registerAccount, removeUser } from './use-cases.js';
 import { accountSchema, userSchema } from './view.js';
+import { newNonce } from '../../core/text/html.js';
 
 const email = z.email().max(254);
 const password = z.string().min(10, 'Passwords need at least 10 characters.').max(200);
@@ -138,7 +138,7 @@ export function accountRoutes(deps: AppDeps): RouteSpec[] {
       produces: 'text/html',
       responses: { 200: { description: 'HTML page' } },
       handler: async () => {
-        const nonce = crypto.randomBytes(16).toString('base64');
+        const nonce = newNonce();
         const base = publicBasePath(deps.config);
         return { status: 200, headers: setPasswordHeaders(nonce), html: renderSetPasswordPage({ serviceName: deps.config.SERVICE_NAME, acceptUrl: `${base}/v1/accounts/invitations/accept`, nonce }) };
       },

@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { publicBasePath } from '../../core/config.js';
@@ -12,6 +11,7 @@ import { ownerAuditBundle, sharedAuditBundle } from './bundle.js';
 import { AUDIT_BUNDLE_FORMAT } from '../../core/audit/audit-verify.js';
 import { historyModel } from './history.js';
 import { historyPageHeaders, renderHistoryPage } from './history-page.js';
+import { newNonce } from '../../core/text/html.js';
 
 /** Where the offline verifier's compiled files are served (the history pages load it from there). */
 export const ASSETS_PREFIX = '/assets/';
@@ -31,7 +31,6 @@ export const bundleSchema = z
   })
   .openapi('AuditBundle');
 
-const newNonce = () => crypto.randomBytes(16).toString('base64');
 
 export function auditorRoutes(deps: AppDeps): RouteSpec[] {
   const base = publicBasePath(deps.config);

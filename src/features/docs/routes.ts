@@ -1,10 +1,9 @@
-import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { publicBasePath } from '../../core/config.js';
 import type { AppDeps } from '../../core/module/deps.js';
 import { NotFoundError } from '../../core/errors.js';
-import { contentSecurityPolicy } from '../../core/text/html.js';
+import { contentSecurityPolicy, newNonce } from '../../core/text/html.js';
 import { route, type RouteSpec } from '../../core/http/route-spec.js';
 import { packageVersion } from '../../core/version.js';
 import { docsAssets, swaggerUiVersion } from './assets.js';
@@ -59,7 +58,7 @@ export function docsRoutes(deps: AppDeps): RouteSpec[] {
       responses: { 200: { description: 'The JSON index (or, for `Accept: text/html`, an HTML page)', schema: indexSchema, contentTypes: ['application/json', 'text/html'] } },
       handler: async ({ header }) => {
         if (prefersHtml(header('accept'))) {
-          const nonce = crypto.randomBytes(16).toString('base64');
+          const nonce = newNonce();
           return {
             status: 200,
             headers: {

@@ -9,6 +9,7 @@ import { sharedFileKinds, type SharedFileKind } from './report.js';
 import { INVITE_PARAM, SHARE_PATH_PREFIX } from './tokens.js';
 import { openSharedFile, openSharedReport } from './use-cases.js';
 import { untrustedFileHeaders } from '../../core/http/http-headers.js';
+import { newNonce } from '../../core/text/html.js';
 
 /**
  * The report page at the share URL and the files it shows (docs/decisions/, D-031 "The
@@ -46,7 +47,6 @@ function secondsToMidnight(now: Date): number {
   return Math.max(1, Math.ceil((midnight - now.getTime()) / 1000));
 }
 
-const newNonce = () => crypto.randomBytes(16).toString('base64');
 
 /**
  * The error page of every page reached through a share link (the report page, the auditor's
