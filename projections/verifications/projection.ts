@@ -181,7 +181,10 @@ const JSON_COLUMNS = new Set(['image', 'raw', 'billing', 'capture', 'evidence_re
  * database refuses the extension (a role without the right to create it): slower, same answers.
  */
 async function migrateSearchAndCounts(knex: Knex): Promise<void> {
-  const { rows } = await knex.raw<{ rows: { exists: boolean }[] }>("select to_regclass('verification_counts') is not null as exists");
+  const { rows } = await knex.raw<{ rows: { exists: boolean }[] }>(
+    // In the schema the tables are made in (a rebuild makes them in its shadow schema first).
+    "select to_regclass(current_schema() || '.verification_counts') is not null as exists",
+  );
   if (!rows[0]?.exists) {
     await knex.transaction(async (trx) => {
       await trx.raw('create table if not exists verification_counts (account_id uuid primary key, total integer not null)');
@@ -192,8 +195,11 @@ async function migrateSearchAndCounts(knex: Knex): Promise<void> {
   await knex.raw("create index if not exists verifications_image_sha256 on verifications ((image->>'sha256'))");
   await knex.raw("create index if not exists verifications_raw_sha256 on verifications ((raw->>'sha256')) where raw is not null");
   try {
-    await knex.raw('create extension if not exists pg_trgm');
-    await knex.raw('create index if not exists verifications_name_trgm on verifications using gin (name gin_trgm_ops)');
+    // Its own (sub)transaction: a refusal inside a rebuild's transaction must not abort the rest.
+    await knex.transaction(async (trx) => {
+      await trx.raw('create extension if not exists pg_trgm');
+      await trx.raw('create index if not exists verifications_name_trgm on verifications using gin (name gin_trgm_ops)');
+    });
   } catch {
     // Without pg_trgm the name search scans the account's rows: correct, slower.
   }

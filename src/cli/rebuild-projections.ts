@@ -1,6 +1,7 @@
 /**
- * `npm run projections:rebuild`: drops every read model and replays the whole event log into
- * it. Run it with the service stopped (or accept that its projectors catch up afterwards).
+ * `npm run projections:rebuild`: replays the whole event log into new read models and swaps them
+ * in with their checkpoints in one transaction (ProjectionRunner.rebuild). A service running on
+ * the same PostgreSQL database answers from the old read models until the swap, then catches up.
  */
 import { pino } from 'pino';
 import { loadConfig } from '../core/config.js';

@@ -14,6 +14,16 @@ const REBUILD_PAGE = 2_000;
 const POLL_MS = 250;
 /** How often a rebuild logs its progress. */
 const PROGRESS_MS = 5_000;
+/** Where a rebuild makes the new read models before it swaps them in. */
+const SHADOW = 'projection_rebuild';
+
+const createCheckpoints = (knex: Knex) =>
+  knex.raw(`
+    create table if not exists projection_checkpoints (
+      name text primary key,
+      version integer not null,
+      position numeric(20, 0) not null
+    )`);
 
 export class ProjectionGapError extends Error {
   constructor(projector: string, expected: bigint, found: bigint) {
@@ -51,6 +61,8 @@ export class ProjectionRunner implements ReadModels {
   private readonly appended = new Map<bigint, StoredEvent>();
   /** The log may hold events this process did not append (at start, at each poll, for a waitFor on one): the next page is read. */
   private unseen = true;
+  /** While a rebuild fills the shadow schema: the search path the runner's transactions work on. */
+  private shadow: string | null = null;
   constructor(
     private readonly knex: Knex,
     private readonly store: EventStore,
@@ -69,12 +81,7 @@ export class ProjectionRunner implements ReadModels {
   }
 
   async migrate(): Promise<void> {
-    await this.knex.raw(`
-      create table if not exists projection_checkpoints (
-        name text primary key,
-        version integer not null,
-        position numeric(20, 0) not null
-      )`);
+    await createCheckpoints(this.knex);
     for (const projector of this.projectors) {
       const row = await this.knex('projection_checkpoints').where({ name: projector.name }).first();
       if (row && Number(row.version) !== projector.version) {
@@ -139,18 +146,53 @@ export class ProjectionRunner implements ReadModels {
   }
 
   /**
-   * Drops every read model and replays the whole log into it: each page of REBUILD_PAGE events
-   * read once and applied to every projector in one transaction (as the loop does; the rebuild
-   * once read the whole log again for each projector, a page of 250 at a time), with its
-   * progress logged (events/s, ETA). A projector that fails stops the others' rebuild no more
-   * than it stops them live, and the rebuild then rejects with its error.
+   * Replays the whole log into new read models and swaps them in (issue 38): the projectors'
+   * tables and checkpoints are made in the schema SHADOW (each transaction of the rebuild puts it
+   * first on its search path), filled a page of REBUILD_PAGE events at a time, each page read
+   * once and applied to every projector in one transaction (as the loop does), with the progress
+   * logged (events/s, ETA); then one transaction drops the old tables and moves the new ones and
+   * their checkpoints in. Until then every read answers from the old read models. A projector that
+   * fails leaves them all in place: the shadow is dropped and the rebuild rejects with its error.
    */
   async rebuild(): Promise<void> {
     const wasRunning = this.running;
     await this.stop();
-    for (const projector of this.projectors) await this.reset(projector);
-    this.failures.clear();
-    await this.migrate();
+    const live = { positions: new Map(this.positions), failures: new Map(this.failures) };
+    await this.knex.raw(`drop schema if exists ${SHADOW} cascade`);
+    await this.knex.raw(`create schema ${SHADOW}`);
+    // The shadow first, then where the read models live (the events, extensions, the live tables).
+    const { rows } = await this.knex.raw<{ rows: { schema: string; path: string }[] }>("select current_schema() as schema, current_setting('search_path') as path");
+    const liveSchema = rows[0]!.schema;
+    this.shadow = `${SHADOW}, ${rows[0]!.path}`;
+    try {
+      this.failures.clear();
+      await this.transaction(async (trx) => {
+        await createCheckpoints(trx);
+        for (const projector of this.projectors) {
+          await projector.migrate(trx);
+          await trx('projection_checkpoints').insert({ name: projector.name, version: projector.version, position: '0' });
+          this.positions.set(projector.name, 0n);
+        }
+      });
+      await this.replayAll();
+    } finally {
+      this.shadow = null;
+    }
+    const failure = this.failures.values().next();
+    if (failure.done) await this.swapIn(liveSchema);
+    else {
+      for (const [name, position] of live.positions) this.positions.set(name, position);
+      this.failures.clear();
+      for (const [name, error] of live.failures) this.failures.set(name, error);
+    }
+    await this.knex.raw(`drop schema if exists ${SHADOW} cascade`);
+    // A short page reached the head of the log as it was read; the loop takes what follows.
+    if (wasRunning) this.start();
+    if (!failure.done) throw failure.value;
+  }
+
+  /** Every page of the log, applied (into the shadow during a rebuild), with the progress logged. */
+  private async replayAll(): Promise<void> {
     const head = await this.store.headPosition();
     const started = performance.now();
     let logged = started;
@@ -169,10 +211,23 @@ export class ProjectionRunner implements ReadModels {
         this.log?.info({ position: String(at), head: String(head), events_per_s: Math.round(perSecond), eta_s: left > 0 ? Math.round(left / perSecond) : 0 }, 'rebuilding read models');
       }
     }
-    // A short page reached the head of the log as it was read; the loop takes what follows.
-    if (wasRunning) this.start();
-    const failure = this.failures.values().next();
-    if (!failure.done) throw failure.value;
+  }
+
+  /** One transaction: the old read models dropped, the shadow's tables and checkpoints moved in. */
+  private async swapIn(liveSchema: string): Promise<void> {
+    await this.knex.transaction(async (trx) => {
+      const names = this.projectors.map((p) => p.name);
+      for (const projector of this.projectors) for (const table of projector.tables) await trx.schema.withSchema(liveSchema).dropTableIfExists(table);
+      for (const projector of this.projectors) {
+        for (const table of projector.tables) {
+          const { rows } = await trx.raw<{ rows: { exists: boolean }[] }>('select to_regclass(?) is not null as exists', [`${SHADOW}.${table}`]);
+          if (rows[0]?.exists) await trx.raw(`alter table ${SHADOW}.?? set schema ??`, [table, liveSchema]);
+        }
+      }
+      await trx('projection_checkpoints').whereIn('name', names).delete();
+      await trx.raw(`insert into projection_checkpoints (name, version, position) select name, version, position from ${SHADOW}.projection_checkpoints`);
+    });
+    this.log?.info({ projectors: this.projectors.length }, 'rebuilt read models swapped in');
   }
 
   /** Applies everything currently in the log, then returns (used by rebuild and tests). */
@@ -194,6 +249,14 @@ export class ProjectionRunner implements ReadModels {
 
   private caughtUpTo(position: bigint): boolean {
     return this.projectors.every((p) => (this.positions.get(p.name) ?? 0n) >= position);
+  }
+
+  /** A transaction of the runner: during a rebuild, on the shadow schema's tables. */
+  private transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return this.knex.transaction(async (trx) => {
+      if (this.shadow) await trx.raw(`set local search_path to ${this.shadow}`);
+      return work(trx);
+    });
   }
 
   private async reset(projector: Projector): Promise<void> {
@@ -247,7 +310,7 @@ export class ProjectionRunner implements ReadModels {
     const to = page.at(-1)!.position;
     let reached: Map<string, bigint>;
     try {
-      reached = await this.knex.transaction(async (trx) => {
+      reached = await this.transaction(async (trx) => {
         const names = healthy.map((p) => p.name);
         // The checkpoints this transaction holds (locked), by projector.
         const checkpoints = new Map<string, bigint>();
@@ -381,7 +444,7 @@ export class ProjectionRunner implements ReadModels {
     const from = this.positions.get(projector.name) ?? 0n;
     const page = given ?? (await this.store.readAll({ after: from, limit: PAGE }));
     if (page.length === 0) return 0;
-    const reached = await this.knex.transaction(async (trx) => {
+    const reached = await this.transaction(async (trx) => {
       const row = await trx('projection_checkpoints').where({ name: projector.name }).forUpdate().first();
       const position = await this.applyEvents(trx, projector, page, BigInt(row.position));
       await trx('projection_checkpoints').where({ name: projector.name }).update({ position: position.toString() });
