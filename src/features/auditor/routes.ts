@@ -4,7 +4,7 @@ import { publicBasePath } from '../../core/config.js';
 import type { AppDeps } from '../../core/module/deps.js';
 import { route, type RouteSpec } from '../../core/http/route-spec.js';
 import { ANCHOR_CERTIFICATE_PATH } from '../anchors/index.js';
-import { INVITE_PARAM, inviteProofQuery, inviteProofSuffix, SHARE_PATH_PREFIX, sharedPageErrors, shareTokenParam } from '../sharing/index.js';
+import { INVITE_PARAM, inviteProofSuffix, SHARE_PATH_PREFIX, sharedPageErrors, shareLinkAccess } from '../sharing/index.js';
 import { verificationIdParam } from '../verifications/index.js';
 import { verifierFile, verifierFiles } from './assets.js';
 import { ownerAuditBundle, sharedAuditBundle } from './bundle.js';
@@ -57,9 +57,7 @@ export function auditorRoutes(deps: AppDeps): RouteSpec[] {
       summary: 'The auditor’s page of a shared verification (HTML)',
       description:
         'The verification’s history as a timeline (what, when, who, where it was processed, each event’s hash linked to the one before) and its anchors, with the offline verifier’s checks run in the browser. Same access as the report page at the share URL; not counted as a view. Personal fields (the owner’s account, capture location and device, billing) are shown only as their digests.',
-      auth: 'none',
-      params: shareTokenParam,
-      query: inviteProofQuery,
+      ...shareLinkAccess,
       produces: 'text/html',
       errorPage,
       responses: {
@@ -87,9 +85,7 @@ export function auditorRoutes(deps: AppDeps): RouteSpec[] {
       tag: 'audit',
       summary: 'The audit bundle of a shared verification (what its history page checks)',
       description: 'As GET /v1/verifications/{verification_id}/audit-bundle, through the share link’s access check, with the personal fields given only as their digests (the checks still pass).',
-      auth: 'none',
-      params: shareTokenParam,
-      query: inviteProofQuery,
+      ...shareLinkAccess,
       responses: {
         200: { description: 'The audit bundle', schema: bundleSchema },
         403: { description: 'ACCESS_DENIED: a restricted share, without a current invitation’s proof' },

@@ -3,7 +3,7 @@
  * through its index.ts or its events.ts). Each line is used by another feature.
  */
 export { getShare, openSharedVerification, shareVerification } from './use-cases.js';
-export { inviteProofQuery, inviteProofSuffix, sharedPageErrors, shareTokenParam } from './page-routes.js';
+export { inviteProofSuffix, sharedPageErrors, shareLinkAccess } from './page-routes.js';
 export { ICON, STYLE } from './report-style.js';
 export { INVITE_PARAM, SHARE_PATH_PREFIX } from './tokens.js';
 export { inviteToShare, revokeInvite, unshareVerification, viewAnalytics } from './use-cases.js';

@@ -27,8 +27,10 @@ const VISITOR_VALUE = /^[A-Za-z0-9_-]{22}$/;
 // The path and query of every page reached through a share link (the report page, its files, the
 // auditor's history page). Loose on purpose: a malformed token or proof is refused by the access
 // check like an unknown one (404 / 403 pages), and a link pasted with tracking parameters still opens.
-export const shareTokenParam = z.object({ token: z.string() });
-export const inviteProofQuery = z.object({ [INVITE_PARAM]: z.string().optional() });
+const shareTokenParam = z.object({ token: z.string() });
+const inviteProofQuery = z.object({ [INVITE_PARAM]: z.string().optional() });
+/** What every route reached through a share link declares: no credential but the link itself. */
+export const shareLinkAccess = { auth: 'none', params: shareTokenParam, query: inviteProofQuery } as const;
 /** The invitation proof a share link's page passes on to the links it shows ('' without one). */
 export const inviteProofSuffix = (inviteProof: string | undefined) => (inviteProof ? `?${INVITE_PARAM}=${encodeURIComponent(inviteProof)}` : '');
 const isFileKind = (kind: string): kind is SharedFileKind => (sharedFileKinds as readonly string[]).includes(kind);
@@ -74,9 +76,7 @@ export function reportPageRoutes(deps: AppDeps): RouteSpec[] {
       summary: 'The shared report page (HTML)',
       description:
         'The page a share URL opens, readable without an account: the image, assurance level and verdict in plain words, each analysis, the SSIM heatmap and a photo/RAW flicker comparison (pairs) or the Content Credentials summary (image only), the badge when verified, file hashes, verification date and processing region. No account information or internal ids. A restricted share opens with the `invite` parameter of an invitation e-mail’s personal link. Counts one view per visitor and UTC day (a first-party cookie that expires at UTC midnight); a HEAD request answers the same status and headers without counting a view or setting the cookie. Errors are HTML pages.',
-      auth: 'none',
-      params: shareTokenParam,
-      query: inviteProofQuery,
+      ...shareLinkAccess,
       produces: 'text/html',
       errorPage,
       responses: {
