@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { dataDirSecret } from '../../core/secrets.js';
+import { escapeHtml } from '../../core/text/html.js';
 
 /**
  * Invitation links (D-039, D-100). The token is 256 bits, an HMAC of the invited user's id
@@ -33,7 +34,6 @@ export interface InvitationMailFacts {
   expiresAt: Date;
 }
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** The invitation e-mail, as plain text and HTML. Pure: the use case gathers the facts and queues it. */
 export function invitationMail(f: InvitationMailFacts): { subject: string; text: string; html: string } {
@@ -43,14 +43,14 @@ export function invitationMail(f: InvitationMailFacts): { subject: string; text:
   const note = 'This link is personal: whoever opens it sets the password of your user. Please do not forward it.';
   const text = [lead, '', `Choose your password: ${f.link}`, '', until, '', note, '', f.serviceName].join('\n');
   const html = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escape(subject)}</title></head>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>
 <body style="font-family: system-ui, sans-serif; line-height: 1.5; color: #1a1a1a; max-width: 36rem;">
-<p>${escape(lead)}</p>
-<p><a href="${escape(f.link)}" style="display: inline-block; padding: 0.6rem 1rem; background: #1d4ed8; color: #fff; text-decoration: none; border-radius: 4px;">Choose your password</a></p>
-<p style="font-size: 0.9em; color: #555;">Or copy this address: ${escape(f.link)}</p>
-<p>${escape(until)}</p>
-<p style="font-size: 0.9em; color: #555;">${escape(note)}</p>
-<p style="font-size: 0.9em; color: #555;">${escape(f.serviceName)}</p>
+<p>${escapeHtml(lead)}</p>
+<p><a href="${escapeHtml(f.link)}" style="display: inline-block; padding: 0.6rem 1rem; background: #1d4ed8; color: #fff; text-decoration: none; border-radius: 4px;">Choose your password</a></p>
+<p style="font-size: 0.9em; color: #555;">Or copy this address: ${escapeHtml(f.link)}</p>
+<p>${escapeHtml(until)}</p>
+<p style="font-size: 0.9em; color: #555;">${escapeHtml(note)}</p>
+<p style="font-size: 0.9em; color: #555;">${escapeHtml(f.serviceName)}</p>
 </body></html>
 `;
   return { subject, text, html };

@@ -1,4 +1,5 @@
 import type { AccessType } from './events.js';
+import { escapeHtml } from '../../core/text/html.js';
 
 /**
  * The sharing notifications (spec 6: the link, who shared it, the verification date and basic
@@ -59,7 +60,6 @@ function details(f: ShareMailFacts): [string, string][] {
   ];
 }
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 function render(f: ShareMailFacts, subject: string, lead: string, access: string): RenderedMail {
   const rows = details(f);
@@ -78,17 +78,17 @@ function render(f: ShareMailFacts, subject: string, lead: string, access: string
     `${f.serviceName}`,
   ].join('\n');
   const html = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escape(subject)}</title></head>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>
 <body style="font-family: system-ui, sans-serif; line-height: 1.5; color: #1a1a1a; max-width: 36rem;">
-<p>${escape(lead)}</p>
+<p>${escapeHtml(lead)}</p>
 <table role="presentation" style="border-collapse: collapse;">
-${rows.map(([k, v]) => `<tr><th scope="row" style="text-align: left; padding: 0.2rem 1rem 0.2rem 0;">${escape(k)}</th><td>${escape(v)}</td></tr>`).join('\n')}
+${rows.map(([k, v]) => `<tr><th scope="row" style="text-align: left; padding: 0.2rem 1rem 0.2rem 0;">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('\n')}
 </table>
-<p>${escape(access)}</p>
-<p><a href="${escape(f.link)}" style="display: inline-block; padding: 0.6rem 1rem; background: #1d4ed8; color: #fff; text-decoration: none; border-radius: 4px;">Open the report</a></p>
-<p style="font-size: 0.9em; color: #555;">Or copy this address: ${escape(f.link)}</p>
-<p style="font-size: 0.9em; color: #555;">${escape(note)}</p>
-<p style="font-size: 0.9em; color: #555;">${escape(f.serviceName)}</p>
+<p>${escapeHtml(access)}</p>
+<p><a href="${escapeHtml(f.link)}" style="display: inline-block; padding: 0.6rem 1rem; background: #1d4ed8; color: #fff; text-decoration: none; border-radius: 4px;">Open the report</a></p>
+<p style="font-size: 0.9em; color: #555;">Or copy this address: ${escapeHtml(f.link)}</p>
+<p style="font-size: 0.9em; color: #555;">${escapeHtml(note)}</p>
+<p style="font-size: 0.9em; color: #555;">${escapeHtml(f.serviceName)}</p>
 </body></html>
 `;
   return { subject, text, html };
