@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { assertNever, parseEvent } from '../../src/core/es/events.js';
 import { insertOnce, type Projector, unapplied } from '../../src/core/es/projector.js';
 import { streamInstance } from '../../src/core/es/streams.js';
@@ -52,10 +53,26 @@ export const requestsProjector: Projector = {
     // The abandoned submissions' sweep reads only the few never queued.
     await knex.raw(`create index if not exists request_submissions_unqueued on request_submissions (received_at) where not queued`);
   },
+  async applyAll(trx, events) {
+    // A page is mostly verifications queued: theirs marked in one statement per run of them,
+    // before the request event that follows (in the page's order, as apply would).
+    let queued: string[] = [];
+    const flush = async () => {
+      for (let i = 0; i < queued.length; i += 500) await markQueued(trx, queued.slice(i, i + 500));
+      queued = [];
+    };
+    for (const event of events) {
+      if (event.type === verificationEvents.VerificationQueued.type) queued.push(streamInstance('verification', event.stream));
+      else if (parseEvent(requestEvents, event)) {
+        await flush();
+        await this.apply(trx, event);
+      }
+    }
+    await flush();
+  },
   async apply(trx, stored) {
     if (stored.type === verificationEvents.VerificationQueued.type) {
-      // Its submission (if it is one) was counted before: the verification exists.
-      await trx('request_submissions').where({ verification_id: streamInstance('verification', stored.stream) }).update({ queued: true });
+      await markQueued(trx, [streamInstance('verification', stored.stream)]);
       return;
     }
     const event = parseEvent(requestEvents, stored);
@@ -122,3 +139,8 @@ export const requestsProjector: Projector = {
     }
   },
 };
+
+/** Its submission (if it is one) was counted before: the verification exists. */
+async function markQueued(trx: Knex.Transaction, verificationIds: readonly string[]): Promise<void> {
+  await trx('request_submissions').whereIn('verification_id', verificationIds).update({ queued: true });
+}
