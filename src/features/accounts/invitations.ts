@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { dataDirSecret } from '../../core/secrets.js';
 import { escapeHtml } from '../../core/text/html.js';
+import { mailButton, mailDocument, mailSmallPrint } from '../mail/index.js';
 
 /**
  * Invitation links (D-039, D-100). The token is 256 bits, an HMAC of the invited user's id
@@ -42,16 +43,13 @@ export function invitationMail(f: InvitationMailFacts): { subject: string; text:
   const until = `The link works once, until ${f.expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC. Then log in with your e-mail address and the new password.`;
   const note = 'This link is personal: whoever opens it sets the password of your user. Please do not forward it.';
   const text = [lead, '', `Choose your password: ${f.link}`, '', until, '', note, '', f.serviceName].join('\n');
-  const html = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>
-<body style="font-family: system-ui, sans-serif; line-height: 1.5; color: #1a1a1a; max-width: 36rem;">
-<p>${escapeHtml(lead)}</p>
-<p><a href="${escapeHtml(f.link)}" style="display: inline-block; padding: 0.6rem 1rem; background: #1d4ed8; color: #fff; text-decoration: none; border-radius: 4px;">Choose your password</a></p>
-<p style="font-size: 0.9em; color: #555;">Or copy this address: ${escapeHtml(f.link)}</p>
-<p>${escapeHtml(until)}</p>
-<p style="font-size: 0.9em; color: #555;">${escapeHtml(note)}</p>
-<p style="font-size: 0.9em; color: #555;">${escapeHtml(f.serviceName)}</p>
-</body></html>
-`;
+  const html = mailDocument(subject, [
+    `<p>${escapeHtml(lead)}</p>`,
+    mailButton(f.link, 'Choose your password'),
+    mailSmallPrint(`Or copy this address: ${f.link}`),
+    `<p>${escapeHtml(until)}</p>`,
+    mailSmallPrint(note),
+    mailSmallPrint(f.serviceName),
+  ]);
   return { subject, text, html };
 }

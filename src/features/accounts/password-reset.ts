@@ -3,7 +3,7 @@ import { commandContext, execute } from '../../core/es/commands.js';
 import type { AppDeps } from '../../core/module/deps.js';
 import type { Call } from '../../core/principal.js';
 import { escapeHtml } from '../../core/text/html.js';
-import { queueMail } from '../mail/index.js';
+import { mailButton, mailDocument, mailSmallPrint, queueMail } from '../mail/index.js';
 import { accountDecider, accountStream, normaliseEmail, resetLinkNotFound } from './decider.js';
 import { hashPassword } from './passwords.js';
 import { findUser, findUserByEmail } from '../../../projections/accounts/index.js';
@@ -56,15 +56,12 @@ export async function requestPasswordReset(deps: AppDeps, call: Call, input: { e
     to: user.email,
     subject,
     text: [lines[0], '', `Choose a new password: ${link}`, '', lines[1], '', lines[2], '', service].join('\n'),
-    html: `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>
-<body style="font-family: system-ui, sans-serif; line-height: 1.5; color: #1a1a1a; max-width: 36rem;">
-<p>${escapeHtml(lines[0]!)}</p>
-<p><a href="${escapeHtml(link)}" style="display: inline-block; padding: 0.6rem 1rem; background: #1d4ed8; color: #fff; text-decoration: none; border-radius: 4px;">Choose a new password</a></p>
-<p>${escapeHtml(lines[1]!)}</p>
-<p style="font-size: 0.9em; color: #555;">${escapeHtml(lines[2]!)}</p>
-</body></html>
-`,
+    html: mailDocument(subject, [
+      `<p>${escapeHtml(lines[0]!)}</p>`,
+      mailButton(link, 'Choose a new password'),
+      `<p>${escapeHtml(lines[1]!)}</p>`,
+      mailSmallPrint(lines[2]!),
+    ]),
     accountId: user.account_id,
   });
 }

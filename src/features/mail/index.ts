@@ -6,3 +6,4 @@ export { publicMailEventData } from './public-text.js';
 export { queueOwedMail } from './owed-mail.js';
 export { queuedMailIds } from '../../../projections/mail/index.js';
 export { queueMail, recordMail, type OutgoingMail } from './use-cases.js';
+export { mailButton, mailDocument, mailSmallPrint } from './html-mail.js';

@@ -1,5 +1,6 @@
 import type { AccessType } from './events.js';
 import { escapeHtml } from '../../core/text/html.js';
+import { mailButton, mailDocument, mailSmallPrint } from '../mail/index.js';
 
 /**
  * The sharing notifications (spec 6: the link, who shared it, the verification date and basic
@@ -77,20 +78,17 @@ function render(f: ShareMailFacts, subject: string, lead: string, access: string
     '',
     `${f.serviceName}`,
   ].join('\n');
-  const html = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>
-<body style="font-family: system-ui, sans-serif; line-height: 1.5; color: #1a1a1a; max-width: 36rem;">
-<p>${escapeHtml(lead)}</p>
-<table role="presentation" style="border-collapse: collapse;">
-${rows.map(([k, v]) => `<tr><th scope="row" style="text-align: left; padding: 0.2rem 1rem 0.2rem 0;">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('\n')}
-</table>
-<p>${escapeHtml(access)}</p>
-<p><a href="${escapeHtml(f.link)}" style="display: inline-block; padding: 0.6rem 1rem; background: #1d4ed8; color: #fff; text-decoration: none; border-radius: 4px;">Open the report</a></p>
-<p style="font-size: 0.9em; color: #555;">Or copy this address: ${escapeHtml(f.link)}</p>
-<p style="font-size: 0.9em; color: #555;">${escapeHtml(note)}</p>
-<p style="font-size: 0.9em; color: #555;">${escapeHtml(f.serviceName)}</p>
-</body></html>
-`;
+  const html = mailDocument(subject, [
+    `<p>${escapeHtml(lead)}</p>`,
+    '<table role="presentation" style="border-collapse: collapse;">',
+    rows.map(([k, v]) => `<tr><th scope="row" style="text-align: left; padding: 0.2rem 1rem 0.2rem 0;">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('\n'),
+    '</table>',
+    `<p>${escapeHtml(access)}</p>`,
+    mailButton(f.link, 'Open the report'),
+    mailSmallPrint(`Or copy this address: ${f.link}`),
+    mailSmallPrint(note),
+    mailSmallPrint(f.serviceName),
+  ]);
   return { subject, text, html };
 }
 
