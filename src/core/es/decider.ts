@@ -99,44 +99,35 @@ export async function runCommand<State, Command, Catalogue extends Record<string
   context: CommandContext,
   from?: Folded<State>,
 ): Promise<CommandOutcome<EventOf<Catalogue>, State>> {
-  return commandLock(store).run(stream, () => decideAndAppend(store, stream, decider, command, context, from));
-}
-
-async function decideAndAppend<State, Command, Catalogue extends Record<string, EventDefinition>>(
-  store: EventStore,
-  stream: string,
-  decider: Decider<State, Command, Catalogue>,
-  command: Command,
-  context: CommandContext,
-  from?: Folded<State>,
-): Promise<CommandOutcome<EventOf<Catalogue>, State>> {
-  let given = from;
-  for (let folds = 0; ; ) {
-    // Attempts are counted in fresh folds: a stale `from` does not use one up.
-    const fresh = given === undefined;
-    if (fresh) folds++;
-    const { state, revision } = given ?? (await foldStream(store, stream, decider));
-    given = undefined;
-    let events: EventOf<Catalogue>[];
-    try {
-      events = decider.decide(command, state);
-    } catch (error) {
-      if (fresh) throw error;
-      continue; // a refusal on the given state is made again on the stream
+  return commandLock(store).run(stream, async () => {
+    let given = from;
+    for (let folds = 0; ; ) {
+      // Attempts are counted in fresh folds: a stale `from` does not use one up.
+      const fresh = given === undefined;
+      if (fresh) folds++;
+      const { state, revision } = given ?? (await foldStream(store, stream, decider));
+      given = undefined;
+      let events: EventOf<Catalogue>[];
+      try {
+        events = decider.decide(command, state);
+      } catch (error) {
+        if (fresh) throw error;
+        continue; // a refusal on the given state is made again on the stream
+      }
+      if (events.length === 0) {
+        if (fresh) return { events, position: null, state, revision };
+        continue; // so is a decision of nothing
+      }
+      try {
+        const result = await store.append(stream, events.map((event) => toNewEvent(decider.catalogue, event, context)), { expectedRevision: revision });
+        return { events, position: result.position, state: events.reduce(decider.evolve, state), revision: result.revision };
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError) || folds >= COMMAND_ATTEMPTS) throw error;
+        // A stale `from` is expected to lose once: the fresh fold follows at once.
+        if (fresh) await backoff(folds);
+      }
     }
-    if (events.length === 0) {
-      if (fresh) return { events, position: null, state, revision };
-      continue; // so is a decision of nothing
-    }
-    try {
-      const result = await store.append(stream, events.map((event) => toNewEvent(decider.catalogue, event, context)), { expectedRevision: revision });
-      return { events, position: result.position, state: events.reduce(decider.evolve, state), revision: result.revision };
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError) || folds >= COMMAND_ATTEMPTS) throw error;
-      // A stale `from` is expected to lose once: the fresh fold follows at once.
-      if (fresh) await backoff(folds);
-    }
-  }
+  });
 }
 
 /**
