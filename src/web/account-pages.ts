@@ -2,6 +2,7 @@ import { html, type Html } from '../core/text/html.js';
 import type { MonthlyUsage } from '../features/usage/index.js';
 import { appPage, type Viewer } from './shell.js';
 import { CSRF_FIELD } from './session.js';
+import { copyButton, copyButtonScript } from './copy-button.js';
 
 /**
  * The account's pages (issue 27, must-work 3): API keys, members, usage and plan. Pure
@@ -125,30 +126,12 @@ export function renderKeyCreatedPage(ctx: AccountPageContext & { key: KeyView & 
 <h2 id="copy-title">Copy the key now: it is shown only this once</h2>
 <p>Keep it secret, like a password. If it is lost, create a new key and revoke this one.</p>
 <label id="raw-key-label" for="raw-key">${key.description || 'API key'} (${scopeWords[key.scope].label.toLowerCase()}, expires ${day(key.expires_at)})</label>
-<div class="keybox"><textarea id="raw-key" readonly rows="2" spellcheck="false" autocomplete="off">${key.raw_key}</textarea><button type="button" id="copy-key" hidden>Copy</button></div>
+<div class="keybox"><textarea id="raw-key" readonly rows="2" spellcheck="false" autocomplete="off">${key.raw_key}</textarea>${copyButton({ button: 'copy-key', field: 'raw-key', status: 'copy-status' }, 'Copy', 'Copied. Paste it where your program keeps its secrets.')}</div>
 <p id="copy-status" class="help" aria-live="polite"></p>
 <p>Programs send it in the <code>X-API-Key</code> header.</p>
 <p><a href="${ctx.appPath}/account/keys">Back to your keys</a></p>
 </section>`,
-    script: html`<script nonce="${ctx.nonce}">
-(function () {
-  var field = document.getElementById('raw-key');
-  var button = document.getElementById('copy-key');
-  var status = document.getElementById('copy-status');
-  button.hidden = false;
-  field.addEventListener('focus', function () { field.select(); });
-  button.addEventListener('click', function () {
-    field.select();
-    var done = function () { status.textContent = 'Copied. Paste it where your program keeps its secrets.'; };
-    var fallback = function () {
-      try { if (document.execCommand('copy')) { done(); return; } } catch (e) {}
-      status.textContent = 'Copying did not work here: the key is selected, copy it with your keyboard.';
-    };
-    if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(field.value).then(done, fallback);
-    else fallback();
-  });
-})();
-</script>`,
+    script: copyButtonScript(ctx.nonce),
   });
 }
 

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { NotFoundError } from '../core/errors.js';
 import type { HandlerInput, Reply, RouteSpec } from '../core/http/route-spec.js';
 import { route } from '../core/http/route-spec.js';
-import type { Call } from '../core/principal.js';
 import { parsePart } from '../core/http/validation.js';
 import { selfServicePlans } from '../features/accounts/events.js';
 import { addUser, addUserBody, changeAccountSettings, changeUserRole, getAccount, listAccountUsers, removeUser, roleBody, settingsBody } from '../features/accounts/index.js';
@@ -23,7 +22,7 @@ import {
 } from './account-pages.js';
 import type { AppContext } from './context.js';
 import { formRefusal, refusalMessage } from './form-refusal.js';
-import type { AppSession } from './session.js';
+import { asSessionUser, type AppSession } from './session.js';
 
 /**
  * The account's pages (issue 27, must-work 3; docs/webapp.md "Account"): API keys, members and
@@ -49,8 +48,6 @@ const noticeQuery = (...allowed: [keyof typeof notices, ...(keyof typeof notices
 /** The form's fields the REST body names, as strings (a browser sends nothing else). */
 const field = (form: Map<string, string>, name: string) => form.get(name) ?? '';
 
-/** The use case's call, as the signed-in user: the page's session stands in for the API's bearer token. */
-const callAs = (call: Call, session: AppSession): Call => ({ ...call, principal: session.principal });
 
 export function accountRoutes(ctx: AppContext): RouteSpec[] {
   const { deps, appPath, serviceName, page, errorPage, viewerOf, signedIn, formAction, seeOther } = ctx;
@@ -170,7 +167,7 @@ export function accountRoutes(ctx: AppContext): RouteSpec[] {
               // A number field's text as the API's integer: anything else stays text, which the schema refuses.
               expires_in_days: /^\d{1,6}$/.test(days) ? Number(days) : days,
             });
-            const [created, viewer] = await Promise.all([createApiKey(deps, callAs(call, session), body), viewerOf(session)]);
+            const [created, viewer] = await Promise.all([createApiKey(deps, asSessionUser(call, session), body), viewerOf(session)]);
             const key = { ...created, is_active: true, last_used_at: null };
             return page(201, (nonce) => renderKeyCreatedPage({ serviceName, nonce, appPath, viewer, key }), { script: true, headers: { 'Cache-Control': 'no-store' } });
           },
@@ -200,7 +197,7 @@ export function accountRoutes(ctx: AppContext): RouteSpec[] {
       params: keyParam,
       responses: { 303: { description: 'Revoked: to /app/account/keys; or not signed in: to /app/login' }, ...formErrors, 404: { description: 'API_KEY_NOT_FOUND' }, 422: { description: 'The id is not a UUID' } },
       handler: formAction(async ({ params, call }: HandlerInput<unknown, unknown, { key_id: string }, 'none'>, session) => {
-        await revokeApiKey(deps, callAs(call, session), params.key_id);
+        await revokeApiKey(deps, asSessionUser(call, session), params.key_id);
         return seeOther(`${appPath}/account/keys?done=revoked`);
       }),
     }),
@@ -232,7 +229,7 @@ export function accountRoutes(ctx: AppContext): RouteSpec[] {
         return orShowAgain(
           async () => {
             const body = parsePart('body', addUserBody, { name: input.name, email: input.email, role: input.role || undefined });
-            await addUser(deps, callAs(call, session), session.principal.accountId, body);
+            await addUser(deps, asSessionUser(call, session), session.principal.accountId, body);
             return seeOther(`${appPath}/account/members?done=invited`);
           },
           (status, error) => membersPage(session, status, { form: input, error }),
@@ -258,7 +255,7 @@ export function accountRoutes(ctx: AppContext): RouteSpec[] {
         orShowAgain(
           async () => {
             const body = parsePart('body', roleBody, { role: field(form, 'role') });
-            await changeUserRole(deps, callAs(call, session), session.principal.accountId, params.user_id, body.role);
+            await changeUserRole(deps, asSessionUser(call, session), session.principal.accountId, params.user_id, body.role);
             return seeOther(`${appPath}/account/members?done=role`);
           },
           (status, error) => membersPage(session, status, { error }),
@@ -297,7 +294,7 @@ export function accountRoutes(ctx: AppContext): RouteSpec[] {
       handler: formAction(async ({ params, call }: HandlerInput<unknown, unknown, { user_id: string }, 'none'>, session) =>
         orShowAgain(
           async () => {
-            await removeUser(deps, callAs(call, session), session.principal.accountId, params.user_id);
+            await removeUser(deps, asSessionUser(call, session), session.principal.accountId, params.user_id);
             return seeOther(`${appPath}/account/members?done=removed`);
           },
           (status, error) => membersPage(session, status, { error }),
@@ -340,7 +337,7 @@ export function accountRoutes(ctx: AppContext): RouteSpec[] {
               ...(input.billing_country === undefined ? {} : { billing_country: input.billing_country }),
               ...(cap === undefined ? {} : { monthly_budget_cap_eur: cap === '' ? null : Number(cap) }),
             });
-            await changeAccountSettings(deps, callAs(call, session), session.principal.accountId, body);
+            await changeAccountSettings(deps, asSessionUser(call, session), session.principal.accountId, body);
             return seeOther(`${appPath}/account/usage?done=saved`);
           },
           again,

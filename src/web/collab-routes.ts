@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { UnprocessableError, type AppError } from '../core/errors.js';
-import type { Call } from '../core/principal.js';
 import { route, type Reply, type RouteSpec } from '../core/http/route-spec.js';
 import { addComment, deleteComment, editComment } from '../features/comments/index.js';
 import { changeVerificationTags, createTag, deleteTag } from '../features/tags/index.js';
@@ -8,7 +7,7 @@ import { getVerification, verificationIdParam } from '../features/verifications/
 import { COMMENTS_SECTION_ID, NEW_COMMENT_FORM } from './comments-section.js';
 import type { AppContext } from './context.js';
 import { formRefusal } from './form-refusal.js';
-import type { AppSession } from './session.js';
+import { asSessionUser, type AppSession } from './session.js';
 import { TAGS_SECTION_ID } from './tags-section.js';
 import { verificationPage } from './verification-page.js';
 
@@ -49,7 +48,6 @@ export function collabRoutes(ctx: AppContext): RouteSpec[] {
   const { appPath, errorPage, formAction, seeOther } = ctx;
   const back = (verificationId: string, anchor: string) => seeOther(`${appPath}/verifications/${verificationId}#${anchor}`);
   /** The use cases' invocation: the REST door's, with the session's user as the caller. */
-  const asUser = (call: Call, session: AppSession): Call => ({ ...call, principal: session.principal });
 
   /** Runs a change; a refusal shows the page again with the message in the section's form. */
   const attempt = async (session: AppSession, verificationId: string, form: Map<string, string>, where: { section: string; form: string }, change: () => Promise<Reply>): Promise<Reply> => {
@@ -78,7 +76,7 @@ export function collabRoutes(ctx: AppContext): RouteSpec[] {
       responses: { ...formResponses, 422: { description: 'VALIDATION_ERROR: the name breaks the tag rules or the verification would carry more than 20 tags (the page again, saying so); or the id is not a UUID' } },
       handler: formAction(async ({ params, call }, session, form) =>
         attempt(session, params.verification_id, form, { section: TAGS_SECTION_ID, form: 'add' }, async () => {
-          await changeVerificationTags(ctx.deps, asUser(call, session), params.verification_id, { type: 'Add', names: [nameOf(form)] });
+          await changeVerificationTags(ctx.deps, asSessionUser(call, session), params.verification_id, { type: 'Add', names: [nameOf(form)] });
           return back(params.verification_id, TAGS_SECTION_ID);
         }),
       ),
@@ -99,7 +97,7 @@ export function collabRoutes(ctx: AppContext): RouteSpec[] {
       },
       handler: formAction(async ({ params, call }, session, form) =>
         attempt(session, params.verification_id, form, { section: TAGS_SECTION_ID, form: 'create' }, async () => {
-          const asCaller = asUser(call, session);
+          const asCaller = asSessionUser(call, session);
           // Another account's verification is its 404 before anything is created (the API's check, through its use case).
           await getVerification(ctx.deps, session.principal, params.verification_id);
           const created = await createTag(ctx.deps, asCaller, { name: nameOf(form) });
@@ -128,7 +126,7 @@ export function collabRoutes(ctx: AppContext): RouteSpec[] {
           const tagId = form.get('tag_id') ?? '';
           // The REST route's path parameter is a UUID by its schema; a form field gets the same check here.
           if (!z.uuid().safeParse(tagId).success) throw new UnprocessableError('Choose a tag to remove.', { suggestion: 'Use the remove button beside the tag.' });
-          await changeVerificationTags(ctx.deps, asUser(call, session), params.verification_id, { type: 'Detach', tag_id: tagId });
+          await changeVerificationTags(ctx.deps, asSessionUser(call, session), params.verification_id, { type: 'Detach', tag_id: tagId });
           return back(params.verification_id, TAGS_SECTION_ID);
         }),
       ),
@@ -144,7 +142,7 @@ export function collabRoutes(ctx: AppContext): RouteSpec[] {
       responses: { ...formResponses, 422: { description: 'VALIDATION_ERROR: an empty or oversized body, control characters, or the verification has 500 comments (the page again, saying so); or the id is not a UUID' } },
       handler: formAction(async ({ params, call }, session, form) =>
         attempt(session, params.verification_id, form, { section: COMMENTS_SECTION_ID, form: NEW_COMMENT_FORM }, async () => {
-          const added = await addComment(ctx.deps, asUser(call, session), params.verification_id, typedText(form.get('body')));
+          const added = await addComment(ctx.deps, asSessionUser(call, session), params.verification_id, typedText(form.get('body')));
           return back(params.verification_id, `comment-${added.id}`);
         }),
       ),
@@ -165,7 +163,7 @@ export function collabRoutes(ctx: AppContext): RouteSpec[] {
       },
       handler: formAction(async ({ params, call }, session, form) =>
         attempt(session, params.verification_id, form, { section: COMMENTS_SECTION_ID, form: params.comment_id }, async () => {
-          await editComment(ctx.deps, asUser(call, session), params.verification_id, params.comment_id, typedText(form.get('body')));
+          await editComment(ctx.deps, asSessionUser(call, session), params.verification_id, params.comment_id, typedText(form.get('body')));
           return back(params.verification_id, `comment-${params.comment_id}`);
         }),
       ),
@@ -184,7 +182,7 @@ export function collabRoutes(ctx: AppContext): RouteSpec[] {
         404: { description: 'VERIFICATION_NOT_FOUND (also another account’s); COMMENT_NOT_FOUND' },
       },
       handler: formAction(async ({ params, call }, session) => {
-        await deleteComment(ctx.deps, asUser(call, session), params.verification_id, params.comment_id);
+        await deleteComment(ctx.deps, asSessionUser(call, session), params.verification_id, params.comment_id);
         return back(params.verification_id, COMMENTS_SECTION_ID);
       }),
     }),

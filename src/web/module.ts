@@ -3,6 +3,7 @@ import { accountRoutes } from './account-routes.js';
 import { collabRoutes } from './collab-routes.js';
 import { appContext } from './context.js';
 import { reportRoutes } from './report-routes.js';
+import { requestsRoutes } from './requests-routes.js';
 import { webappRoutes } from './routes.js';
 import { frontDoorRoutes, resetLinkRedaction } from './front-door-routes.js';
 import { shareRoutes } from './share-routes.js';
@@ -22,6 +23,7 @@ export const webappModule = {
       ...reportRoutes(ctx),
       ...collabRoutes(ctx),
       ...shareRoutes(ctx),
+      ...requestsRoutes(ctx),
       ...accountRoutes(ctx),
       ...uploadRoutes(ctx),
     ];

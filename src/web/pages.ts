@@ -1,4 +1,4 @@
-import { html } from '../core/text/html.js';
+import { html, type Html } from '../core/text/html.js';
 import { verificationStatuses } from '../features/verifications/events.js';
 import { FAILED_LABEL, levelWords, verdictWords, reasonWords, type FailureExplanation } from '../features/verifications/index.js';
 import { appPage, type Viewer } from './shell.js';
@@ -46,6 +46,10 @@ export interface ListItem {
   tags?: { name: string }[];
   /** A failed verification's failure in plain words (verifications' failureOf). */
   failure?: FailureExplanation | null;
+  /** The request a submission answered, as the API lists it. */
+  request_id?: string | null;
+  /** That request's subject, as the requests feature reads it (null when none). */
+  request?: { id: string; subject: string } | null;
 }
 
 export interface ListFilters {
@@ -83,20 +87,26 @@ const SORTS: Record<string, string> = { created_at: 'Date uploaded', updated_at:
 
 const day = (iso: string) => iso.slice(0, 16).replace('T', ' ') + ' UTC';
 
+/** The rows of a verifications list (the list page, a request's submissions): thumbnail, name, pill, state, date, failure, request, tags. */
+export function renderVerificationRows(appPath: string, items: readonly ListItem[]): Html {
+  return html`${items.map(
+    (v) => html`<li>
+${v.image_thumbnail_url ? html`<img src="${v.image_thumbnail_url}" alt="" width="64" height="64">` : html`<span class="nothumb" aria-hidden="true"></span>`}
+<div><a class="name" href="${appPath}/verifications/${v.id}">${v.name}</a>
+<p class="meta">${levelPill(v)} ${v.status === 'failed' ? html`` : html`${statusWords[v.status] ?? v.status} · `}<span class="nowrap">${day(v.created_at)}</span></p>
+${v.failure ? html`<p class="meta failure">${v.failure.summary} <a href="${appPath}/verifications/${v.id}#verdict-title">What to do next</a></p>` : html``}
+${v.request ? html`<p class="meta">Submitted to the request <a href="${appPath}/requests/${v.request.id}">${v.request.subject}</a></p>` : html``}
+${v.tags?.length ? html`<p class="meta">${v.tags.map((t) => html`<span class="tag">${t.name}</span>`)}</p>` : html``}</div>
+</li>`,
+  )}`;
+}
+
 export function renderListPage(
-  ctx: PageContext & { viewer: Viewer; items: ListItem[]; total: number; offset: number; size: number; filters: ListFilters; pageUrl: (offset: number) => string; notice?: 'deleted' },
+  ctx: PageContext & { viewer: Viewer; items: ListItem[]; total: number; offset: number; size: number; filters: ListFilters; pageUrl: (offset: number) => string; notice?: 'deleted'; request?: { id: string; subject: string } | null },
 ): string {
   const { items, total, offset, size, filters } = ctx;
   const option = (value: string, label: string, selected: string | undefined) => html`<option value="${value}"${selected === value ? html` selected` : html``}>${label}</option>`;
-  const rows = items.map(
-    (v) => html`<li>
-${v.image_thumbnail_url ? html`<img src="${v.image_thumbnail_url}" alt="" width="64" height="64">` : html`<span class="nothumb" aria-hidden="true"></span>`}
-<div><a class="name" href="${ctx.appPath}/verifications/${v.id}">${v.name}</a>
-<p class="meta">${levelPill(v)} ${v.status === 'failed' ? html`` : html`${statusWords[v.status] ?? v.status} · `}<span class="nowrap">${day(v.created_at)}</span></p>
-${v.failure ? html`<p class="meta failure">${v.failure.summary} <a href="${ctx.appPath}/verifications/${v.id}#verdict-title">What to do next</a></p>` : html``}
-${v.tags?.length ? html`<p class="meta">${v.tags.map((t) => html`<span class="tag">${t.name}</span>`)}</p>` : html``}</div>
-</li>`,
-  );
+  const rows = renderVerificationRows(ctx.appPath, items);
   const first = total === 0 ? 0 : offset + 1;
   const filtered = [filters.search, filters.status, filters.assurance_level, filters.tags, filters.request_id].some((value) => value !== undefined && value.trim() !== '');
   const level = filters.assurance_level?.trim() ?? '';
@@ -118,7 +128,7 @@ ${ctx.notice === 'deleted' ? html`<p class="notice" role="status">The verificati
 ${filters.request_id ? html`<input type="hidden" name="request_id" value="${filters.request_id}">` : html``}
 <div class="actions"><button class="primary" type="submit">Filter</button></div>
 </form>
-${filters.request_id ? html`<p class="notice" role="status">Only the submissions to one verification request. <a href="${ctx.appPath}/verifications">Show every verification</a></p>` : html``}
+${filters.request_id ? html`<p class="notice" role="status">Only the submissions to ${ctx.request ? html`the request <a href="${ctx.appPath}/requests/${ctx.request.id}" dir="auto">${ctx.request.subject}</a>` : 'one verification request'}. <a href="${ctx.appPath}/verifications">Show every verification</a></p>` : html``}
 <section class="card" aria-labelledby="results-title">
 <h2 id="results-title">${total === 0 ? 'No verifications' : html`${first}–${offset + items.length} of ${total}`}</h2>
 ${items.length ? html`<ul class="rows">${rows}</ul>` : filtered ? html`<p class="muted">Nothing matches. <a href="${ctx.appPath}/verifications">Clear the filters</a> to see every verification.</p>` : html`<p class="muted">None yet. <a href="${ctx.appPath}/upload">Upload a photo</a>, with its camera RAW when you have it, to verify it.</p>`}

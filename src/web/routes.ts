@@ -4,10 +4,11 @@ import type { RouteSpec } from '../core/http/route-spec.js';
 import { route } from '../core/http/route-spec.js';
 import { parsePart } from '../core/http/validation.js';
 import { signOutAppSession, startAppSession } from '../features/accounts/index.js';
-import { failureOf, findVerification, listQuery, listVerifications, verificationIdParam } from '../features/verifications/index.js';
+import { listQuery, listVerifications, verificationIdParam } from '../features/verifications/index.js';
 import { verificationStatuses } from '../features/verifications/events.js';
 import { seeOther, type AppContext } from './context.js';
-import { renderListPage, renderLoginPage, type ListItem } from './pages.js';
+import { listItemsOf, requestOrNull } from './list-items.js';
+import { renderListPage, renderLoginPage } from './pages.js';
 import { verificationPage } from './verification-page.js';
 import { clearCookie, csrfTokenFor, LOGIN_COOKIE, SESSION_COOKIE, sessionOf, setCookie } from './session.js';
 import { readSignedOutForm, signedOutId } from './front-door-routes.js';
@@ -162,18 +163,14 @@ export function webappRoutes(ctx: AppContext): RouteSpec[] {
           asked.status = (noneShown ? statuses : shown).join(',');
         }
         const listed = parsePart('query', listSchema, { sort_by: 'created_at', sort_order: 'desc', ...asked, size: PAGE_SIZE });
-        const [answered, viewer] = await Promise.all([listVerifications(deps, session.principal, listed), viewerOf(session)]);
+        const [answered, viewer, request] = await Promise.all([
+          listVerifications(deps, session.principal, listed),
+          viewerOf(session),
+          // The filter's request, named as the requests feature reads it (not this account's: unnamed, and the list is empty).
+          given.request_id ? requestOrNull(deps, session.principal, given.request_id) : null,
+        ]);
         const found = noneShown ? { ...answered, items: [], total: 0 } : answered;
-        // A failed one says why in plain words and what to do next (the report's words: verifications' failureOf).
-        const failures = new Map(
-          await Promise.all(
-            found.items.filter((item) => item.status === 'failed').map(async (item) => {
-              const row = await findVerification(deps.knex, item.id);
-              return [item.id, row ? await failureOf(deps.store, row) : null] as const;
-            }),
-          ),
-        );
-        const items = found.items.map((item) => ({ ...(item as unknown as ListItem), failure: failures.get(item.id) ?? null }));
+        const items = await listItemsOf(deps, session.principal, found.items);
         const pageUrl = (offset: number) => {
           const params = new URLSearchParams({ ...given, offset: String(offset) } as Record<string, string>);
           if (offset === 0) params.delete('offset');
@@ -181,7 +178,7 @@ export function webappRoutes(ctx: AppContext): RouteSpec[] {
           return `${appPath}/verifications${text ? `?${text}` : ''}`;
         };
         return page(200, (nonce) =>
-          renderListPage({ serviceName, nonce, appPath, viewer, items, total: found.total, offset: found.offset, size: Number(PAGE_SIZE), filters: query, pageUrl, notice: query.notice }),
+          renderListPage({ serviceName, nonce, appPath, viewer, items, total: found.total, offset: found.offset, size: Number(PAGE_SIZE), filters: query, pageUrl, notice: query.notice, request }),
         );
       }),
     }),

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { AppDeps } from '../core/module/deps.js';
 import { AccessDeniedError } from '../core/errors.js';
-import type { Principal } from '../core/principal.js';
+import type { Call, Principal } from '../core/principal.js';
 import { resolveAppSession } from '../features/accounts/index.js';
 
 /**
@@ -26,6 +26,9 @@ export interface AppSession {
 }
 
 /** The sign-in form's cookie: 16 random bytes (the form's CSRF secret, no session). */
+/** A use case's call as the signed-in user: the page's session stands in for the API's bearer token. */
+export const asSessionUser = (call: Call, session: AppSession): Call => ({ ...call, principal: session.principal });
+
 export const newLoginId = () => crypto.randomBytes(16).toString('base64url');
 
 /** HMAC under a key derived from the service's JWT secret, labelled so it is no other MAC's value. */

@@ -10,7 +10,7 @@ import type { AppContext } from './context.js';
 import { CONFIRM_FIELD, CONFIRM_VALUE, DELETE_SECTION_ID } from './delete-section.js';
 import { FILES_SECTION_ID } from './files-section.js';
 import { formRefusal } from './form-refusal.js';
-import type { AppSession } from './session.js';
+import { asSessionUser, type AppSession } from './session.js';
 import { SHARING_SECTION_ID, type SharingNotice } from './sharing-section.js';
 import { verificationPage } from './verification-page.js';
 
@@ -37,7 +37,6 @@ export function shareRoutes(ctx: AppContext): RouteSpec[] {
   const { deps, appPath, errorPage, signedIn, formAction, seeOther } = ctx;
   const pagePath = (id: string) => `${appPath}/verifications/${id}`;
   /** The session's principal as the use case's caller (the app's routes are public to the REST door). */
-  const callOf = (call: Call, session: AppSession): Call => ({ ...call, principal: session.principal });
 
   /** The verification's page again, the section saying why its form was refused. */
   const refusedPage = (session: AppSession, id: string, status: number, section: string, form: string | undefined, message: string, fields: Map<string, string>) =>
@@ -50,7 +49,7 @@ export function shareRoutes(ctx: AppContext): RouteSpec[] {
   const sectionForm = (section: string, form: string | undefined, act: (call: Call, session: AppSession, id: string, fields: Map<string, string>) => Promise<string>) =>
     formAction<undefined, undefined, { verification_id: string }>(async ({ params, call }, session, fields) => {
       try {
-        return seeOther(await act(callOf(call, session), session, params.verification_id, fields));
+        return seeOther(await act(asSessionUser(call, session), session, params.verification_id, fields));
       } catch (error) {
         // Every user error is the section's (form-refusal.ts); the verification not the caller's fails the page's own read: its 404.
         const refusal = formRefusal(deps, error);

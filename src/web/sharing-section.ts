@@ -1,6 +1,7 @@
 import { AppError } from '../core/errors.js';
 import { html, type Html } from '../core/text/html.js';
 import { getShare, viewAnalytics } from '../features/sharing/index.js';
+import { copyButton, copyButtonScript } from './copy-button.js';
 import { CSRF_FIELD } from './session.js';
 import type { VerificationSection, VerificationSectionInput } from './verification-section.js';
 
@@ -113,7 +114,7 @@ ${
   share
     ? html`<p class="share-state">${accessWords[share.access_type].state}</p>
 <label for="share-url">Link to the report</label>
-<div class="copy-row"><input id="share-url" type="url" readonly value="${share.share_url}"><button type="button" id="copy-share-url" hidden>Copy link</button></div>
+<div class="copy-row"><input id="share-url" type="url" readonly value="${share.share_url}">${copyButton({ button: 'copy-share-url', field: 'share-url', status: 'copy-status' }, 'Copy link', 'Link copied.')}</div>
 <p class="muted" id="copy-status" role="status"></p>`
     : html`<p class="share-state">Not shared: only the people of your account can see this verification.</p>`
 }
@@ -157,29 +158,6 @@ ${renderViewsChart(view.views)}
 </section>`;
 }
 
-/**
- * The copy button: shown only when a script runs (without one the URL is selectable in its
- * field). Runs under the page's nonce; clipboard refused (an insecure origin) selects the text.
- */
-const copyScript = (nonce: string) => html`<script nonce="${nonce}">
-(() => {
-  const button = document.getElementById('copy-share-url');
-  const field = document.getElementById('share-url');
-  const status = document.getElementById('copy-status');
-  if (!button || !field || !status) return;
-  button.hidden = false;
-  button.addEventListener('click', async () => {
-    try {
-      await navigator.clipboard.writeText(field.value);
-      status.textContent = 'Link copied.';
-    } catch {
-      field.select();
-      status.textContent = 'Selected: press Ctrl+C (or ⌘C) to copy.';
-    }
-  });
-})();
-</script>`;
-
 export const sharingSection: VerificationSection = {
   id: SHARING_SECTION_ID,
   script: true,
@@ -188,6 +166,6 @@ export const sharingSection: VerificationSection = {
     const [share, views] = await Promise.all([shareOrNull(input), viewAnalytics(ctx.deps, session.principal, verification.id, {})]);
     const refused = input.refused?.section === SHARING_SECTION_ID ? input.refused : undefined;
     const section = renderSharingSection({ appPath: ctx.appPath, verificationId: verification.id, csrfToken: session.csrfToken, share, views, notice: input.query.notice, refused });
-    return share ? html`${section}${copyScript(input.nonce)}` : section;
+    return share ? html`${section}${copyButtonScript(input.nonce)}` : section;
   },
 };

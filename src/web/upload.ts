@@ -5,7 +5,7 @@ import { getMonthlyUsage } from '../features/usage/index.js';
 import { createVerification, UPLOAD_PARTS } from '../features/verifications/index.js';
 import type { AppContext } from './context.js';
 import { formRefusal } from './form-refusal.js';
-import { assertCsrfToken, assertSameOrigin, CSRF_FIELD, type AppSession } from './session.js';
+import { asSessionUser, assertCsrfToken, assertSameOrigin, CSRF_FIELD, type AppSession } from './session.js';
 import { renderUploadPage, type QuotaView } from './upload-page.js';
 
 /**
@@ -88,7 +88,7 @@ export function uploadRoutes(ctx: AppContext): RouteSpec[] {
         // The token refused is the request's refusal, not the form's: the error page, as for every other form.
         let notAccepted: unknown;
         try {
-          const created = await createVerification(deps, { ...call, principal: session.principal }, {
+          const created = await createVerification(deps, asSessionUser(call, session), {
             receive: async () => {
               const parsed = await upload({ fileFields: UPLOAD_PARTS.fileFields, textFields: [...UPLOAD_PARTS.textFields, CSRF_FIELD], maxBytes });
               const { [CSRF_FIELD]: token, ...fields } = parsed.fields;

@@ -2,6 +2,7 @@ import { commentsSection } from './comments-section.js';
 import { tagsSection } from './tags-section.js';
 import { deleteSection } from './delete-section.js';
 import { filesSection } from './files-section.js';
+import { requestSection } from './request-section.js';
 import { sharingSection } from './sharing-section.js';
 import type { VerificationSection } from './verification-section.js';
 
@@ -13,6 +14,6 @@ import type { VerificationSection } from './verification-section.js';
  * section is and is given: verification-section.ts.
  */
 export const VERIFICATION_SECTIONS: readonly VerificationSection[] = [
-  tagsSection, commentsSection,
+  requestSection, tagsSection, commentsSection,
   sharingSection, filesSection, deleteSection,
 ];

@@ -170,6 +170,11 @@ const EXPECTED: Record<string, Rule> = {
   'POST /app/verifications/{verification_id}/delete':      appOwned({ like: 'DELETE /v1/verifications/{verification_id}', fields: () => ({ confirm: 'delete' }) }),
   'GET /app/upload':                                       appPage(),
   'POST /app/upload':                                      appPage({ like: 'POST /v1/verifications/' }), // multipart, the matrix's image: to the new verification's page
+  'GET /app/requests':                                     appPage(),
+  'POST /app/requests':                                    appPage({ like: 'POST /v1/requests' }), // the API's body as the form's fields: to the new request's page
+  'GET /app/requests/{request_id}':                        appOwned(),
+  'GET /app/requests/{request_id}/close':                  appOwned(),
+  'POST /app/requests/{request_id}/close':                 appOwned({ like: 'DELETE /v1/requests/{request_id}' }), // its set-up: a fresh request each, closed for good
   'GET /app/account':                                      appPage(),
   'GET /app/account/keys':                                 appPage(),
   'POST /app/account/keys':                                appPage({ like: 'POST /v1/apikeys/' }), // a key of the caller's own (the form has no account field)

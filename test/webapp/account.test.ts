@@ -48,7 +48,7 @@ for (const target of databaseTargets) {
       expect(created.headers['content-security-policy']).toMatch(/script-src 'nonce-([^']+)'/);
       const nonce = /script-src 'nonce-([^']+)'/.exec(created.headers['content-security-policy']!)![1]!;
       expect(created.text).toContain(`<script nonce="${nonce}">`);
-      expect(created.text).toContain('<button type="button" id="copy-key" hidden>Copy</button>');
+      expect(created.text).toMatch(/<button type="button" id="copy-key" data-copy-field="raw-key"[^>]* hidden>Copy<\/button>/);
       expect(created.text).toContain('Copy the key now: it is shown only this once');
       const raw = rawKeyIn(created.text);
       expect(raw).toMatch(/^pv_[A-Za-z0-9]{12}_[A-Za-z0-9_-]{43}$/);

@@ -23,7 +23,8 @@ const settings = {
   mode: z.enum(requestModes).describe('existing_original: any original photo (with its RAW); capture: a photo taken with a capture attestation.'),
 };
 
-const createBody = z
+/** POST /v1/requests' body: also the web app's create form's (src/web/requests-routes.ts). */
+export const requestCreateBody = z
   .strictObject({
     subject: settings.subject,
     expires_at: settings.expires_at,
@@ -46,7 +47,8 @@ const updateBody = z
   })
   .openapi('VerificationRequestUpdate');
 
-const listQuery = z.strictObject({
+/** GET /v1/requests' query: also the web app's requests list's. */
+export const requestListQuery = z.strictObject({
   offset: queryInteger({ min: 0, default: 0 }),
   size: queryInteger({ min: 1, max: 100, default: 20 }),
   status: z.enum(['open', 'closed', 'expired']).optional().describe('open and expired are read from expires_at at the time of the call.'),
@@ -73,7 +75,7 @@ export function requestRoutes(deps: AppDeps): RouteSpec[] {
       tag: 'requests',
       summary: "List your account's verification requests, newest first",
       auth: 'any',
-      query: listQuery,
+      query: requestListQuery,
       responses: { 200: { description: 'A page of requests', schema: listEnvelope } },
       handler: async ({ query, principal }) => ({ status: 200, body: await listRequests(deps, principal, query) }),
     }),
@@ -85,7 +87,7 @@ export function requestRoutes(deps: AppDeps): RouteSpec[] {
       description:
         "The answer's url is the provider's upload page (no account needed); its token (256 random bits) is the credential in it. Submissions become verifications of your account, metered on your plan.",
       auth: 'any',
-      body: createBody,
+      body: requestCreateBody,
       responses: {
         201: { description: 'The request, with its token and url', schema: requestSchema },
         400: { description: 'ACCOUNT_NAME_REQUIRED: the account has no name (the provider is shown who asks by it)' },
