@@ -205,7 +205,15 @@ async function migrateSearchAndCounts(knex: Knex): Promise<void> {
   }
 }
 
+/** Each analysis's id, hashed once per name: the names are the event schema's enum, and a rebuild asks once per result. */
+const analysisIds = new Map<string, string>();
+
 function analysisId(name: string): string {
-  const hash = crypto.createHash('sha256').update(`photoverify-analysis:${name}`).digest('hex');
-  return `${hash.slice(0, 8)}-${hash.slice(8, 12)}-5${hash.slice(13, 16)}-8${hash.slice(17, 20)}-${hash.slice(20, 32)}`;
+  let id = analysisIds.get(name);
+  if (id === undefined) {
+    const hash = crypto.createHash('sha256').update(`photoverify-analysis:${name}`).digest('hex');
+    id = `${hash.slice(0, 8)}-${hash.slice(8, 12)}-5${hash.slice(13, 16)}-8${hash.slice(17, 20)}-${hash.slice(20, 32)}`;
+    analysisIds.set(name, id);
+  }
+  return id;
 }
