@@ -18,6 +18,7 @@ import { complianceModule } from './features/compliance/module.js';
 import { docsModule } from './features/docs/module.js';
 import { healthModule } from './features/health/module.js';
 import { mailModule } from './features/mail/module.js';
+import { pdfReportModule } from './features/pdf-report/module.js';
 import { psdExportModule } from './features/psd-export/module.js';
 import { requestsModule } from './features/requests/module.js';
 import { sharingModule } from './features/sharing/module.js';
@@ -65,6 +66,7 @@ export const modules: readonly FeatureModule[] = everyDependencyProvided([
   withReadModels(anchorsModule, anchorsProjector),
   withReadModels(complianceModule, complianceProjector),
   auditorModule,
+  pdfReportModule,
   blobsModule,
   withReadModels(uploadsModule, uploadsProjector),
   withReadModels(mailModule, mailMessagesProjector),

@@ -91,6 +91,11 @@ ${notice}
       ? html`<a class="button-link" href="${files}/badge" download>Download the badge rendition</a><span class="muted">The photo with the verification badge strip, signed.</span>`
       : html`<span class="muted">No badge rendition: one is made only for a photo and camera RAW pair found authentic.</span>`
   }</li>
+<li>${
+    v.status === 'completed'
+      ? html`<a class="button-link" href="${appPath}/verifications/${v.id}/report.pdf" download>Download the signed PDF report</a><span class="muted">This report as a PDF signed by the service, to file with a decision: any change to it shows in a PDF reader.</span>`
+      : html`<span class="muted">The signed PDF report can be downloaded once the verification has a result.</span>`
+  }</li>
 </ul>
 <h3 id="psd-title">Layered PSD export</h3>
 ${refused ? html`<p class="alert" role="alert">${refused.message}</p>` : html``}

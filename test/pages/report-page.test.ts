@@ -56,7 +56,7 @@ function report(overrides: Partial<SharedReport> = {}): SharedReport {
   };
 }
 
-const render = (r: SharedReport) => renderReportPage({ report: r, serviceName: 'PhotoVerify', fileUrl: (kind) => `/shared/T/files/${kind}`, nonce: 'N0NCE', historyUrl: '/shared/T/history?invite=a&b' });
+const render = (r: SharedReport) => renderReportPage({ report: r, serviceName: 'PhotoVerify', fileUrl: (kind) => `/shared/T/files/${kind}`, nonce: 'N0NCE', historyUrl: '/shared/T/history?invite=a&b', pdfUrl: '/shared/T/report.pdf?invite=a&b' });
 
 describe('html: one escaping function, one tagged template', () => {
   it('escapes the five characters that matter in text and attributes', () => {

@@ -97,7 +97,7 @@ export function reportPageRoutes(deps: AppDeps): RouteSpec[] {
         if (!known && !head) {
           headers['Set-Cookie'] = `${VISITOR_COOKIE}=${visitor}; Path=${sharedPath}; Max-Age=${secondsToMidnight(deps.now())}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
         }
-        return { status: 200, headers, html: renderReportPage({ report, serviceName, fileUrl, nonce, historyUrl: `${sharedPath}${encodeURIComponent(params.token)}/history${proof}` }) };
+        return { status: 200, headers, html: renderReportPage({ report, serviceName, fileUrl, nonce, historyUrl: `${sharedPath}${encodeURIComponent(params.token)}/history${proof}`, pdfUrl: `${sharedPath}${encodeURIComponent(params.token)}/report.pdf${proof}` }) };
       },
     }),
     route({

@@ -90,18 +90,21 @@ ${rows.map((r) => html`<tr><th scope="row">${String(r.field).replace(/_/g, ' ')}
 
 const display = (value: unknown): string => (value === undefined || value === null ? '–' : typeof value === 'object' ? JSON.stringify(value) : String(value));
 
-export function analysesSection(report: SharedReport): Html {
-  if (report.results.length === 0) return html``;
-  // The order of the pipeline (the RAW first, then the pixel comparisons), whatever order they were stored in.
+/** The report's analyses in the order of the pipeline (the RAW first, then the pixel comparisons), whatever order they were stored in, each with its words and what it measured as a sentence. */
+export function analysesInWords(report: SharedReport) {
   const order = Object.keys(analysisWords);
   const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
-  const results = [...report.results].sort((a, b) => rank(a.analysis) - rank(b.analysis));
+  return [...report.results]
+    .sort((a, b) => rank(a.analysis) - rank(b.analysis))
+    .map((r) => ({ result: r, words: analysisWords[r.analysis] ?? { name: r.analysis.replace(/_/g, ' '), question: '' }, line: sentence(measurement(r.analysis, r.details)) }));
+}
+
+export function analysesSection(report: SharedReport): Html {
+  if (report.results.length === 0) return html``;
   return html`<section class="card" aria-labelledby="analyses-title">
 <h2 id="analyses-title">Analyses</h2>
 <ul class="analyses">
-${results.map((r) => {
-  const words = analysisWords[r.analysis] ?? { name: r.analysis.replace(/_/g, ' '), question: '' };
-  const line = sentence(measurement(r.analysis, r.details));
+${analysesInWords(report).map(({ result: r, words, line }) => {
   return html`<li>
 <div class="analysis-head"><h3>${words.name}</h3>${outcome(r.result)}</div>
 ${words.question ? html`<p class="question">${words.question}</p>` : html``}

@@ -25,23 +25,37 @@ ${report.files.image ? html` · <a href="${fileUrl('image')}">Open the full imag
 </figure>`;
 }
 
-export function factsSection(report: SharedReport): Html {
+/** What the report tells about the verification, term by term (`iso`: a time, shown as one); values missing are left out. */
+export function aboutFacts(report: SharedReport): { term: string; text: string; iso?: string }[] {
   const raw = report.raw_metadata;
+  const pair = report.verification_mode === 'raw_pair';
   const camera = [str(raw.make), str(raw.model)].filter(Boolean).join(' ');
   const cameraName = camera && str(raw.model)?.toLowerCase().startsWith(String(raw.make).toLowerCase()) ? str(raw.model) : camera;
+  const facts: { term: string; text: string | undefined; iso?: string }[] = [
+    { term: 'Verification date', text: report.created_at, iso: report.created_at },
+    { term: 'Method', text: pair ? 'Photo compared with the camera’s RAW file' : 'Content Credentials (C2PA) carried by the file' },
+    { term: 'Processing region', text: report.processing_region ? `${report.processing_region} (European Union)` : undefined },
+    { term: 'Reference', text: report.short_code ? `REF: ${report.short_code}` : undefined },
+    ...(pair
+      ? [
+          { term: 'Camera (RAW)', text: cameraName || undefined },
+          { term: 'Lens (RAW)', text: str(raw.lens) },
+          { term: 'Captured (RAW clock)', text: str(raw.captureTime) && String(raw.captureTime).replace('T', ' ') },
+        ]
+      : []),
+    {
+      term: 'Capture attestation',
+      text: report.capture ? `${report.capture.attestation_validated ? 'validated' : 'not validated'}${report.capture.security_score === null ? '' : `, security score ${report.capture.security_score}`}` : undefined,
+    },
+  ];
+  return facts.filter((f): f is { term: string; text: string; iso?: string } => Boolean(f.text));
+}
+
+export function factsSection(report: SharedReport): Html {
   return html`<section class="card facts-card" aria-labelledby="facts-title">
 <h2 id="facts-title">About this verification</h2>
 <dl class="facts">
-${fact('Verification date', time(report.created_at))}
-${fact('Method', report.verification_mode === 'raw_pair' ? 'Photo compared with the camera’s RAW file' : 'Content Credentials (C2PA) carried by the file')}
-${fact('Processing region', report.processing_region ? `${report.processing_region} (European Union)` : undefined)}
-${fact('Reference', report.short_code ? `REF: ${report.short_code}` : undefined)}
-${report.verification_mode === 'raw_pair' ? fact('Camera (RAW)', cameraName || undefined) : html``}
-${report.verification_mode === 'raw_pair' ? fact('Lens (RAW)', str(raw.lens)) : html``}
-${report.verification_mode === 'raw_pair' && str(raw.captureTime) ? fact('Captured (RAW clock)', String(raw.captureTime).replace('T', ' ')) : html``}
-${report.capture
-  ? fact('Capture attestation', `${report.capture.attestation_validated ? 'validated' : 'not validated'}${report.capture.security_score === null ? '' : `, security score ${report.capture.security_score}`}`)
-  : html``}
+${aboutFacts(report).map((f) => fact(f.term, f.iso ? time(f.iso) : f.text))}
 </dl>
 </section>`;
 }

@@ -27,6 +27,8 @@ export interface ReportPageInput {
   nonce: string;
   /** The auditor's page of this share (the history and its checks), same access. */
   historyUrl: string;
+  /** The signed PDF report of this share (the pdf-report feature's route), same access. */
+  pdfUrl: string;
 }
 
 export interface ErrorPageInput {
@@ -90,11 +92,12 @@ ${anchorSection(report, historyUrl)}`,
 }
 
 /** The report page of a shared verification. */
-export function renderReportPage({ report, serviceName, fileUrl, nonce, historyUrl }: ReportPageInput): string {
+export function renderReportPage({ report, serviceName, fileUrl, nonce, historyUrl, pdfUrl }: ReportPageInput): string {
   const sections = renderReportSections({ report, fileUrl, historyUrl });
   const body = html`<main>
 <h1>Verification report</h1>
 <p class="subtitle">${report.name}</p>
+${report.status === 'completed' ? html`<p><a href="${pdfUrl}" download>Download the signed PDF report</a> <span class="muted">(signed by the service: any change to it shows in a PDF reader)</span></p>` : html``}
 ${sections.html}
 </main>`;
   return page({

@@ -14,9 +14,15 @@ export const num = (value: unknown): number | undefined => (typeof value === 'nu
 
 const dateFormat = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', dateStyle: 'long', timeStyle: 'short' });
 
+/** A time as the report says it (UTC, in words); the text itself when it is not a time. */
+export function timeText(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : `${dateFormat.format(date)} UTC`;
+}
+
 export function time(iso: string): Html {
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? html`${iso}` : html`<time datetime="${date.toISOString()}">${dateFormat.format(date)} UTC</time>`;
+  return Number.isNaN(date.getTime()) ? html`${iso}` : html`<time datetime="${date.toISOString()}">${timeText(iso)}</time>`;
 }
 
 /** A term and its value in a fact list; nothing when there is no value. */

@@ -7,6 +7,16 @@ import type { SharedReport } from './report.js';
  * mode, and for an image-only verification the verdict and its reason. The words are the
  * verifications feature's (the MCP tools say the same).
  */
+/** A graded report's result in words: its level's, and for an image-only verification its verdict's and reason's (the report page and the PDF report say the same). */
+export function resultWords(report: SharedReport, level: NonNullable<SharedReport['assurance_level']>) {
+  const image = report.verification_mode === 'image_only';
+  return {
+    words: levelWords[level],
+    verdict: report.verdict && image ? verdictWords[report.verdict] : undefined,
+    reason: report.verdict_reason && image ? reasonWords[report.verdict_reason] : undefined,
+  };
+}
+
 /** `live`: the page follows the verification and reloads by itself (the web app's), so the reader need not. */
 export function verdictSection(report: SharedReport, live = false): Html {
   const level = report.assurance_level;
@@ -31,9 +41,7 @@ ${failure.recorded ? html`<p class="muted">What the service recorded: ${failure.
 <p class="meaning">${live ? 'The verification is still running. Its result appears here when it is ready.' : 'The verification is still running. Reload this page in a minute to see the result.'}</p>
 </section>`;
   }
-  const words = levelWords[level];
-  const verdict = report.verdict && mode === 'image_only' ? verdictWords[report.verdict] : undefined;
-  const reason = report.verdict_reason && mode === 'image_only' ? reasonWords[report.verdict_reason] : undefined;
+  const { words, verdict, reason } = resultWords(report, level);
   return html`<section class="card verdict" aria-labelledby="verdict-title">
 <h2 id="verdict-title">Assurance level</h2>
 <p class="level level-${level}" data-level="${level}">${words.label}</p>

@@ -322,6 +322,49 @@ async function fileOf(deps: AppDeps, row: VerificationRow, kind: SharedFileKind)
   return { stream: deps.blobs.stream(target.blob_key), contentType: target.content_type };
 }
 
+/**
+ * What a document made of a report (the signed PDF report) needs: the very report its page shows,
+ * the bytes of the report's files, and the share link. Read through the report's own access
+ * checks (the owner's, or a share link's); opening it counts no view.
+ */
+export interface ReportSource {
+  verificationId: string;
+  accountId: string;
+  report: SharedReport;
+  /** The share URL; null when the verification is not shared. Through a link: that link. */
+  shareUrl: string | null;
+  /** The bytes of one of the report's files (SharedReport.files); null when it has none. */
+  file(kind: SharedFileKind): Promise<Buffer | null>;
+}
+
+function sourceOf(deps: AppDeps, row: VerificationRow, report: SharedReport, url: string | null): ReportSource {
+  return {
+    verificationId: row.id,
+    accountId: row.account_id,
+    report,
+    shareUrl: url,
+    file: async (kind) => {
+      const target = sharedFileOf(row, kind);
+      return target && (await deps.blobs.exists(target.blob_key)) ? deps.blobs.read(target.blob_key) : null;
+    },
+  };
+}
+
+/** The owner's report as a source (openOwnReport's access rule: another account's verification is VERIFICATION_NOT_FOUND). */
+export async function openOwnReportSource(deps: AppDeps, principal: Principal, verificationId: string): Promise<ReportSource> {
+  const row = await ownRow(deps, principal, verificationId);
+  const share = await findShare(deps.knex, row.id);
+  const report = await reportOf(deps, row, share?.access_type ?? null, 'owner');
+  return sourceOf(deps, row, report, share ? shareView(deps, row.id, share.access_type, share.nonce, []).share_url : null);
+}
+
+/** A shared report as a source, behind the share link's access check (admit); no view counted. */
+export async function openSharedReportSource(deps: AppDeps, request: Pick<SharedReportRequest, 'token' | 'viewer' | 'inviteProof'>): Promise<ReportSource> {
+  const { share, row, viewer } = await admit(deps, request);
+  const report = await reportOf(deps, row, share.access_type, viewer);
+  return sourceOf(deps, row, report, shareUrl(deps.config.PUBLIC_BASE_URL, request.token));
+}
+
 /** One of a shared report's files (see SharedReport.files), behind the same access check; not counted as a view. */
 export async function openSharedFile(
   deps: AppDeps,
