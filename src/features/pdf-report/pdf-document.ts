@@ -1,4 +1,4 @@
-import { PDFDocument, rgb, StandardFonts, type PDFFont, type PDFImage, type PDFPage } from 'pdf-lib';
+import { PDFDocument, PDFString, rgb, StandardFonts, type PDFFont, type PDFImage, type PDFPage } from 'pdf-lib';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { aboutFacts, analysesInWords, resultWords, timeText, type SharedReport } from '../sharing/index.js';
 
@@ -99,6 +99,17 @@ class Writer {
     this.y = Math.min(this.y, after) - 3;
   }
 
+  /** A URL as text that opens it (a URI link annotation over the line). */
+  link(url: string): void {
+    const size = 9.5;
+    const top = this.y;
+    this.text(url, { size, bold: true, color: rgb(0.05, 0.25, 0.6) });
+    const width = Math.min(this.bold.widthOfTextAtSize(this.plain(url), size), WIDTH);
+    const { context } = this.doc;
+    const annotation = context.obj({ Type: 'Annot', Subtype: 'Link', Rect: [MARGIN, this.y, MARGIN + width, top], Border: [0, 0, 0], A: { Type: 'Action', S: 'URI', URI: PDFString.of(url) } });
+    this.page.node.addAnnot(context.register(annotation));
+  }
+
   image(image: PDFImage, maxWidth: number, maxHeight: number, x = MARGIN): { width: number; height: number } {
     const scale = Math.min(maxWidth / image.width, maxHeight / image.height, 1);
     const size = { width: image.width * scale, height: image.height * scale };
@@ -144,7 +155,7 @@ export async function buildPdfReport(content: PdfReportContent): Promise<Uint8Ar
 
   if (content.photo) {
     const photo = await doc.embedJpg(content.photo);
-    const size = w.image(photo, WIDTH, 300);
+    const size = w.image(photo, WIDTH, 260);
     w.y -= size.height + 4;
     w.text(`The photo that was verified: ${report.name}`, { size: 8.5, color: MUTED });
   }
@@ -152,6 +163,19 @@ export async function buildPdfReport(content: PdfReportContent): Promise<Uint8Ar
 
   w.heading('About this verification');
   for (const fact of aboutFacts(report)) w.fact(fact.term, fact.iso ? timeText(fact.iso) : fact.text);
+
+  // The link and its QR code kept together, on the first page when it has room.
+  w.room(content.share ? 190 : 50);
+  w.heading('Shared report');
+  if (content.share) {
+    w.text('The report page online (the same result, kept current):', { size: 9.5, gap: 2 });
+    w.link(content.share.url);
+    const qr = await doc.embedPng(content.share.qrPng);
+    const size = w.image(qr, 110, 110);
+    w.y -= size.height + 4;
+  } else {
+    w.text('This verification was not shared when the report was issued.', { size: 9.5 });
+  }
 
   const analyses = analysesInWords(report);
   if (analyses.length) {
@@ -198,17 +222,6 @@ export async function buildPdfReport(content: PdfReportContent): Promise<Uint8Ar
   }
   w.fact('Audit bundle (SHA-256)', content.auditBundleSha256);
   w.text('The SHA-256 of the canonical JSON of the verification’s audit bundle when this report was issued; check the bundle with `photoverify audit verify`.', { size: 9, color: MUTED });
-
-  w.heading('Shared report');
-  if (content.share) {
-    w.text('The report page online (the same result, kept current):', { size: 9.5, gap: 2 });
-    w.text(content.share.url, { size: 9.5, bold: true });
-    const qr = await doc.embedPng(content.share.qrPng);
-    const size = w.image(qr, 110, 110);
-    w.y -= size.height + 4;
-  } else {
-    w.text('This verification was not shared when the report was issued.', { size: 9.5 });
-  }
 
   w.heading('This document');
   w.text(`Issued ${timeText(content.issuedAt.toISOString())} and signed by ${serviceName} with its signing certificate. A PDF reader shows the signature; any change to the file makes it invalid.`, { size: 9.5 });
