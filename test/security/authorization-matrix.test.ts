@@ -120,6 +120,8 @@ const EXPECTED: Record<string, Rule> = {
   // The auditor's page and its bundle at the share link: the report's access, no view counted; the evidence names the owner's verification and its hashes.
   'GET /shared/{token}/history':                           publicRoute({ shows: (m) => m.party === 'A' }),
   'GET /shared/{token}/history/bundle':                    publicRoute({ shows: (m) => m.party === 'A' }),
+  // The signed PDF report at the share link: the report's access, recorded for the owner (PdfReportIssued); it names the owner's verification.
+  'GET /shared/{token}/report.pdf':                        publicRoute({ recordsForOwner: true, shows: (m) => m.party === 'A' }),
   'GET /assets/{file}':                                    publicRoute(),
   'GET /v1/anchors/certificate':                           publicRoute(),
   // The provider page: the request's token is the credential; it shows the requesting account's name (and nothing else of it).
@@ -150,6 +152,7 @@ const EXPECTED: Record<string, Rule> = {
   'GET /app/verifications/{verification_id}/files/{kind}': appOwned(), // the report's image (kind: image)
   'GET /app/verifications/{verification_id}/history':      appOwned(),
   'GET /app/verifications/{verification_id}/history/bundle': appOwned(),
+  'GET /app/verifications/{verification_id}/report.pdf':   appOwned(),
   'POST /app/verifications/{verification_id}/tags':        appOwned({ fields: ({ account }) => ({ name: account.tag.name }) }),
   'POST /app/verifications/{verification_id}/tags/new':    appOwned({ fields: () => ({ name: `new-${crypto.randomUUID().slice(0, 8)}` }) }),
   'POST /app/verifications/{verification_id}/tags/remove': appOwned({ like: 'DELETE /v1/verifications/{verification_id}/tags/{tag_id}', fields: ({ values }) => ({ tag_id: values.tag_id! }) }),
@@ -239,6 +242,8 @@ const EXPECTED: Record<string, Rule> = {
   'GET /v1/verifications/{verification_id}/psd-export':             owned({ allowed: '404' }), // none requested: PSD_EXPORT_NOT_FOUND
   'GET /v1/verifications/{verification_id}/psd-export/download':    owned({ allowed: '404', changesOnRead: true }),
   'GET /v1/verifications/{verification_id}/audit-bundle':           owned(),
+  // A read: the PdfReportIssued it records is a record of the account's own (as a view), so a read-scope key gets it too.
+  'GET /v1/verifications/{verification_id}/report.pdf':             owned(),
 
   'GET /v1/tags/':                                         { auth: 'any' },
   'POST /v1/tags/':                                        { auth: 'any' },
