@@ -287,13 +287,16 @@ const STREAM_KINDS: Record<string, Rule> = {
   upload:            owned(),
   capture:           owned(),
   psdexport:         owned(),
+  // The signed PDF reports issued of a verification (each one's digest): the verification's account's, as its own stream.
+  pdfreport:         owned(),
 };
 /**
  * Kinds with a row that the world's accounts hold no stream of: a PSD export, and metering (only
  * RAW pairs are metered), need a RAW pair, minutes of CPU per account. Their rows are "same
- * account", as the verification's.
+ * account", as the verification's. A PDF report's stream begins with the first PDF issued, which
+ * the matrix's own GET …/report.pdf cases make (the audit door's test then sees them).
  */
-const STREAM_KINDS_NOT_IN_WORLD = ['usage', 'psdexport'];
+const STREAM_KINDS_NOT_IN_WORLD = ['usage', 'psdexport', 'pdfreport'];
 
 /** The MCP tools (spec 1 and 5.4: API keys as bearer tokens, a keyless free tier). */
 interface ToolRule {

@@ -9,7 +9,11 @@ import { ownPdfReport, sharedPdfReport, type IssuedPdfReport } from './use-cases
 const DESCRIPTION =
   'A PDF of the report page: the assurance level and verdict with their reasons, the photo, the evidence images of a pair (SSIM heatmap, aligned RAW rendition), camera and capture data, reference, processing region, the analyses, file hashes, the anchor, the SHA-256 of the audit bundle, and the share page’s link and QR code when shared. Signed with the service’s signing certificate as a PDF signature (adbe.pkcs7.detached, a CMS over the byte range, ECDSA P-256) that PDF readers validate (e.g. `pdfsig report.pdf`). Each download is signed anew and its SHA-256 recorded in the verification’s history (PdfReportIssued, stream `pdfreport-<verification_id>`).';
 
-/** The PDF as a download (its own name, never cached: each is signed and recorded anew). */
+/**
+ * The PDF as a download: its own name, never cached (each is signed and recorded anew), and,
+ * should a browser render it in place anyway, sandboxed like every file the service serves
+ * (a PDF viewer can run script); no referrer and not indexed (a share link's URL is its credential).
+ */
 export function pdfReply({ pdf, fileName }: IssuedPdfReport): Reply {
   return {
     status: 200,
@@ -19,6 +23,9 @@ export function pdfReply({ pdf, fileName }: IssuedPdfReport): Reply {
       'Content-Length': String(pdf.length),
       'Cache-Control': 'private, no-store',
       'X-Content-Type-Options': 'nosniff',
+      'Content-Security-Policy': "default-src 'none'; sandbox",
+      'Referrer-Policy': 'no-referrer',
+      'X-Robots-Tag': 'noindex, nofollow',
     },
     stream: Readable.from([pdf]),
   };
