@@ -1,8 +1,7 @@
 import { Readable } from 'node:stream';
-import { z } from 'zod';
 import type { AppDeps } from '../../core/module/deps.js';
 import { route, type Reply, type RouteSpec } from '../../core/http/route-spec.js';
-import { INVITE_PARAM, SHARE_PATH_PREFIX, sharedPageErrors } from '../sharing/index.js';
+import { INVITE_PARAM, SHARE_PATH_PREFIX, sharedPageErrors, shareLinkAccess } from '../sharing/index.js';
 import { verificationIdParam } from '../verifications/index.js';
 import { ownPdfReport, sharedPdfReport, type IssuedPdfReport } from './use-cases.js';
 
@@ -58,10 +57,7 @@ export function pdfReportRoutes(deps: AppDeps): RouteSpec[] {
       tag: 'sharing',
       summary: 'Download the signed PDF report of a shared verification',
       description: `${DESCRIPTION} Same access as the report page at the share URL (a restricted share with the \`invite\` parameter of an invitation's link); not counted as a view. The audit bundle it names is the share link's (personal fields as digests).`,
-      auth: 'none',
-      // Loose on purpose, as the report page's: a malformed token is refused by the access check (404).
-      params: z.object({ token: z.string() }),
-      query: z.object({ [INVITE_PARAM]: z.string().optional() }),
+      ...shareLinkAccess,
       produces: 'application/pdf',
       errorPage: sharedPageErrors(deps),
       responses: {
