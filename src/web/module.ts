@@ -2,6 +2,7 @@ import type { FeatureModule } from '../core/module/module.js';
 import { accountRoutes } from './account-routes.js';
 import { collabRoutes } from './collab-routes.js';
 import { appContext } from './context.js';
+import { pdfReportRoutes } from './pdf-report-routes.js';
 import { reportRoutes } from './report-routes.js';
 import { requestsRoutes } from './requests-routes.js';
 import { webappRoutes } from './routes.js';
@@ -21,6 +22,7 @@ export const webappModule = {
       ...webappRoutes(ctx),
       ...frontDoorRoutes(ctx),
       ...reportRoutes(ctx),
+      ...pdfReportRoutes(ctx),
       ...collabRoutes(ctx),
       ...shareRoutes(ctx),
       ...requestsRoutes(ctx),

@@ -5,7 +5,6 @@ import { ANCHOR_CERTIFICATE_PATH } from '../features/anchors/index.js';
 import { ASSETS_PREFIX, auditBundleSchema, historyModel, historyPageHeaders, ownerAuditBundle, renderHistoryPage } from '../features/auditor/index.js';
 import { openOwnFile, sharedFileKinds, type SharedFileKind } from '../features/sharing/index.js';
 import { getVerification, verificationIdParam } from '../features/verifications/index.js';
-import { ownPdfReport, pdfReply } from '../features/pdf-report/index.js';
 import type { AppContext } from './context.js';
 import { newNonce } from './shell.js';
 import { untrustedFileHeaders } from '../core/http/http-headers.js';
@@ -84,25 +83,6 @@ export function reportRoutes(ctx: AppContext): RouteSpec[] {
           stream,
         };
       }),
-    }),
-    route({
-      method: 'get',
-      path: '/app/verifications/{verification_id}/report.pdf',
-      tag: 'webapp',
-      summary: 'The signed PDF report of one verification (the signed-in owner’s)',
-      description: 'What GET /v1/verifications/{verification_id}/report.pdf answers (the same use case: signed, its digest recorded), for the signed-in owner. Another account’s verification is 404; an unfinished or failed one 409.',
-      auth: 'none',
-      params: verificationIdParam,
-      produces: 'application/pdf',
-      errorPage,
-      responses: {
-        200: { description: 'The signed PDF report' },
-        303: { description: 'Not signed in: to /app/login' },
-        404: { description: 'VERIFICATION_NOT_FOUND (also another account’s)' },
-        409: { description: 'PDF_REPORT_NOT_READY: not finished yet, or failed' },
-        422: { description: 'The id is not a UUID' },
-      },
-      handler: signedIn(async ({ params, call }, session) => pdfReply(await ownPdfReport(deps, { ...call, principal: session.principal }, params.verification_id))),
     }),
     route({
       method: 'get',
