@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { levelWords } from '../../src/features/verifications/words.js';
 import { databaseTargets } from '../support/databases.js';
 import { requires } from '../support/requires.js';
@@ -27,6 +27,7 @@ const poppler = requires(
 );
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'pdf-report-'));
+afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 let written = 0;
 
 function fileOf(bytes: Buffer): string {
