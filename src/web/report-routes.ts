@@ -4,7 +4,8 @@ import { route, type RouteSpec } from '../core/http/route-spec.js';
 import { ANCHOR_CERTIFICATE_PATH } from '../features/anchors/index.js';
 import { ASSETS_PREFIX, auditBundleSchema, historyModel, historyPageHeaders, ownerAuditBundle, renderHistoryPage } from '../features/auditor/index.js';
 import { openOwnFile, sharedFileKinds, type SharedFileKind } from '../features/sharing/index.js';
-import { getVerification, verificationIdParam } from '../features/verifications/index.js';
+import { followProgress, getVerification, verificationIdParam } from '../features/verifications/index.js';
+import { progressEventStream } from './progress-stream.js';
 import type { AppContext } from './context.js';
 import { newNonce } from './shell.js';
 import { untrustedFileHeaders } from '../core/http/http-headers.js';
@@ -16,7 +17,9 @@ import { untrustedFileHeaders } from '../core/http/http-headers.js';
  *
  * - the report's images (photo, thumbnail, badge, heatmap, RAW rendition) through sharing's
  *   openOwnFile, the rules a share link's files follow;
- * - the status an unfinished page polls (getVerification, the use case of GET /v1/verifications/{id});
+ * - the progress an unfinished page follows: server-sent events from the event log (verifications'
+ *   followProgress), and the status it polls where those cannot reach it (getVerification, the use
+ *   case of GET /v1/verifications/{id});
  * - the history page (the auditor's renderHistoryPage of the owner's bundle, with the checks run
  *   in the browser) and the bundle it checks (ownerAuditBundle, as GET …/audit-bundle).
  */
@@ -51,6 +54,29 @@ export function reportRoutes(ctx: AppContext): RouteSpec[] {
       handler: signedIn(async ({ params }, session) => {
         const found = (await getVerification(deps, session.principal, params.verification_id)) as unknown as z.infer<typeof statusSchema>;
         return { status: 200, headers: { 'Cache-Control': 'no-store' }, body: { status: found.status, assurance_level: found.assurance_level ?? null } };
+      }),
+    }),
+    route({
+      method: 'get',
+      path: '/app/verifications/{verification_id}/progress',
+      tag: 'webapp',
+      summary: 'The web app’s live progress of one verification (server-sent events)',
+      description:
+        'A text/event-stream for the signed-in owner: an `event: progress` whose data is `{status, reached, assurance_level, label}` now and at each step the event log records (files received, analysing, graded, report ready), read from the read model the page shows; it ends after the last step (the page then reloads once) or after 10 minutes (the browser reconnects). A comment line every 15 seconds keeps proxies from closing it. Another account’s verification is 404 before anything is streamed.',
+      auth: 'none',
+      params: verificationIdParam,
+      produces: 'text/event-stream',
+      errorPage,
+      responses: {
+        200: { description: 'The event stream', schema: z.string() },
+        303: { description: 'Not signed in: to /app/login' },
+        404: { description: 'VERIFICATION_NOT_FOUND (also another account’s)' },
+        422: { description: 'The id is not a UUID' },
+      },
+      handler: signedIn(async ({ params }, session) => {
+        // The owner's rule first, so a refusal is an answer and not a stream that ends at once.
+        await getVerification(deps, session.principal, params.verification_id);
+        return progressEventStream((send, signal) => followProgress(deps, session.principal, params.verification_id, (progress) => send('progress', progress), signal), deps.log);
       }),
     }),
     route({

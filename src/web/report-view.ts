@@ -1,5 +1,6 @@
 import { html, type Html } from '../core/text/html.js';
 import { FLICKER_SCRIPT, renderReportSections, type SharedFileKind, type SharedReport } from '../features/sharing/index.js';
+import { progressOf, progressStepWords, PROGRESS_STEPS } from '../features/verifications/index.js';
 import type { DetailView } from './pages.js';
 import { appPage, type Viewer } from './shell.js';
 
@@ -8,13 +9,15 @@ import { appPage, type Viewer } from './shell.js';
  * (sharing's own sections: the level and verdict in plain words, the analyses, the heatmap and
  * the flicker comparison, the Content Credentials, the badge, the hashes, the tamper-evident
  * record), with the owner's files served under /app, then the account's own sections. While the
- * verification is not finished the page follows it: a script asks the app's status route and
- * reloads when the status changes; without JavaScript the page refreshes itself every few seconds.
+ * verification is not finished the page follows it: a script follows its progress stream (server-sent
+ * events, falling back to the status route) and reloads once finished; without JavaScript the page
+ * refreshes itself every few seconds.
  */
 
 /** Where a page's file is served to the signed-in owner (routes in report-routes.ts). */
 export const ownFilePath = (appPath: string, verificationId: string, kind: SharedFileKind) => `${appPath}/verifications/${verificationId}/files/${kind}`;
 export const statusPath = (appPath: string, verificationId: string) => `${appPath}/verifications/${verificationId}/status`;
+export const progressPath = (appPath: string, verificationId: string) => `${appPath}/verifications/${verificationId}/progress`;
 export const historyPath = (appPath: string, verificationId: string) => `${appPath}/verifications/${verificationId}/history`;
 
 /** Statuses after which nothing changes by itself. */
@@ -26,18 +29,23 @@ export const REFRESH_SECONDS = 4;
 const progressWords: Record<string, { title: string; text: string }> = {
   pending: { title: 'Waiting for the files', text: 'The verification starts as soon as its files have arrived.' },
   queued: { title: 'Queued', text: 'The analysis starts in a moment.' },
-  in_progress: { title: 'Analysing', text: 'The photo is being analysed. This usually takes less than a minute.' },
+  in_progress: { title: 'Analysing', text: 'The photo is being compared with its camera RAW file, or its credentials checked.' },
 };
 
 /**
- * The status line of an unfinished verification. Without JavaScript the `noscript` refresh
- * reloads the page (browsers honour it in the body; with scripting on it is inert text, so it
- * neither races the script nor trips axe's meta-refresh rule); with JavaScript, PROGRESS_SCRIPT.
+ * The progress card of an unfinished verification: the steps the event log records
+ * (verifications' progressOf, the same one the live stream sends), the one reached marked.
+ * Without JavaScript the `noscript` refresh reloads the page (browsers honour it in the body;
+ * with scripting on it is inert text, so it neither races the script nor trips axe's
+ * meta-refresh rule); with JavaScript, PROGRESS_SCRIPT follows the stream.
  */
 function progressSection(v: DetailView, appPath: string): Html {
   const words = progressWords[v.status] ?? { title: v.status, text: '' };
-  return html`<section class="card progress" id="progress" aria-labelledby="progress-title" data-status="${v.status}" data-status-url="${statusPath(appPath, v.id)}" data-interval="${REFRESH_SECONDS * 1000}">
+  const { reached } = progressOf({ status: v.status, assurance_level: v.assurance_level });
+  const current = reached.at(-1);
+  return html`<section class="card progress" id="progress" aria-labelledby="progress-title" data-status="${v.status}" data-events-url="${progressPath(appPath, v.id)}" data-status-url="${statusPath(appPath, v.id)}" data-interval="${REFRESH_SECONDS * 1000}">
 <h2 id="progress-title">Not finished yet</h2>
+<ol class="steps">${PROGRESS_STEPS.map((step) => html`<li data-step="${step}" class="${reached.includes(step) ? 'done' : ''}"${current === step ? html` aria-current="step"` : html``}>${progressStepWords[step]}</li>`)}</ol>
 <p id="progress-status" role="status"><strong>${words.title}.</strong> ${words.text}</p>
 <p class="muted">This page updates by itself when the result is ready. <a href="${appPath}/verifications/${v.id}">Reload now</a></p>
 <noscript><meta http-equiv="refresh" content="${REFRESH_SECONDS}"></noscript>
@@ -45,35 +53,72 @@ function progressSection(v: DetailView, appPath: string): Html {
 }
 
 /**
- * Follows an unfinished verification: asks the status route every few seconds (same origin, the
- * session's cookie) and reloads the page when the status is no longer the one shown. A redirect
- * or an error answer (signed out, gone) reloads too, so the page shows why; a network failure
- * waits longer and tries again.
+ * Follows an unfinished verification: its progress stream (server-sent events from the event
+ * log, report-routes.ts) marks each step as it is recorded and names the level as soon as it is
+ * graded; once finished the page reloads once, to show the report. Where the stream cannot be
+ * had (no EventSource, a proxy that buffers it, three failed connections) it falls back to asking
+ * the status route every few seconds. A redirect or an error answer (signed out, gone) reloads,
+ * so the page shows why.
  */
 export const PROGRESS_SCRIPT = html`
 (function () {
   var box = document.getElementById('progress');
   if (!box) return;
-  var url = box.getAttribute('data-status-url');
   var shown = box.getAttribute('data-status');
   var every = Number(box.getAttribute('data-interval')) || 4000;
   var line = document.getElementById('progress-status');
-  function check() {
-    fetch(url, { credentials: 'same-origin', cache: 'no-store', headers: { accept: 'application/json' } })
+  var done = false;
+  var source = null;
+  var reloading = false;
+  function reload() {
+    if (reloading) return;
+    reloading = true;
+    if (source) source.close();
+    location.reload();
+  }
+  function finish(answer) {
+    if (done) return;
+    done = true;
+    line.textContent = answer.status === 'completed' ? 'Finished' + (answer.label ? ': ' + answer.label : '') + '. Showing the report…' : answer.status === 'failed' ? 'Not completed. Showing why…' : 'Updated: loading…';
+    // The stream ends by itself after its last event: reload then (its error event), not while it is still open.
+    if (source) setTimeout(reload, 2000);
+    else reload();
+  }
+  function mark(answer) {
+    var steps = box.querySelectorAll('li[data-step]');
+    var last = answer.reached[answer.reached.length - 1];
+    for (var i = 0; i < steps.length; i++) {
+      var step = steps[i].getAttribute('data-step');
+      steps[i].className = answer.reached.indexOf(step) >= 0 ? 'done' : '';
+      if (step === last) steps[i].setAttribute('aria-current', 'step'); else steps[i].removeAttribute('aria-current');
+    }
+    if (answer.status === 'completed' || answer.status === 'failed') finish(answer);
+    else if (answer.label) line.textContent = 'Graded: ' + answer.label + '. Preparing the report…';
+    else if (answer.status === 'in_progress') line.textContent = 'Analysing: the photo is being compared with its camera RAW file, or its credentials checked.';
+  }
+  function poll() {
+    fetch(box.getAttribute('data-status-url'), { credentials: 'same-origin', cache: 'no-store', headers: { accept: 'application/json' } })
       .then(function (response) {
         if (!response.ok || response.redirected) { location.reload(); return; }
         return response.json().then(function (answer) {
-          if (answer.status !== shown) {
-            line.textContent = answer.status === 'completed' ? 'Finished: showing the result…' : 'Updated: loading…';
-            location.reload();
-          } else {
-            setTimeout(check, every);
-          }
+          if (answer.status !== shown) finish(answer);
+          else setTimeout(poll, every);
         });
       })
-      .catch(function () { setTimeout(check, every * 3); });
+      .catch(function () { setTimeout(poll, every * 3); });
   }
-  setTimeout(check, every);
+  if (!window.EventSource) { setTimeout(poll, every); return; }
+  var failures = 0;
+  source = new EventSource(box.getAttribute('data-events-url'));
+  source.addEventListener('progress', function (event) {
+    failures = 0;
+    mark(JSON.parse(event.data));
+  });
+  source.onerror = function () {
+    if (done) { reload(); return; }
+    failures += 1;
+    if (failures >= 3) { source.close(); source = null; setTimeout(poll, every); }
+  };
 })();
 `;
 

@@ -53,7 +53,7 @@ ul.rows .name{font-weight:600;overflow-wrap:anywhere}
 ul.rows .meta{color:var(--muted);font-size:.9rem;margin:0}
 .pill{display:inline-block;padding:0 .5rem;border-radius:999px;font-size:.85rem;font-weight:700;color:#fff;background:#4b5563}
 .pill.level-verified{background:#0f6b34}.pill.level-provisional{background:#8a5300}.pill.level-provenance{background:#1d4ed8}.pill.level-flagged{background:#b42318}
-.pill.state-failed{background:#fff;color:#374151;border:1px dashed #6b7280}.pill.request-open{background:#0f6b34}.pill.request-closed{background:#4b5563}.pill.request-expired{background:#fff;color:#374151;border:1px solid #6b7280}.instructions{white-space:pre-wrap;overflow-wrap:anywhere}
+.pill.state-failed{background:#fff;color:#374151;border:1px dashed #6b7280}.pill.request-open{background:#0f6b34}.pill.request-closed{background:#4b5563}.pill.request-expired{background:#fff;color:#374151;border:1px solid #6b7280}.instructions{white-space:pre-wrap;overflow-wrap:anywhere}ol.steps{list-style:none;margin:0 0 .75rem;padding:0}ol.steps li{position:relative;padding:.15rem 0 .15rem 1.75rem;color:var(--muted)}ol.steps li::before{content:"○";position:absolute;left:.25rem}ol.steps li.done{color:var(--ink)}ol.steps li.done::before{content:"✓";color:#0f6b34;font-weight:700}ol.steps li[aria-current]{font-weight:700}
 .tag{display:inline-block;border:1px solid var(--line);border-radius:999px;padding:0 .5rem;font-size:.85rem;margin-right:.25rem;background:#fff}
 .paging{display:flex;justify-content:space-between;gap:1rem;margin-top:1rem;flex-wrap:wrap}
 .paging a{display:inline-flex;align-items:center;min-height:44px}

@@ -98,8 +98,12 @@ gate.describe('the web app’s verification page in Chromium', () => {
         try {
           const name = `waiting-${javaScriptEnabled ? 'js' : 'nojs'}-${viewport.width}.webp`;
           const held = await withStartsHeld(t, () => uploadImage(t.url, owner.token, 'images/rs_sample1.webp', name));
+          // With JavaScript the page follows its progress stream (server-sent events), not the status poll.
+          const asked: string[] = [];
+          page.on('request', (request) => asked.push(new URL(request.url()).pathname));
           await page.goto(`${t.url}/app/verifications/${held.id}`);
           expect(await page.locator('#progress').getAttribute('data-status')).toBe('queued');
+          expect(await page.locator('#progress li[aria-current="step"]').textContent()).toBe('Files received');
           expect(await page.getByRole('status').first().textContent()).toContain('Queued');
           if (javaScriptEnabled) await checkPage(page, `report-progress-${viewport.width}`);
           await held.release();
@@ -107,6 +111,10 @@ gate.describe('the web app’s verification page in Chromium', () => {
           await page.locator('.verdict .level[data-level]').waitFor({ timeout: 120_000 });
           expect(await page.locator('#progress').count()).toBe(0);
           expect(new URL(page.url()).pathname).toBe(`/app/verifications/${held.id}`);
+          if (javaScriptEnabled) {
+            expect(asked).toContain(`/app/verifications/${held.id}/progress`);
+            expect(asked).not.toContain(`/app/verifications/${held.id}/status`);
+          }
           // axe-core and the image checks run as page script: with JavaScript off, the screenshot only (the markup is the same).
           if (javaScriptEnabled) await checkPage(page, `report-progress-done-${viewport.width}`);
           else await page.screenshot({ path: path.join(artifacts, `report-progress-done-nojs-${viewport.width}.png`), fullPage: true });

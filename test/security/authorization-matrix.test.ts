@@ -149,6 +149,7 @@ const EXPECTED: Record<string, Rule> = {
   'GET /app/verifications':                                appPage(),
   'GET /app/verifications/{verification_id}':              appOwned(),
   'GET /app/verifications/{verification_id}/status':       appOwned(), // JSON for the page's progress script
+  'GET /app/verifications/{verification_id}/progress':     appOwned(), // server-sent events for the page's progress script (a finished one: one event)
   'GET /app/verifications/{verification_id}/files/{kind}': appOwned(), // the report's image (kind: image)
   'GET /app/verifications/{verification_id}/history':      appOwned(),
   'GET /app/verifications/{verification_id}/history/bundle': appOwned(),

@@ -1,6 +1,6 @@
 /**
  * The web app's hardening headers (issue 27, must-work 4; docs/webapp.md "The page shell"), as
- * one check (pages in full; the app's JSON and files, the signed PDF report among them: not cached, not sniffed, files sandboxed) the authorisation matrix applies to every /app answer it gets (every page, as every
+ * one check (pages in full; the app's JSON, event streams and files, the signed PDF report among them: not cached, not sniffed, files sandboxed) the authorisation matrix applies to every /app answer it gets (every page, as every
  * caller, error pages and redirects included) and headers.test.ts to every page signed in.
  */
 
@@ -16,6 +16,8 @@ export function appAnswerProblems(headers: Headers, status: number, body: string
   // JSON rules (no sniffing question for JSON); an error names nothing to keep out of a cache.
   if (/^application\/(.+\+)?json/.test(type)) return status < 300 ? problems : [];
   if (header('x-content-type-options') !== 'nosniff') problems.push('no X-Content-Type-Options: nosniff');
+  // The page's live progress (server-sent events, read by the page's script): not cached, not sniffed, nothing rendered.
+  if (/^text\/event-stream/.test(type)) return problems;
   if (/^(image\/|application\/octet-stream|application\/pdf)/.test(type)) {
     if (!/(^|;)\s*sandbox\b/.test(header('content-security-policy'))) problems.push('a file whose CSP does not sandbox it');
     return problems;

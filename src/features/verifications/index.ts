@@ -14,3 +14,4 @@ export { deleteVerification, fileUrl } from './use-cases.js';
 export { UPLOAD_PARTS } from './use-cases.js';
 export { UPLOAD_FORM_SCRIPT } from './upload-form-script.js';
 export { FAILED_LABEL, failureOf, type FailureExplanation } from './failure.js';
+export { followProgress, progressOf, progressStepWords, PROGRESS_STEPS, type ProgressStep, type VerificationProgress } from './progress.js';
