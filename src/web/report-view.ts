@@ -143,6 +143,22 @@ export function pageNeedsScript(input: Pick<VerificationPageInput, 'verification
 const reportSections = ({ verification, report, appPath }: Pick<VerificationPageInput, 'verification' | 'report' | 'appPath'>) =>
   renderReportSections({ report, fileUrl: (kind) => ownFilePath(appPath, verification.id, kind), historyUrl: historyPath(appPath, verification.id), live: !TERMINAL.has(verification.status) });
 
+const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
+
+/**
+ * "On this page": a link to each section the page shows, in its order, read from the sections'
+ * own headings (each card's <h2 id>), so a section added to the report or to
+ * VERIFICATION_SECTIONS appears here without a second list of them.
+ */
+function sectionNav(parts: readonly Html[]): Html {
+  const headings = parts.flatMap((part) =>
+    [...part.value.matchAll(/<h2 id="([A-Za-z0-9_-]+)"[^>]*>(.*?)<\/h2>/gs)].map((m) => ({ id: m[1]!, title: m[2]!.replace(/<[^>]*>/g, '').replace(/&(amp|lt|gt|quot|#39);/g, (e) => ENTITIES[e]!).trim() })),
+  );
+  if (headings.length < 3) return html``;
+  // Folded: on a phone a dozen links would push the photo and its verdict below the fold.
+  return html`<nav class="on-page" aria-label="On this page"><details><summary>On this page: ${headings.length} sections</summary><ul>${headings.map((h) => html`<li><a href="#${h.id}">${h.title}</a></li>`)}</ul></details></nav>`;
+}
+
 export function renderVerificationPage(input: VerificationPageInput): string {
   const { verification: v, appPath, nonce } = input;
   const report = reportSections(input);
@@ -158,6 +174,7 @@ export function renderVerificationPage(input: VerificationPageInput): string {
     body: html`<main>
 <p><a href="${appPath}/verifications">← All verifications</a></p>
 <h1>${v.name}</h1>
+${sectionNav([report.html, ...input.sections])}
 ${following ? progressSection(v, appPath) : html``}
 ${report.html}
 ${input.sections}

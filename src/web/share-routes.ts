@@ -11,7 +11,7 @@ import { CONFIRM_FIELD, CONFIRM_VALUE, DELETE_SECTION_ID } from './delete-sectio
 import { FILES_SECTION_ID } from './files-section.js';
 import { formRefusal } from './form-refusal.js';
 import { asSessionUser, type AppSession } from './session.js';
-import { SHARING_SECTION_ID, type SharingNotice } from './sharing-section.js';
+import { SHARING_SECTION_ID, STOP_CONFIRM_FIELD, STOP_CONFIRM_VALUE, type SharingNotice } from './sharing-section.js';
 import { verificationPage } from './verification-page.js';
 
 /**
@@ -90,9 +90,14 @@ export function shareRoutes(ctx: AppContext): RouteSpec[] {
       method: 'post',
       path: '/app/verifications/{verification_id}/share/stop',
       summary: 'Stop sharing a verification: the link stops working, every invitation is removed (an HTML form)',
-      description: 'Form field: `csrf_token`. The use case of DELETE /v1/verifications/{verification_id}/share.',
-      responses: { ...formErrors, 404: { description: 'VERIFICATION_NOT_FOUND (also another account’s); NOT_SHARED: the page again, saying so' } },
-      handler: sectionForm(SHARING_SECTION_ID, 'stop', async (call, _session, id) => {
+      description: `Form fields: \`${STOP_CONFIRM_FIELD}\` = \`${STOP_CONFIRM_VALUE}\` (the ticked confirmation: a link stopped cannot be brought back), \`csrf_token\`. The use case of DELETE /v1/verifications/{verification_id}/share.`,
+      responses: {
+        ...formErrors,
+        404: { description: 'VERIFICATION_NOT_FOUND (also another account’s); NOT_SHARED: the page again, saying so' },
+        422: { description: 'The confirmation is not ticked: the page again, saying so, still shared' },
+      },
+      handler: sectionForm(SHARING_SECTION_ID, 'stop', async (call, _session, id, fields) => {
+        if (fields.get(STOP_CONFIRM_FIELD) !== STOP_CONFIRM_VALUE) throw new UnprocessableError('Tick the box to confirm: a link that stops working cannot be brought back.');
         await unshareVerification(deps, call, id);
         return sharingNotice(id, 'share-stopped');
       }),

@@ -13,6 +13,9 @@ import type { VerificationSection, VerificationSectionInput } from './verificati
  */
 
 export const SHARING_SECTION_ID = 'sharing';
+/** The stop form's checkbox (the confirmation; the route checks it too, a browser without validation included). */
+export const STOP_CONFIRM_FIELD = 'confirm';
+export const STOP_CONFIRM_VALUE = 'stop';
 
 type Share = Awaited<ReturnType<typeof getShare>>;
 type Views = Awaited<ReturnType<typeof viewAnalytics>>;
@@ -147,10 +150,11 @@ ${csrf}
 </form>`
     : html`<p class="muted">To invite addresses, choose “${accessWords.restricted.choice}” above.</p>`
 }
-<form method="post" action="${base}/stop" class="stop">
+<form method="post" action="${base}/stop" class="stop"${refused?.form === 'stop' ? html` aria-describedby="sharing-error"` : html``}>
 ${csrf}
+<p class="muted">The link stops working at once and every invitation is removed; it cannot be brought back. Sharing again gives a new link.</p>
+<label class="choice"><input type="checkbox" name="${STOP_CONFIRM_FIELD}" value="${STOP_CONFIRM_VALUE}" required${refused?.form === 'stop' ? html` aria-invalid="true"` : html``}> Yes, stop sharing: whoever has the link can no longer open the report</label>
 <button type="submit" class="danger">Stop sharing</button>
-<p class="muted">The link stops working and every invitation is removed. Sharing again gives a new link.</p>
 </form>`
     : html``
 }

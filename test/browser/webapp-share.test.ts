@@ -83,6 +83,7 @@ gate.describe('the web app’s sharing, files and delete in Chromium', () => {
         await sharing.getByRole('button', { name: `Remove the invitation of ${address}` }).click();
         await page.waitForURL(/notice=invite-removed/);
         expect((await call('GET', `/v1/verifications/${pair}/share`, { token: owner.token })).body.invited_emails).toEqual([]);
+        await sharing.getByLabel(/Yes, stop sharing/).check();
         await sharing.getByRole('button', { name: 'Stop sharing' }).click();
         await page.waitForURL(/notice=share-stopped/);
         expect((await call('GET', `/v1/verifications/${pair}/share`, { token: owner.token })).status).toBe(404);

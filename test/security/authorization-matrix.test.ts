@@ -164,7 +164,7 @@ const EXPECTED: Record<string, Rule> = {
   // form shows on the verification's page (form-refusal.ts), and the app shows no page of a
   // verification not the account's: its 404, as GET of the page (D-292).
   'POST /app/verifications/{verification_id}/share':       appOwned({ like: 'POST /v1/verifications/{verification_id}/share' }),
-  'POST /app/verifications/{verification_id}/share/stop':  appOwned({ like: 'DELETE /v1/verifications/{verification_id}/share' }),
+  'POST /app/verifications/{verification_id}/share/stop':  appOwned({ like: 'DELETE /v1/verifications/{verification_id}/share', fields: () => ({ confirm: 'stop' }) }),
   'POST /app/verifications/{verification_id}/share/invites':        appOwned({ like: 'POST /v1/verifications/{verification_id}/share/invites' }),
   'POST /app/verifications/{verification_id}/share/invites/remove': appOwned({ like: 'DELETE /v1/verifications/{verification_id}/share/invites' }),
   'GET /app/verifications/{verification_id}/download/image': appOwned(), // to a pre-signed URL (302)

@@ -48,6 +48,12 @@ for (const target of databaseTargets) {
       expect(page.status).toBe(200);
       const text = page.text;
       expect(text).toContain('<h1>IMG_5952.jpg</h1>');
+      // "On this page" links every card's heading, in the page's order (read from the cards themselves).
+      const nav = text.slice(text.indexOf('aria-label="On this page"'), text.indexOf('</nav>', text.indexOf('aria-label="On this page"')));
+      const linked = [...nav.matchAll(/href="#([^"]+)"/g)].map((m) => m[1]!);
+      const headings = [...text.matchAll(/<h2 id="([^"]+)"/g)].map((m) => m[1]!);
+      expect(linked).toEqual(headings);
+      expect(linked).toEqual(expect.arrayContaining(['verdict-title', 'analyses-title', 'sharing-title']));
       // The level the API gives, and what it means for a pair, in the report page's words.
       const words = levelWords[api.assurance_level as keyof typeof levelWords];
       expect(text).toContain(`data-level="${api.assurance_level}">${words.label}</p>`);

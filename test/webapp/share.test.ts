@@ -103,7 +103,12 @@ for (const target of databaseTargets) {
       expect(linkPage.text).toContain('Anyone with the link can open the report.');
       expect(linkPage.text).toContain('To invite addresses, choose “Only invited e-mail addresses” above.');
 
-      const stopped = await post(mine, id, '/share/stop');
+      // Stopping asks to be confirmed (a stopped link cannot be brought back): without the box ticked, the page again, still shared.
+      const unconfirmed = await post(mine, id, '/share/stop');
+      expect(unconfirmed.status).toBe(422);
+      expect(unconfirmed.text).toContain('Tick the box to confirm: a link that stops working cannot be brought back.');
+      expect((await share(owner.token, id)).body.share_url).toBe(api.share_url);
+      const stopped = await post(mine, id, '/share/stop', { confirm: 'stop' });
       expect([stopped.status, stopped.location]).toEqual([303, `/app/verifications/${id}?notice=share-stopped#sharing`]);
       expect((await share(owner.token, id)).body.detail.error_code).toBe('NOT_SHARED');
       expect((await fetch(api.share_url.replace(/^https?:\/\/[^/]+/, t.url))).status).toBe(404);
@@ -293,7 +298,7 @@ for (const target of databaseTargets) {
       const id = await uploadImage(t.url, owner.token, 'images/rs_sample1.webp', 'csrf.webp');
       const forms: [string, Record<string, string>][] = [
         ['/share', { access_type: 'anyone_with_link' }],
-        ['/share/stop', {}],
+        ['/share/stop', { confirm: 'stop' }],
         ['/share/invites', { email: 'judge@contest.example' }],
         ['/share/invites/remove', { email: 'judge@contest.example' }],
         ['/psd-export', {}],
@@ -321,7 +326,7 @@ for (const target of databaseTargets) {
       const [before, pairBefore] = [await eventsAbout(id), await eventsAbout(pair)];
       const forms: [string, Record<string, string>][] = [
         ['/share', { access_type: 'anyone_with_link' }],
-        ['/share/stop', {}],
+        ['/share/stop', { confirm: 'stop' }],
         ['/share/invites', { email: 'intruder@example.eu' }],
         ['/share/invites', { email: 'not an address' }],
         ['/share/invites/remove', { email: 'judge@contest.example' }],
