@@ -74,6 +74,8 @@ for (const target of databaseTargets) {
       expect(text).toContain(api.image_photo_hash.replace(/^sha256:/, ''));
       expect(text).toContain(api.raw_photo_hash.replace(/^sha256:/, ''));
       expect(text).toContain('Tamper-evident record');
+      // The badge's corner date is said to be the verification's, not the capture's (the rendition's own stamp format).
+      if (api.result === true) expect(text).toMatch(/The date in the photo’s corner is the date of this verification \(\d{1,2} [A-Z]{3} (&#39;|')\d{2}\), not when the photo was taken\./);
       expect(text).toContain(`href="/app/verifications/${pair}/history"`);
       // No share-link URL: the owner's page names its files under /app only.
       expect(text).not.toContain('/shared/');

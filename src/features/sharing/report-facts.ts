@@ -1,4 +1,5 @@
 import { html, type Html } from '../../core/text/html.js';
+import { formatDateStamp } from '../../provenance/badge.js';
 import type { SharedFileUrl, SharedReport } from './report.js';
 import { fact, num, str, time } from './report-values.js';
 
@@ -72,13 +73,16 @@ ${report.raw_photo_hash ? fact('RAW file', html`<code class="hash" data-hash="ra
 </section>`;
 }
 
+/** The badge's stamp as the rendition draws it (provenance's formatDateStamp), to say what it is. */
+const badgeDate = (createdAt: string) => formatDateStamp(new Date(createdAt));
+
 export function badgeSection(report: SharedReport, fileUrl: SharedFileUrl): Html {
   if (!report.files.badge) return html``;
   return html`<section class="card" aria-labelledby="badge-title">
 <h2 id="badge-title">Verified badge</h2>
 <figure>
 <img class="badge" src="${fileUrl('badge')}" alt="The photo with the verification badge strip: camera settings and ${report.short_code ? `REF: ${report.short_code}` : 'the reference'}">
-<figcaption>Issued only to verified pairs; it carries the service’s signed Content Credentials. <a href="${fileUrl('badge')}">Open the badge image</a></figcaption>
+<figcaption>Issued only to verified pairs; it carries the service’s signed Content Credentials. The date in the photo’s corner is the date of this verification (${badgeDate(report.created_at)}), not when the photo was taken. <a href="${fileUrl('badge')}">Open the badge image</a></figcaption>
 </figure>
 </section>`;
 }
