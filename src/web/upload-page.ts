@@ -1,17 +1,41 @@
 import { supportedRawFormats } from '../analysis/raw/format-detect.js';
 import { rawExtensions } from '../analysis/types.js';
 import { html, type Html } from '../core/text/html.js';
-import { UPLOAD_FORM_SCRIPT } from '../features/verifications/index.js';
+import { UPLOAD_FORM_SCRIPT, UPLOAD_PARTS } from '../features/verifications/index.js';
 import { appPage, type Viewer } from './shell.js';
 import { CSRF_FIELD } from './session.js';
 import { planNames } from './account-pages.js';
 
 /**
- * The upload page (docs/webapp.md, "Upload"): the quota left this month in plain words, then a
- * native multipart form (photo, optional camera RAW) that works without JavaScript. The page's
+ * The upload page (docs/webapp.md, "Upload"): a native multipart form (photo, optional camera RAW,
+ * optional capture attestation id) that works without JavaScript, then the quota left this month
+ * in plain words (the form first: on a phone the files are what the page is for). The page's
  * one script (the verifications feature's UPLOAD_FORM_SCRIPT, also the provider page's) adds drag
  * and drop and a progress bar; the form is the same.
  */
+
+type UploadPart = (typeof UPLOAD_PARTS)['fileFields' | 'textFields'][number];
+
+/** The form's fields by the API's part names: the labels the page shows, and the names its refusals use. */
+export const UPLOAD_LABELS: Record<UploadPart, string> = { image: 'Photo', raw: 'Camera RAW file', attestation_id: 'Capture attestation id' };
+
+const lowerFirst = (text: string) => `${text.charAt(0).toLowerCase()}${text.slice(1)}`;
+const upperFirst = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+
+/**
+ * A sentence of the API's refusal (the use case's message or suggestion) in the page's words: the
+ * use case names the multipart parts ("The raw part is…", 'in "raw"', "attestation_id is…"); the
+ * page names them by the labels of its fields. A file part's bare name is an ordinary word
+ * ("image"), so only its quoted and "The … part" forms are the part's; a text field's name is an
+ * identifier wherever it stands.
+ */
+export function inPageWords(sentence: string): string {
+  let words = sentence;
+  for (const part of UPLOAD_PARTS.fileFields) words = words.replaceAll(`The ${part} part`, `The ${lowerFirst(UPLOAD_LABELS[part])}`);
+  for (const part of [...UPLOAD_PARTS.fileFields, ...UPLOAD_PARTS.textFields]) words = words.replaceAll(`"${part}"`, `"${UPLOAD_LABELS[part]}"`);
+  for (const part of UPLOAD_PARTS.textFields) words = words.replace(new RegExp(`\\b${part}\\b`, 'g'), lowerFirst(UPLOAD_LABELS[part]));
+  return upperFirst(words);
+}
 
 /** What the usage use case (GET /v1/accounts/{id}/usage) answers, as far as the page says it. */
 export interface QuotaView {
@@ -84,6 +108,8 @@ export interface UploadPageInput {
   maxUploadBytes: number;
   /** A refused upload, said above the form. */
   error?: { message: string; suggestion?: string };
+  /** The capture attestation id a refused form was sent with, kept in its field. */
+  attestationId?: string;
 }
 
 export function sizeWords(bytes: number): string {
@@ -102,7 +128,6 @@ export function renderUploadPage(input: UploadPageInput): string {
     body: html`<main>
 <h1>Upload</h1>
 <p class="subtitle">Verify a photo: with the camera RAW recorded with it (a pair), or the image alone.</p>
-${quotaSection(input.quota)}
 <section class="card" aria-labelledby="upload-title">
 <h2 id="upload-title">Your files</h2>
 <p id="form-error" class="alert" role="alert" tabindex="-1"${input.error ? html`` : html` hidden`}>${input.error ? html`${input.error.message}${input.error.suggestion ? html` ${input.error.suggestion}` : html``}` : html``}</p>
@@ -110,14 +135,17 @@ ${quotaSection(input.quota)}
 <input type="hidden" name="${CSRF_FIELD}" value="${input.viewer.csrfToken}">
 <div id="drop-zone" class="drop-zone">
 <p id="drop-hint" class="drop-hint" hidden>Drop the photo and its RAW file anywhere on this page, or choose them below.</p>
-<label for="image">Photo (required)</label>
+<label for="image">${UPLOAD_LABELS.image} (required)</label>
 <p class="hint" id="image-hint">Pair: JPEG or HEIF. Image alone: JPEG, PNG, WebP, HEIF, AVIF, TIFF or GIF. Up to ${limit}.</p>
 <input type="file" id="image" name="image" required aria-describedby="image-hint" accept="image/*,.heic,.heif">
-<label for="raw">Camera RAW file (optional)</label>
+<label for="raw">${UPLOAD_LABELS.raw} (optional)</label>
 <p class="hint" id="raw-hint">The RAW the camera recorded with the photo (${supportedRawFormats}). With it the service checks that the photo is a faithful rendering of the sensor data; it counts against the quota. Up to ${limit}.</p>
 <input type="file" id="raw" name="raw" aria-describedby="raw-hint" accept="${rawAccept}">
 <p id="drop-words" class="chosen" role="status" aria-live="polite"></p>
 </div>
+<label for="attestation_id">${UPLOAD_LABELS.attestation_id} (optional)</label>
+<p class="hint" id="attestation-hint">From a capture app that signed the photo on the device (POST /capture/attestation): the service checks the files are the ones it signed and adds its capture facts. Used once.</p>
+<input type="text" id="attestation_id" name="attestation_id" aria-describedby="attestation-hint" autocomplete="off" spellcheck="false" inputmode="text"${input.attestationId ? html` value="${input.attestationId}"` : html``}>
 <button class="primary" type="submit">Upload and verify</button>
 <div id="upload" class="upload" hidden>
 <label for="upload-progress">Sending the files</label>
@@ -126,6 +154,7 @@ ${quotaSection(input.quota)}
 </div>
 </form>
 </section>
+${quotaSection(input.quota)}
 </main>
 <script nonce="${input.nonce}">${UPLOAD_FORM_SCRIPT}</script>`,
   });

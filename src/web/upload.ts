@@ -4,9 +4,9 @@ import { route, type RouteSpec } from '../core/http/route-spec.js';
 import { getMonthlyUsage } from '../features/usage/index.js';
 import { createVerification, UPLOAD_PARTS } from '../features/verifications/index.js';
 import type { AppContext } from './context.js';
-import { formRefusal } from './form-refusal.js';
+import { formRefusal, refusalMessage } from './form-refusal.js';
 import { asSessionUser, assertCsrfToken, assertSameOrigin, CSRF_FIELD, type AppSession } from './session.js';
-import { renderUploadPage, type QuotaView } from './upload-page.js';
+import { inPageWords, renderUploadPage, UPLOAD_LABELS, type QuotaView } from './upload-page.js';
 
 /**
  * The upload page (issue 27, must-work 2; docs/webapp.md "Upload"). GET shows the quota left this
@@ -21,7 +21,8 @@ import { renderUploadPage, type QuotaView } from './upload-page.js';
 /**
  * The upload's refusal in words, and its status (as the error middleware maps it), or null for the
  * error page: every user error is the form again (form-refusal.ts): the file checks, the size
- * limit, a malformed form, the quota, an attestation id it cannot use.
+ * limit, a malformed form, the quota, an attestation id it cannot use. The words are the API's,
+ * with its part names said as the page's labels (upload-page.ts inPageWords).
  */
 function uploadRefusal(deps: AppContext['deps'], error: unknown): { status: number; message: string; suggestion?: string } | null {
   const refusal = formRefusal(deps, error);
@@ -30,18 +31,22 @@ function uploadRefusal(deps: AppContext['deps'], error: unknown): { status: numb
   if (refused instanceof UnprocessableError && refused.issues) {
     // The shape of the form (a missing photo, a field the form does not have): said for a person.
     const missingPhoto = refused.issues.some((i) => i.loc.at(-1) === 'image' && i.type === 'missing');
-    return { status, message: missingPhoto ? 'Choose the photo to verify (the RAW file is optional).' : `The form was not complete: ${refused.issues.map((i) => i.msg).join(' ')}` };
+    return { status, message: missingPhoto ? 'Choose the photo to verify (the RAW file is optional).' : `The form was not complete: ${refusalMessage(refused, UPLOAD_LABELS)}` };
   }
-  return { status, message: refused.message, ...(refused.suggestion ? { suggestion: refused.suggestion } : {}) };
+  return { status, message: inPageWords(refused.message), ...(refused.suggestion ? { suggestion: inPageWords(refused.suggestion) } : {}) };
 }
 
 export function uploadRoutes(ctx: AppContext): RouteSpec[] {
   const { deps, appPath, publicOrigin, serviceName, page, errorPage, viewerOf, signedIn } = ctx;
   const maxBytes = deps.config.MAX_UPLOAD_BYTES;
 
-  const uploadPage = async (session: AppSession, status: number, error?: { message: string; suggestion?: string }) => {
+  const uploadPage = async (session: AppSession, status: number, error?: { message: string; suggestion?: string }, attestationId?: string) => {
     const [viewer, quota] = await Promise.all([viewerOf(session), getMonthlyUsage(deps, session.principal, session.principal.accountId)]);
-    return page(status, (nonce) => renderUploadPage({ serviceName, nonce, appPath, viewer, quota: quota as QuotaView, maxUploadBytes: maxBytes, ...(error ? { error } : {}) }), { script: true });
+    return page(
+      status,
+      (nonce) => renderUploadPage({ serviceName, nonce, appPath, viewer, quota: quota as QuotaView, maxUploadBytes: maxBytes, ...(error ? { error } : {}), ...(attestationId ? { attestationId } : {}) }),
+      { script: true },
+    );
   };
 
   return [
@@ -87,6 +92,8 @@ export function uploadRoutes(ctx: AppContext): RouteSpec[] {
         assertSameOrigin(header, publicOrigin);
         // The token refused is the request's refusal, not the form's: the error page, as for every other form.
         let notAccepted: unknown;
+        // A refused form keeps the attestation id typed (a browser cannot keep the files).
+        let attestationId: string | undefined;
         try {
           const created = await createVerification(deps, asSessionUser(call, session), {
             receive: async () => {
@@ -99,6 +106,7 @@ export function uploadRoutes(ctx: AppContext): RouteSpec[] {
                 notAccepted = error;
                 throw error;
               }
+              attestationId = fields.attestation_id;
               return { files: parsed.files, fields };
             },
           });
@@ -106,7 +114,7 @@ export function uploadRoutes(ctx: AppContext): RouteSpec[] {
         } catch (error) {
           const refusal = error === notAccepted ? null : uploadRefusal(deps, error);
           if (!refusal) throw error;
-          return uploadPage(session, refusal.status, refusal);
+          return uploadPage(session, refusal.status, refusal, attestationId);
         }
       }),
     }),

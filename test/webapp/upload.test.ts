@@ -1,8 +1,11 @@
 import { rawFileExtensions, rawFormats } from '../../src/analysis/types.js';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { escapeHtml } from '../../src/core/text/html.js';
+import { inPageWords } from '../../src/web/upload-page.js';
+import { newDevice, signAttestation } from '../support/capture.js';
 import { databaseTargets } from '../support/databases.js';
 import { registerAccount, type TestService } from '../support/service.js';
 import { serviceSuite } from '../support/suite.js';
@@ -56,6 +59,11 @@ const blobCount = (t: TestService) => {
 /** The quota figures the page shows (data-quota marks the numbers in its sentence). */
 const quotaOf = (page: string) => Object.fromEntries([...page.matchAll(/data-quota="(\w+)">(\d+)</g)].map((m) => [m[1], Number(m[2])]));
 const alertOf = (page: string) => /<p id="form-error" class="alert" role="alert" tabindex="-1">([^<]*)<\/p>/.exec(page)?.[1];
+/** The API's refusal as the page says it: its words, its part names said as the page's labels. */
+const pageWords = (detail: { message: string; suggestion?: string }) => escapeHtml([detail.message, detail.suggestion].filter(Boolean).map((w) => inPageWords(w!)).join(' '));
+/** What the API calls a part and the page must not: `"raw"`, "The image part", attestation_id. */
+const API_PART_WORDS = /"(image|raw)"|\b(image|raw) part\b|attestation_id/;
+const sha256 = (bytes: Uint8Array) => crypto.createHash('sha256').update(bytes).digest('hex');
 
 /** The fields an upload fixes (the rest, status and results, move with the analysis). */
 const uploadFields = (v: Record<string, unknown>) => ({
@@ -205,23 +213,82 @@ for (const target of databaseTargets) {
         const page = await postUpload(t.url, cookie, parts, { csrf_token: csrf });
         expect({ label, status: page.status }).toEqual({ label, status });
         expect(api.status).toBe(status);
-        // The API's words, said above the form (role="alert"), and the form again.
-        expect(alertOf(page.text), label).toBe(escapeHtml(`${api.body.detail.message} ${api.body.detail.suggestion}`));
+        // The API's words, said above the form (role="alert") with the page's field names, and the form again.
+        expect(alertOf(page.text), label).toBe(pageWords(api.body.detail));
+        expect(alertOf(page.text), label).not.toMatch(API_PART_WORDS);
         expect(page.text).toContain('<form id="upload-form"');
       }
+      // The parts are named by the labels the form shows them with.
+      const textAsPhoto = await postUpload(t.url, cookie, cases[0]![1], { csrf_token: csrf });
+      expect(alertOf(textAsPhoto.text)).toMatch(/^The photo is /);
+      const jpegAsRaw = await postUpload(t.url, cookie, cases[1]![1], { csrf_token: csrf });
+      expect(alertOf(jpegAsRaw.text)).toMatch(/^The camera RAW file is .+ Send a camera RAW file in &quot;Camera RAW file&quot;/);
+      expect(jpegAsRaw.text).toContain('<label for="raw">Camera RAW file (optional)</label>');
       const noPhoto = await postUpload(t.url, cookie, [], { csrf_token: csrf });
       expect(noPhoto.status).toBe(422);
       expect(alertOf(noPhoto.text)).toBe('Choose the photo to verify (the RAW file is optional).');
       // Every user error of the use case is the form's (issue 37), an attestation id it cannot use too.
-      const unknownAttestation = { csrf_token: csrf, attestation_id: '00000000-0000-4000-8000-000000000000' };
-      const apiAttested = await apiUpload(t.url, a.token, [photo()], { attestation_id: unknownAttestation.attestation_id });
-      const attested = await postUpload(t.url, cookie, [photo()], unknownAttestation);
-      expect([attested.status, apiAttested.status]).toEqual([400, 400]);
-      expect(attested.text).toContain('<form id="upload-form"');
-      expect(alertOf(attested.text)).toBe(escapeHtml(`${apiAttested.body.detail.message} ${apiAttested.body.detail.suggestion}`));
+      for (const [attestationId, code] of [['00000000-0000-4000-8000-000000000000', 'ATTESTATION_NOT_FOUND'], ['att_unknown', 'INVALID_ATTESTATION']] as const) {
+        const apiAttested = await apiUpload(t.url, a.token, [photo()], { attestation_id: attestationId });
+        const attested = await postUpload(t.url, cookie, [photo()], { csrf_token: csrf, attestation_id: attestationId });
+        expect([attested.status, apiAttested.status, apiAttested.body.detail.error_code]).toEqual([400, 400, code]);
+        expect(attested.text).toContain('<form id="upload-form"');
+        expect(alertOf(attested.text)).toBe(pageWords(apiAttested.body.detail));
+        expect(alertOf(attested.text)).not.toMatch(API_PART_WORDS);
+        expect(alertOf(attested.text)).toMatch(/[Cc]apture attestation id/);
+        // The id typed stays in its field (a browser cannot keep the files).
+        expect(attested.text).toContain(`name="attestation_id" aria-describedby="attestation-hint" autocomplete="off" spellcheck="false" inputmode="text" value="${attestationId}">`);
+      }
       expect(await t.eventCount()).toBe(events);
       expect(blobCount(t)).toBe(blobs);
       expect((await call('GET', '/v1/verifications/', { token: a.token })).body.total).toBe(0);
+    });
+
+    it('takes a capture attestation id as the API does: its capture facts on the verification; one not over these files, or used, refused in the page’s words', async () => {
+      const a = await registerAccount(call);
+      const { cookie, csrf } = await signIn(t.url, a.email, a.password);
+      const page = await appRequest(t.url, 'GET', '/app/upload', { cookie });
+      expect(page.text).toContain('<label for="attestation_id">Capture attestation id (optional)</label>');
+      const device = await newDevice();
+      const challenge = await call('POST', '/capture/challenge', { token: a.token });
+      expect(challenge.status).toBe(201);
+      const jws = await signAttestation(device, {
+        v: 1,
+        nonce: challenge.body.nonce,
+        image_sha256: sha256(pairJpeg),
+        raw_sha256: sha256(pairRaw),
+        captured_at: new Date().toISOString(),
+        camera: { make: 'Canon', model: 'EOS 6D' },
+        sequence_number: 3,
+        gps: { latitude: 43.7, longitude: 7.42 },
+        integrity: { app_integrity: 'verified', hardware_backed_key: true, jailbreak_indicators: [] },
+      });
+      const attestation = await call('POST', '/capture/attestation', { token: a.token, json: { attestation: jws } });
+      expect(attestation.status).toBe(201);
+      const attestationId: string = attestation.body.attestation_id;
+
+      // The photo without its RAW is not what the device signed: the API's 422, nothing stored.
+      await t.settled();
+      const events = await t.eventCount();
+      const blobs = blobCount(t);
+      const mismatch = await postUpload(t.url, cookie, [photo('pier.jpg', pairJpeg)], { csrf_token: csrf, attestation_id: attestationId });
+      expect(mismatch.status).toBe(422);
+      expect(alertOf(mismatch.text)).toContain('The uploaded files do not match the attestation (&quot;Camera RAW file&quot; differs).');
+      expect(alertOf(mismatch.text)).not.toMatch(API_PART_WORDS);
+      expect(await t.eventCount()).toBe(events);
+      expect(blobCount(t)).toBe(blobs);
+
+      const sent = await postUpload(t.url, cookie, pairParts('pier.jpg'), { csrf_token: csrf, attestation_id: attestationId });
+      expect(sent.status).toBe(303);
+      const id = sent.location!.split('/').at(-1);
+      const made = (await call('GET', `/v1/verifications/${id}`, { token: a.token })).body;
+      expect(made).toMatchObject({ verification_mode: 'raw_pair', attestation_validated: true, sequence_number: 3, capture_gps_latitude: 43.7, security_score: attestation.body.security_score });
+
+      // Single use, as through the API.
+      const again = await postUpload(t.url, cookie, pairParts('pier.jpg'), { csrf_token: csrf, attestation_id: attestationId });
+      const apiAgain = await apiUpload(t.url, a.token, pairParts('pier.jpg'), { attestation_id: attestationId });
+      expect([again.status, apiAgain.status, apiAgain.body.detail.error_code]).toEqual([400, 400, 'ATTESTATION_NOT_FOUND']);
+      expect(alertOf(again.text)).toBe(pageWords(apiAgain.body.detail));
     });
 
     it('says beforehand that a pair past the Free plan’s quota would be refused, refuses it with 402 and the words, and still takes an image alone', async () => {

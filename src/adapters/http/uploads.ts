@@ -15,7 +15,7 @@ export async function receiveUpload(
   req: Request,
   res: Response,
   blobs: BlobStore,
-  options: { fileFields: string[]; textFields: string[]; maxBytes: number },
+  options: { fileFields: readonly string[]; textFields: readonly string[]; maxBytes: number },
 ): Promise<ParsedUpload> {
   const staged: UploadedFile[] = [];
   let headers: PartHeaderWatch = { refusal: () => undefined };
@@ -192,7 +192,7 @@ function notUtf8(loc: string[], decoded: string, what: string) {
 const fileRequired = (field: string) =>
   invalidRequest([{ loc: ['body', field], msg: 'Field required: a file is required (this part has no file name, so it carries no file). Send the file with a file name.', type: 'missing' }]);
 
-function translate(error: unknown, { maxBytes, fileFields }: { maxBytes: number; fileFields: string[] }): unknown {
+function translate(error: unknown, { maxBytes, fileFields }: { maxBytes: number; fileFields: readonly string[] }): unknown {
   if (error instanceof BlobTooLargeError) {
     return new AppError('PAYLOAD_TOO_LARGE', `The file is larger than the limit of ${maxBytes} bytes (${(maxBytes / 1048576).toFixed(0)} MiB).`, {
       suggestion: 'Upload a smaller file; camera RAW files and JPEGs of current cameras fit within the limit.',

@@ -50,8 +50,8 @@ export interface ResponseSpec {
 }
 
 export interface UploadOptions {
-  fileFields: string[];
-  textFields: string[];
+  fileFields: readonly string[];
+  textFields: readonly string[];
   maxBytes: number;
 }
 

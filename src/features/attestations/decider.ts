@@ -86,7 +86,7 @@ export function checkRedeemable(state: AttestationState, check: RedeemCheck): { 
     attestation.raw_sha256 !== (check.raw_sha256?.toLowerCase() ?? null) ? 'raw' : null,
   ].filter((part) => part !== null);
   if (mismatched.length > 0) {
-    throw new AppError('HASH_MISMATCH', `The uploaded files do not match the attestation (${mismatched.join(' and ')} differ${mismatched.length === 1 ? 's' : ''}).`, {
+    throw new AppError('HASH_MISMATCH', `The uploaded files do not match the attestation (${mismatched.map((part) => `"${part}"`).join(' and ')} differ${mismatched.length === 1 ? 's' : ''}).`, {
       suggestion: attestation.raw_sha256
         ? 'Upload exactly the image and RAW files that were hashed and signed on the device.'
         : 'Upload exactly the image file that was hashed and signed on the device, without a RAW (the attestation covers none).',

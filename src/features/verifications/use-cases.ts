@@ -34,7 +34,7 @@ const URL_TTL_SECONDS = 3600;
 const SEARCH_MATCHES = 'search_matches';
 
 /** The multipart parts a create call accepts (the REST door streams them; MCP passes them in). */
-export const UPLOAD_PARTS = { fileFields: ['image', 'raw'], textFields: ['attestation_id'] };
+export const UPLOAD_PARTS = { fileFields: ['image', 'raw'], textFields: ['attestation_id'] } as const;
 
 type CaptureRecord = CaptureFacts & { attestation_id: string };
 
