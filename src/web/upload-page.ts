@@ -139,8 +139,9 @@ export function renderUploadPage(input: UploadPageInput): string {
 <p class="hint" id="image-hint">Pair: JPEG or HEIF. Image alone: JPEG, PNG, WebP, HEIF, AVIF, TIFF or GIF. Up to ${limit}.</p>
 <input type="file" id="image" name="image" required aria-describedby="image-hint" accept="image/*,.heic,.heif">
 <label for="raw">${UPLOAD_LABELS.raw} (optional)</label>
-<p class="hint" id="raw-hint">The RAW the camera recorded with the photo (${supportedRawFormats}). With it the service checks that the photo is a faithful rendering of the sensor data; it counts against the quota. Up to ${limit}.</p>
-<input type="file" id="raw" name="raw" aria-describedby="raw-hint" accept="${rawAccept}">
+<p class="hint" id="raw-hint">The RAW the camera recorded with the photo: with it the service checks that the photo is a faithful rendering of the sensor data; it counts against the quota. Up to ${limit}.</p>
+<input type="file" id="raw" name="raw" aria-describedby="raw-hint raw-formats" accept="${rawAccept}">
+<p class="hint" id="raw-formats">Supported: ${supportedRawFormats}.</p>
 <p id="drop-words" class="chosen" role="status" aria-live="polite"></p>
 </div>
 <label for="attestation_id">${UPLOAD_LABELS.attestation_id} (optional)</label>

@@ -106,8 +106,10 @@ export function uploadRoutes(ctx: AppContext): RouteSpec[] {
                 notAccepted = error;
                 throw error;
               }
-              attestationId = fields.attestation_id;
-              return { files: parsed.files, fields };
+              // A browser sends a field left empty as "": on a form that is the field not filled.
+              const filled = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== ''));
+              attestationId = filled.attestation_id;
+              return { files: parsed.files, fields: filled };
             },
           });
           return ctx.seeOther(`${appPath}/verifications/${created.id}`);

@@ -127,10 +127,19 @@ gate.describe('the web app’s upload page in Chromium', () => {
     try {
       const { page, problems } = await signedIn(context);
       await checkPage(page, 'form-390');
+      // The files first, on the first screen, the quota below them (in reading order as on screen).
+      const top = async (selector: string) => (await page.locator(selector).boundingBox())!.y;
+      const [photoTop, rawTop, quotaTop] = [await top('#image'), await top('#raw'), await top('#quota')];
+      expect(photoTop).toBeLessThan(quotaTop);
+      expect(rawTop).toBeLessThan(quotaTop);
+      expect(rawTop).toBeLessThan(844);
+      expect(await page.locator('#image, #quota').evaluateAll((els) => els.map((e) => e.id))).toEqual(['image', 'quota']);
       await page.setInputFiles('#image', { name: 'notes.jpg', mimeType: 'image/jpeg', buffer: Buffer.from('not a photo at all') });
       await expect(page.locator('#drop-words').innerText()).resolves.toBe('Chosen: photo notes.jpg.');
       await page.getByRole('button', { name: 'Upload and verify' }).click();
       await expect.poll(() => page.getByRole('alert').innerText(), { timeout: 60_000 }).toContain('which is not accepted');
+      // Said with the page's names for its fields, not the API's parts.
+      expect(await page.getByRole('alert').innerText()).toMatch(/^The photo is /);
       expect(await page.locator('#upload').isHidden()).toBe(true);
       expect(await page.getByRole('button', { name: 'Upload and verify' }).isEnabled()).toBe(true);
       await checkPage(page, 'refused-390');
