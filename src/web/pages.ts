@@ -118,6 +118,8 @@ export function renderListPage(
     body: html`<main>
 <h1>Verifications</h1>
 ${ctx.notice === 'deleted' ? html`<p class="notice" role="status">The verification was deleted, with its files.</p>` : html``}
+<details class="filter-fold"${filtered || filters.sort_by || filters.sort_order ? html` open` : html``}>
+<summary>Filter and sort</summary>
 <form class="card filters" method="get" action="${ctx.appPath}/verifications" role="search" aria-label="Filter verifications">
 <div><label for="search">Search</label><input id="search" name="search" type="search" maxlength="200" value="${filters.search ?? ''}" placeholder="File name, id, photo hash or tag"></div>
 <div><label for="status">Status</label><select id="status" name="status">${option('', 'Any', filters.status)}${verificationStatuses.map((s) => option(s, statusWords[s] ?? s, filters.status))}</select></div>
@@ -128,6 +130,7 @@ ${ctx.notice === 'deleted' ? html`<p class="notice" role="status">The verificati
 ${filters.request_id ? html`<input type="hidden" name="request_id" value="${filters.request_id}">` : html``}
 <div class="actions"><button class="primary" type="submit">Filter</button></div>
 </form>
+</details>
 ${filters.request_id ? html`<p class="notice" role="status">Only the submissions to ${ctx.request ? html`the request <a href="${ctx.appPath}/requests/${ctx.request.id}" dir="auto">${ctx.request.subject}</a>` : 'one verification request'}. <a href="${ctx.appPath}/verifications">Show every verification</a></p>` : html``}
 <section class="card" aria-labelledby="results-title">
 <h2 id="results-title">${total === 0 ? 'No verifications' : html`${first}–${offset + items.length} of ${total}`}</h2>

@@ -44,7 +44,9 @@ button.primary{background:#0b57a4;color:#fff;margin-top:1rem}
 .alert{border:1px solid #b42318;background:#fef3f2;color:#7a271a;border-radius:.5rem;padding:.5rem .75rem}
 .filters{display:grid;gap:0 1rem;grid-template-columns:1fr}
 .filters .actions{display:flex;gap:.75rem;align-items:end;flex-wrap:wrap}
-@media (min-width:48rem){.filters{grid-template-columns:2fr 1fr 1fr 1fr auto}.filters button{margin-top:0}}
+/* The list's filters fold away on a phone (open when one is set); a wide screen shows them always, no summary to click. */
+.filter-fold>summary{cursor:pointer;padding:.65rem 0;font-weight:600;color:#0b57a4}
+@media (min-width:48rem){.filters{grid-template-columns:2fr 1fr 1fr 1fr auto}.filters button{margin-top:0}.filter-fold>summary{display:none}.filter-fold::details-content{content-visibility:visible;display:contents}}
 ul.rows{list-style:none;margin:0;padding:0}
 ul.rows li{display:grid;grid-template-columns:4rem minmax(0,1fr);gap:.25rem .75rem;border-top:1px solid var(--line);padding:.75rem 0;align-items:center}
 ul.rows li:first-child{border-top:0}

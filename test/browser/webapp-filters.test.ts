@@ -50,10 +50,17 @@ gate.describe('the web app’s level filter and failed state in Chromium', () =>
         expect(await failedRow.textContent()).toContain('This is not a problem with your files');
         await checkPage(page, `list-${viewport.width}`);
 
+        // On a phone the filters are folded under their summary, none being set; a wide screen shows them.
+        const fold = page.locator('details.filter-fold > summary', { hasText: 'Filter and sort' });
+        expect(await page.getByLabel('Assurance level').isVisible()).toBe(viewport.width >= 768);
+        expect(await fold.isVisible()).toBe(viewport.width < 768);
+        if (viewport.width < 768) await fold.click();
         await page.getByLabel('Assurance level').selectOption({ label: 'Flagged' });
         await page.getByRole('button', { name: 'Filter' }).click();
         await page.waitForURL(/assurance_level=flagged/);
         expect(await names()).toEqual(['tampered-credentials.jpg']);
+        // A filter set: open, showing what it is.
+        expect(await page.getByLabel('Assurance level').isVisible()).toBe(true);
         await checkPage(page, `list-flagged-${viewport.width}`);
 
         await page.getByLabel('Assurance level').selectOption({ label: 'Unrated' });
