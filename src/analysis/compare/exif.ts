@@ -43,7 +43,7 @@ export function analyzeExif(raw: CameraMetadata, image: CameraMetadata): Analysi
       advisory: true,
       note:
         compared.length === 0
-          ? 'The image carries no camera EXIF to compare: not evidence either way (grading rule 1).'
+          ? 'The image carries no camera EXIF to compare: this is not evidence either way.'
           : mismatches.length
             ? `The image's metadata contradicts the RAW: ${mismatches.map((m) => m.field).join(', ')}.`
             : 'Every camera field present in both files agrees.',
