@@ -202,7 +202,8 @@ export function frontDoorRoutes(ctx: AppContext): RouteSpec[] {
       },
       handler: async (input) => {
         const { token } = input.params as { token: string };
-        const post = await readSignedOutForm(ctx, input, `${appPath}/password-reset/${token}`);
+        // Back to the link's page only for a token of a link's shape: any other text never goes into a Location header (a byte no header may hold was a 500).
+        const post = await readSignedOutForm(ctx, input, isResetToken(token) ? `${appPath}/password-reset/${token}` : `${appPath}/password-reset`);
         if ('redirect' in post) return post.redirect;
         if ('refused' in post) return choosePage(422, post.loginId, token, refusalMessage(post.refused, {}));
         const password = post.form.get('password') ?? '';

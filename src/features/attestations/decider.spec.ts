@@ -258,20 +258,20 @@ describe('attestationDecider', () => {
     });
 
     it('RedeemAttestation with another image is rejected with HASH_MISMATCH (image)', () => {
-      const error = given(attestationDecider, history).when(redeem({ image_sha256: OTHER_SHA256 })).thenThrows('HASH_MISMATCH', /\(image differs\)/);
+      const error = given(attestationDecider, history).when(redeem({ image_sha256: OTHER_SHA256 })).thenThrows('HASH_MISMATCH', /\("image" differs\)/);
       expect(error.details).toEqual({ mismatched: ['image'] });
       expect(error.suggestion).toMatch(/image and RAW files/);
     });
 
     it('RedeemAttestation with another RAW is rejected with HASH_MISMATCH (raw)', () => {
-      const error = given(attestationDecider, history).when(redeem({ raw_sha256: OTHER_SHA256 })).thenThrows('HASH_MISMATCH', /\(raw differs\)/);
+      const error = given(attestationDecider, history).when(redeem({ raw_sha256: OTHER_SHA256 })).thenThrows('HASH_MISMATCH', /\("raw" differs\)/);
       expect(error.details).toEqual({ mismatched: ['raw'] });
     });
 
     it('RedeemAttestation with both files different is rejected with HASH_MISMATCH (image and raw)', () => {
       const error = given(attestationDecider, history)
         .when(redeem({ image_sha256: OTHER_SHA256, raw_sha256: OTHER_SHA256 }))
-        .thenThrows('HASH_MISMATCH', /\(image and raw differ\)/);
+        .thenThrows('HASH_MISMATCH', /\("image" and "raw" differ\)/);
       expect(error.details).toEqual({ mismatched: ['image', 'raw'] });
     });
 
@@ -289,7 +289,7 @@ describe('attestationDecider', () => {
     });
 
     it('RedeemAttestation with a RAW is rejected with HASH_MISMATCH (raw), suggesting to upload without one', () => {
-      const error = given(attestationDecider, history).when(redeem()).thenThrows('HASH_MISMATCH', /\(raw differs\)/);
+      const error = given(attestationDecider, history).when(redeem()).thenThrows('HASH_MISMATCH', /\("raw" differs\)/);
       expect(error.details).toEqual({ mismatched: ['raw'] });
       expect(error.suggestion).toMatch(/without a RAW/);
     });
