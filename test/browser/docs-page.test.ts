@@ -63,9 +63,8 @@ gate.describe('the API reference and front pages in Chromium', () => {
     const { page, problems } = await open('/');
     expect(await page.locator('h1').textContent()).toBe('PhotoVerify');
     const links = await page.$$eval('a', (anchors) => anchors.map((a) => a.getAttribute('href')));
-    // The web app first (an account's people sign in there), then the reference, the document and health.
-    expect(links[0]).toMatch(/\/app$/);
-    expect(links.slice(1)).toEqual(['/docs', '/openapi.json', '/v1/public/health']);
+    // The front door first (sign in, create an account, the web app, a forgotten password), then the reference, the document and health.
+    expect(links).toEqual(['/app/login', '/app/signup', '/app', '/app/password-reset', '/docs', '/openapi.json', '/v1/public/health']);
     await page.locator('a', { hasText: 'API reference' }).click();
     await page.waitForURL('**/docs');
     await page.locator('.opblock').first().waitFor({ timeout: 120_000 });

@@ -65,6 +65,8 @@ gate.describe('the web app in Chromium', () => {
         expect(await page.content()).not.toContain('another-accounts-photo');
         await checkPage(page, `list-${viewport.width}`);
 
+        // On a phone the filters are folded (test/browser/webapp-filters.test.ts): open them first.
+        if (viewport.width < 768) await page.locator('details.filter-fold > summary', { hasText: 'Filter and sort' }).click();
         await page.getByLabel('Tags').fill('sports');
         await page.getByRole('button', { name: 'Filter' }).click();
         await page.waitForURL(/tags=sports/);
