@@ -2,6 +2,7 @@ import { route, type RouteSpec } from '../core/http/route-spec.js';
 import { ownPdfReport, pdfReply } from '../features/pdf-report/index.js';
 import { verificationIdParam } from '../features/verifications/index.js';
 import type { AppContext } from './context.js';
+import { asSessionUser } from './session.js';
 
 /**
  * The signed PDF report the verification page's Files section links (files-section.ts), for the
@@ -27,7 +28,7 @@ export function pdfReportRoutes({ deps, errorPage, signedIn }: AppContext): Rout
         409: { description: 'PDF_REPORT_NOT_READY: not finished yet, or failed' },
         422: { description: 'The id is not a UUID' },
       },
-      handler: signedIn(async ({ params, call }, session) => pdfReply(await ownPdfReport(deps, { ...call, principal: session.principal }, params.verification_id))),
+      handler: signedIn(async ({ params, call }, session) => pdfReply(await ownPdfReport(deps, asSessionUser(call, session), params.verification_id))),
     }),
   ];
 }
